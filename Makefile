@@ -1,0 +1,127 @@
+# pipegen build. `make demo` and `make check` are the quick start (README.md).
+#
+# Build outputs go to build/ (the normal build) and build/asan/ (ASan+UBSan build used by
+# the tests). Generated CUDA for the samples goes to build/samples/.
+
+PREFIX   ?= /usr/local
+DESTDIR  ?=
+CC       ?= cc
+NVCC     ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+CFLAGS   ?= -O2 -g
+PG_WARN   = -std=c11 -Wall -Wextra -Werror
+PG_CPPFLAGS = -D_POSIX_C_SOURCE=200809L -Isrc -I$(B)/gen
+# flex and bison output is not ours to clean up; compile it without -Wextra noise.
+GEN_WARN  = -std=c11 -Wall -Werror -Wno-unused-function -Wno-sign-compare
+SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+B = build
+SRC = arena diag ast sema plan verify emit emit_kernel emit_test main
+OBJ = $(SRC:%=$(B)/obj/%.o) $(B)/obj/lexer.o $(B)/obj/parser.o $(B)/obj/templates.o
+ASAN_OBJ = $(OBJ:$(B)/obj/%=$(B)/asan/%)
+LIB_OBJ = $(filter-out %/main.o,$(OBJ))
+ASAN_LIB_OBJ = $(filter-out %/main.o,$(ASAN_OBJ))
+TEMPLATES = $(wildcard templates/*.cuh)
+
+.PHONY: all demo check unit golden errors fuzz compile-test valgrind gpu-check bench \
+        install clean deps samples
+.DELETE_ON_ERROR:
+
+all: deps $(B)/pipegen $(B)/libpipert.a
+
+deps:
+	@scripts/ensure-deps.sh
+
+$(B)/gen/parser.c $(B)/gen/parser.h: grammar/parser.y
+	@mkdir -p $(B)/gen
+	bison -Wall -Werror --defines=$(B)/gen/parser.h -o $(B)/gen/parser.c $<
+
+$(B)/gen/lexer.c $(B)/gen/lexer.h: grammar/lexer.l $(B)/gen/parser.h
+	@mkdir -p $(B)/gen
+	flex --header-file=$(B)/gen/lexer.h -o $(B)/gen/lexer.c $<
+
+$(B)/gen/templates.c: $(TEMPLATES) scripts/embed.sh
+	@mkdir -p $(B)/gen
+	scripts/embed.sh $(TEMPLATES) > $@
+
+$(B)/obj/%.o: src/%.c src/pipegen.h $(B)/gen/parser.h
+	@mkdir -p $(B)/obj
+	$(CC) $(CFLAGS) $(PG_WARN) $(PG_CPPFLAGS) -c -o $@ $<
+$(B)/obj/%.o: $(B)/gen/%.c src/pipegen.h $(B)/gen/parser.h $(B)/gen/lexer.h
+	@mkdir -p $(B)/obj
+	$(CC) $(CFLAGS) $(GEN_WARN) $(PG_CPPFLAGS) -c -o $@ $<
+$(B)/asan/%.o: src/%.c src/pipegen.h $(B)/gen/parser.h
+	@mkdir -p $(B)/asan
+	$(CC) $(SAN_FLAGS) $(PG_WARN) $(PG_CPPFLAGS) -c -o $@ $<
+$(B)/asan/%.o: $(B)/gen/%.c src/pipegen.h $(B)/gen/parser.h $(B)/gen/lexer.h
+	@mkdir -p $(B)/asan
+	$(CC) $(SAN_FLAGS) $(GEN_WARN) $(PG_CPPFLAGS) -c -o $@ $<
+
+$(B)/pipegen: $(OBJ)
+	$(CC) $(CFLAGS) -o $@ $^
+$(B)/asan/pipegen: $(ASAN_OBJ)
+	$(CC) $(SAN_FLAGS) -o $@ $^
+
+# ---------------------------------------------------------------- runtime (libpipert)
+CUDA_INC = -I$(CUDA_HOME)/include
+$(B)/rt/pipert.o: runtime/pipert.c runtime/pipert.h
+	@mkdir -p $(B)/rt
+	$(CC) $(CFLAGS) $(PG_WARN) -fPIC $(CUDA_INC) -c -o $@ $<
+$(B)/libpipert.a: $(B)/rt/pipert.o
+	ar rcs $@ $^
+
+# ---------------------------------------------------------------- samples and demo
+SAMPLES = $(notdir $(wildcard samples/*))
+samples: $(B)/pipegen $(B)/libpipert.a
+	@scripts/build-samples.sh
+
+demo: all
+	@scripts/demo.sh
+
+# ---------------------------------------------------------------- tests (no GPU)
+CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubunit -lm -lrt -lpthread)
+CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
+UNIT = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
+
+$(B)/asan/unit/%: tests/unit/%.c $(ASAN_LIB_OBJ)
+	@mkdir -p $(B)/asan/unit
+	$(CC) $(SAN_FLAGS) $(PG_WARN) $(PG_CPPFLAGS) $(CHECK_CFLAGS) -o $@ $^ $(CHECK_LIBS)
+
+unit: $(UNIT:%=$(B)/asan/unit/%)
+	@scripts/run-unit.sh $^
+
+golden: $(B)/asan/pipegen
+	@tests/golden/run.sh $(B)/asan/pipegen
+
+errors: $(B)/asan/pipegen
+	@tests/errors/run.sh $(B)/asan/pipegen
+
+fuzz: $(B)/asan/pipegen
+	@tests/fuzz/run.sh $(B)/asan/pipegen
+
+compile-test: $(B)/pipegen
+	@tests/compile/run.sh $(B)/pipegen
+
+valgrind: $(B)/pipegen
+	@tests/valgrind.sh $(B)/pipegen
+
+check: all
+	@$(MAKE) --no-print-directory unit golden errors fuzz compile-test valgrind
+	@echo "make check: all suites passed"
+
+# ---------------------------------------------------------------- GPU (device machine)
+gpu-check: all
+	@tests/gpu/run.sh $(B)/pipegen
+
+bench: all
+	@tests/gpu/bench.sh $(B)/pipegen
+
+# ---------------------------------------------------------------- install
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(B)/pipegen $(DESTDIR)$(PREFIX)/bin/pipegen
+	install -m 644 $(B)/libpipert.a $(DESTDIR)$(PREFIX)/lib/libpipert.a
+	install -m 644 runtime/pipert.h $(DESTDIR)$(PREFIX)/include/pipert.h
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,131 @@
+/* pipert: device capabilities, launch configuration and pointer checks for the
+ * launchers pipegen generates. See pipert.h for the contract. */
+#include "pipert.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+/* Cached capabilities per device. A cache entry is written completely before its flag is
+ * published; two threads racing to fill it write the same values. */
+static pipert_caps caps_cache[PIPERT_MAX_DEVICES];
+static atomic_int caps_ready[PIPERT_MAX_DEVICES];
+
+static cudaError_t read_caps(int device, pipert_caps *c)
+{
+    struct { enum cudaDeviceAttr attr; int *dst; } want[6];
+    int major = 0, minor = 0, optin = 0, per_sm = 0;
+    memset(c, 0, sizeof *c);
+    want[0].attr = cudaDevAttrComputeCapabilityMajor;            want[0].dst = &major;
+    want[1].attr = cudaDevAttrComputeCapabilityMinor;            want[1].dst = &minor;
+    want[2].attr = cudaDevAttrMultiProcessorCount;               want[2].dst = &c->sm_count;
+    want[3].attr = cudaDevAttrMaxSharedMemoryPerBlockOptin;      want[3].dst = &optin;
+    want[4].attr = cudaDevAttrMaxSharedMemoryPerMultiprocessor;  want[4].dst = &per_sm;
+    want[5].attr = cudaDevAttrL2CacheSize;                       want[5].dst = &c->l2_bytes;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; ++i) {
+        cudaError_t err = cudaDeviceGetAttribute(want[i].dst, want[i].attr, device);
+        if (err != cudaSuccess)
+            return err;
+    }
+    cudaError_t err = cudaDeviceGetAttribute(&c->max_threads_per_sm,
+                                             cudaDevAttrMaxThreadsPerMultiProcessor, device);
+    if (err != cudaSuccess)
+        return err;
+    c->device = device;
+    c->sm = major * 10 + minor;
+    c->smem_optin = (size_t)optin;
+    c->smem_per_sm = (size_t)per_sm;
+    return cudaSuccess;
+}
+
+cudaError_t pipert_device_caps(int device, pipert_caps *out)
+{
+    if (device < 0 || device >= PIPERT_MAX_DEVICES || !out)
+        return cudaErrorInvalidValue;
+    if (!atomic_load_explicit(&caps_ready[device], memory_order_acquire)) {
+        pipert_caps c;
+        cudaError_t err = read_caps(device, &c);
+        if (err != cudaSuccess)
+            return err;
+        caps_cache[device] = c;
+        atomic_store_explicit(&caps_ready[device], 1, memory_order_release);
+    }
+    *out = caps_cache[device];
+    return cudaSuccess;
+}
+
+cudaError_t pipert_current_caps(pipert_caps *out)
+{
+    int device = 0;
+    cudaError_t err = cudaGetDevice(&device);
+    if (err != cudaSuccess)
+        return err;
+    return pipert_device_caps(device, out);
+}
+
+cudaError_t pipert_kernel_prepare(pipert_kernel *k, const pipert_caps *caps)
+{
+    int dev = caps->device;
+    if (dev < 0 || dev >= PIPERT_MAX_DEVICES)
+        return cudaErrorInvalidDevice;
+    if (__atomic_load_n(&k->ready[dev], __ATOMIC_ACQUIRE))
+        return cudaSuccess;
+    if (k->smem_bytes > caps->smem_optin)
+        return cudaErrorInvalidConfiguration;
+    cudaError_t err = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)k->smem_bytes);
+    if (err != cudaSuccess)
+        return err;
+    int blocks = 0;
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k->func, k->threads,
+                                                        k->smem_bytes);
+    if (err != cudaSuccess)
+        return err;
+    if (blocks < 1)
+        return cudaErrorInvalidConfiguration;
+    k->blocks_per_sm[dev] = blocks;
+    __atomic_store_n(&k->ready[dev], 1, __ATOMIC_RELEASE);
+    return cudaSuccess;
+}
+
+unsigned pipert_persistent_grid(const pipert_kernel *k, const pipert_caps *caps,
+                                int64_t work_items)
+{
+    int64_t grid = (int64_t)k->blocks_per_sm[caps->device] * caps->sm_count;
+    if (grid > work_items)
+        grid = work_items;
+    return grid < 1 ? 1u : (unsigned)grid;
+}
+
+unsigned pipert_ptr_alignment(const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    unsigned align = 16;
+    while (align > 1 && (a & (align - 1)))
+        align >>= 1;
+    return align;
+}
+
+int pipert_ranges_overlap(const void *a, size_t abytes, const void *b, size_t bbytes)
+{
+    uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
+    if (!abytes || !bbytes)
+        return 0;
+    return a0 < b0 + bbytes && b0 < a0 + abytes;
+}
+
+const char *pipert_error_string(cudaError_t err)
+{
+    switch (err) {
+    case cudaErrorMisalignedAddress:
+        return "misaligned address: a pointer passed to a pipegen launcher is not aligned "
+               "to its element size";
+    case cudaErrorInvalidConfiguration:
+        return "invalid configuration: the pipeline's shared memory or block size does not "
+               "fit this device";
+    case cudaErrorNoKernelImageForDevice:
+        return "no kernel image for this device: the pipeline was generated for other "
+               "architectures (pipegen --arch)";
+    default:
+        return cudaGetErrorString(err);
+    }
+}

@@ -1,0 +1,466 @@
+/* pipegen: one header for every module of the compiler.
+ *
+ * Phases, each in its own file, each handing one data structure to the next:
+ *   lexer.l / parser.y -> ast (ast.c) -> sema.c (struct spec) -> plan.c (struct sched,
+ *   the schedule IR) -> verify.c (simulates the IR) -> emit*.c (prints the IR as CUDA)
+ *
+ * Memory policy: everything the compiler allocates lives in one arena per run (arena.c)
+ * and is released at once when the run ends; no module frees individual objects.
+ * Strings in the AST and later are arena copies, never pointers into the source buffer.
+ *
+ * The front end (lexer, parser, ast, diag, sema) keeps no global state: every call takes
+ * the context it works on.
+ */
+#ifndef PIPEGEN_H
+#define PIPEGEN_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define PIPEGEN_VERSION "0.1.0"
+
+/* ===================================================================== arena.c */
+
+typedef struct arena arena;
+
+arena *arena_new(void);
+void arena_free(arena *a);
+void *arena_alloc(arena *a, size_t size);          /* zeroed, max-aligned; aborts on OOM */
+char *arena_strdup(arena *a, const char *s);
+char *arena_strndup(arena *a, const char *s, size_t n);
+char *arena_printf(arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Grow an arena-owned array of *cap elements of size elem to hold at least need. */
+void *arena_grow(arena *a, void *items, int *cap, int need, size_t elem);
+
+/* A growable text buffer (used by the emitters and the diagnostics). */
+typedef struct strbuf {
+    char *data;
+    size_t len, cap;
+    arena *arena;
+} strbuf;
+
+void sb_init(strbuf *sb, arena *a);
+void sb_puts(strbuf *sb, const char *s);
+void sb_putn(strbuf *sb, const char *s, size_t n);
+void sb_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void sb_vprintf(strbuf *sb, const char *fmt, va_list ap);
+
+/* ====================================================================== diag.c */
+
+/* A source location: 1-based line and column (columns count bytes). */
+typedef struct srcloc {
+    const char *file;   /* the file name as given on the command line (arena string) */
+    int line, col;
+} srcloc;
+
+typedef struct diag_ctx {
+    FILE *out;          /* where diagnostics go (stderr in the CLI, a memstream in tests) */
+    const char *file;   /* name of the source being compiled */
+    const char *src;    /* its text (NUL-terminated), for the quoted line and caret */
+    size_t src_len;
+    int errors;         /* count of errors reported */
+    int warnings;
+    int max_errors;     /* stop reporting after this many (0: no limit) */
+} diag_ctx;
+
+void diag_init(diag_ctx *d, FILE *out, const char *file, const char *src, size_t len);
+/* file:line:col: error: message, then the source line and a caret under col. */
+void diag_error(diag_ctx *d, srcloc at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_warning(diag_ctx *d, srcloc at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_note(diag_ctx *d, srcloc at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_verror(diag_ctx *d, srcloc at, const char *fmt, va_list ap);
+/* An error with no source position (a bad command-line option, an unreadable file). */
+void diag_fatal_noloc(diag_ctx *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ======================================================================= ast.c */
+
+typedef enum elem_type {
+    TY_FLOAT, TY_DOUBLE, TY_INT, TY_HALF, TY_BF16, TY_UINT8, TY__COUNT
+} elem_type;
+
+/* Spelling in the spec ("float", "bfloat16", ...), the CUDA type ("float", "__nv_bfloat16"),
+ * and the size in bytes. */
+const char *ast_type_name(elem_type t);
+const char *ast_type_ctype(elem_type t);
+int ast_type_size(elem_type t);
+
+/* Integer expressions in region bounds and extents; sema reduces them to affine forms. */
+typedef enum ast_expr_kind { EX_NUM, EX_NAME, EX_ADD, EX_SUB, EX_MUL, EX_NEG } ast_expr_kind;
+
+typedef struct ast_expr {
+    ast_expr_kind kind;
+    srcloc loc;
+    long long num;               /* EX_NUM */
+    const char *name;            /* EX_NAME */
+    struct ast_expr *lhs, *rhs;  /* binary; EX_NEG uses lhs */
+} ast_expr;
+
+/* An array extent as declared: a size symbol (n, M) or an integer literal. */
+typedef struct ast_extent {
+    srcloc loc;
+    const char *name;            /* NULL for a literal */
+    long long value;             /* the literal */
+} ast_extent;
+
+#define AST_MAX_RANK 3
+
+/* One dimension of a staged region: [origin : extent]. */
+typedef struct ast_range {
+    srcloc loc;
+    ast_expr *origin;
+    ast_expr *extent;
+} ast_range;
+
+typedef enum ast_dir { DIR_IN, DIR_OUT, DIR_INOUT } ast_dir;
+typedef enum ast_grid { GRID_PER_TILE, GRID_PERSISTENT } ast_grid;
+typedef enum ast_cache { CACHE_DEFAULT, CACHE_CA, CACHE_CG } ast_cache;
+typedef enum ast_evict { EVICT_DEFAULT, EVICT_NORMAL, EVICT_FIRST, EVICT_LAST, EVICT_UNCHANGED } ast_evict;
+typedef enum ast_halo_fill { HALO_ZERO, HALO_CLAMP } ast_halo_fill;
+typedef enum ast_combine { COMBINE_SUM, COMBINE_MIN, COMBINE_MAX } ast_combine;
+typedef enum ast_body_kind {
+    BODY_ELEMENTWISE,   /* compute elementwise (i[, j[, k]]) { ... } */
+    BODY_STEP,          /* compute step { ... }: once per pipeline step, by the whole block */
+    BODY_PROLOGUE,      /* prologue { ... }: once per work item before its first step */
+    BODY_EPILOGUE,      /* epilogue { ... }: once per work item after its last step */
+    BODY_REFERENCE      /* reference (i[, j[, k]]) { ... } or reference { ... }: host C */
+} ast_body_kind;
+
+/* Options that may follow the names in a `stage` item. A field left at its zero value
+ * was not written. */
+typedef struct ast_stage_opts {
+    const char *mech;  srcloc mech_loc;       /* using NAME */
+    ast_cache cache;   srcloc cache_loc;      /* cache ca | cache cg */
+    int prefetch;      srcloc prefetch_loc;   /* prefetch 64 | 128 | 256 (bytes of L2 prefetch) */
+    ast_evict evict;   srcloc evict_loc;      /* evict normal | first | last | unchanged */
+    int halo;          srcloc halo_loc;       /* halo W [zero | clamp]; 0: none */
+    ast_halo_fill halo_fill;
+} ast_stage_opts;
+
+typedef enum ast_item_kind {
+    IT_PARAM, IT_ARRAY, IT_THREADS, IT_STAGES, IT_PRODUCER_WARPS, IT_GRID, IT_TILE,
+    IT_STEPS, IT_MARCH, IT_STAGE, IT_ACCUM, IT_BODY
+} ast_item_kind;
+
+/* One item of a pipeline, in source order. Every item keeps its location; sema checks
+ * duplicates and conflicts across items, so the parser only constructs. */
+typedef struct ast_item {
+    ast_item_kind kind;
+    srcloc loc;                 /* the item's first token */
+    struct ast_item *next;
+
+    /* IT_PARAM, IT_ARRAY, IT_ACCUM: declared name and type */
+    elem_type type;  srcloc type_loc;
+    const char *name; srcloc name_loc;
+
+    /* IT_ARRAY: direction and extents; IT_TILE: name = the array, rank + dims = the shape */
+    ast_dir dir;
+    int rank;
+    ast_extent dims[AST_MAX_RANK];
+    /* IT_TILE: optional `at (a[, b[, c]])` names bound to the tile's origin per dimension */
+    const char *at[AST_MAX_RANK]; srcloc at_loc[AST_MAX_RANK]; int nat;
+
+    /* IT_THREADS, IT_STAGES, IT_PRODUCER_WARPS, IT_MARCH: the integer */
+    long long value; srcloc value_loc;
+
+    /* IT_GRID */
+    ast_grid grid;
+
+    /* IT_STEPS: steps VAR over BOUND by STEP */
+    const char *var; srcloc var_loc;
+    ast_extent bound;
+    long long by; srcloc by_loc;
+
+    /* IT_STAGE: one array (a `stage x, y ...;` statement yields one item per name, sharing
+     * opts); rank 0 means the tile's region */
+    ast_range ranges[AST_MAX_RANK];
+    int nranges;
+    ast_stage_opts opts;
+
+    /* IT_ACCUM: accum TYPE NAME combine OP into ARRAY; */
+    ast_combine combine; srcloc combine_loc;
+    const char *into; srcloc into_loc;
+
+    /* IT_BODY */
+    ast_body_kind body_kind;
+    const char *idx[AST_MAX_RANK]; srcloc idx_loc[AST_MAX_RANK]; int nidx;
+    const char *text;           /* the body between its braces, verbatim */
+    srcloc text_loc;            /* location of the first byte after '{' */
+} ast_item;
+
+typedef struct ast_pipeline {
+    srcloc loc;
+    const char *name; srcloc name_loc;
+    ast_item *items, **tail;    /* source order */
+} ast_pipeline;
+
+typedef struct ast_file {
+    ast_pipeline *pipeline;     /* exactly one per file; NULL after a fatal parse error */
+} ast_file;
+
+/* Constructors used by the grammar actions (and by unit tests). */
+ast_expr *ast_num(arena *a, srcloc loc, long long v);
+ast_expr *ast_name(arena *a, srcloc loc, const char *name);
+ast_expr *ast_binary(arena *a, srcloc loc, ast_expr_kind k, ast_expr *l, ast_expr *r);
+ast_item *ast_item_new(arena *a, ast_item_kind k, srcloc loc);
+ast_pipeline *ast_pipeline_new(arena *a, srcloc loc, const char *name, srcloc name_loc);
+void ast_pipeline_add(ast_pipeline *p, ast_item *it);  /* appends; it may be a chain */
+/* Print the AST in a stable S-expression-like form (for golden tests and --dump-ast). */
+void ast_dump(FILE *out, const ast_file *f);
+
+/* ============================================================== lexer.l / parser.y */
+
+/* Parse one source buffer. Diagnostics go to d; the result is NULL only when nothing
+ * usable was parsed. Errors are counted in d->errors; the parser recovers at ';' and '}'
+ * so several errors are reported in one run. Never prints anything but diagnostics. */
+ast_file *parse_source(arena *a, diag_ctx *d, const char *file, const char *src, size_t len);
+
+/* ====================================================================== sema.c */
+
+/* Lowering mechanisms: the names of DESIGN section 4, in that order. */
+typedef enum mech {
+    MECH_SYNC, MECH_CG, MECH_BARRIER, MECH_PIPELINE, MECH_PIPELINE_ROLES,
+    MECH_PIPELINE_THREAD, MECH_PRIMITIVES, MECH_CP_ASYNC, MECH_CP_ASYNC_MBARRIER,
+    MECH_BULK, MECH_TENSOR, MECH_AUTO, MECH__COUNT
+} mech;
+
+/* Lookup by exact name; returns MECH__COUNT when unknown. */
+mech mech_from_name(const char *name);
+const char *mech_name(mech m);
+int mech_min_sm(mech m);                /* 0 for all architectures */
+bool mech_implemented(mech m);          /* planned and emitted by this version */
+
+/* An affine integer form  c0 + sum coef[k] * var[k]  over the spec's symbols. */
+#define AFF_MAX_TERMS 4
+typedef struct affine {
+    long long c;
+    int nterms;
+    long long coef[AFF_MAX_TERMS];
+    const char *var[AFF_MAX_TERMS];
+} affine;
+
+typedef struct spec_param {
+    srcloc loc;
+    const char *name;
+    elem_type type;
+} spec_param;
+
+typedef struct spec_array {
+    srcloc loc;
+    const char *name;
+    elem_type type;
+    ast_dir dir;
+    int rank;
+    ast_extent dims[AST_MAX_RANK];   /* dims[0] is the slowest-varying */
+    int staged;                      /* index into spec.stages, or -1 */
+} spec_array;
+
+typedef struct spec_stage {
+    srcloc loc;
+    int array;                       /* index into spec.arrays */
+    bool is_output;                  /* staged output, written back after compute */
+    int rank;
+    affine origin[AST_MAX_RANK];     /* region origin per dim, over tile origins and k */
+    long long extent[AST_MAX_RANK];  /* region extent per dim (halo included) */
+    int halo;
+    ast_halo_fill halo_fill;
+    mech mech;                       /* MECH_AUTO when not given */
+    ast_cache cache;
+    int prefetch;
+    ast_evict evict;
+    long long bytes;                 /* extent product * element size */
+} spec_stage;
+
+typedef struct spec_accum {
+    srcloc loc;
+    const char *name;
+    elem_type type;
+    ast_combine combine;
+    int into;                        /* index into spec.arrays (rank 1, out) */
+} spec_accum;
+
+typedef struct spec_body {
+    srcloc loc;                      /* of the first byte of text, for #line */
+    const char *text;
+    int nidx;
+    const char *idx[AST_MAX_RANK];
+} spec_body;
+
+/* The checked spec: everything later phases need, resolved and validated. */
+typedef struct spec {
+    const char *name;
+    srcloc loc;
+    const char *file;                /* base name of the source, for the banner */
+
+    spec_param *params; int nparams;
+    spec_array *arrays; int narrays;
+    spec_stage *stages; int nstages;
+    spec_accum *accums; int naccums;
+    const char **sizes; int nsizes;  /* size symbols, in order of first appearance */
+
+    int threads;                     /* default 256 */
+    int nstages_ring;                /* `stages N`, default 2 */
+    int producer_warps;              /* default 0 */
+    ast_grid grid;                   /* default GRID_PER_TILE */
+    srcloc grid_loc;
+
+    int tile_array;                  /* the array the tile is over */
+    int tile_rank;
+    long long tile[AST_MAX_RANK];    /* tile extents, dims[0] slowest */
+    const char *tile_at[AST_MAX_RANK];
+
+    bool has_steps;                  /* steps k over K by B */
+    const char *step_var;
+    ast_extent step_bound;
+    long long step_by;
+
+    long long march;                 /* tiles per block in march mode; 0: off */
+
+    bool has_compute;
+    ast_body_kind compute_kind;      /* BODY_ELEMENTWISE or BODY_STEP */
+    spec_body compute, prologue, epilogue, reference;
+    bool has_prologue, has_epilogue, has_reference;
+
+    mech mech;                       /* the pipeline's mechanism from `using` (MECH_AUTO if none) */
+    srcloc mech_loc;
+} spec;
+
+/* Target architectures, as SM numbers (80, 90). */
+#define MAX_ARCHS 4
+typedef struct target {
+    int sm[MAX_ARCHS];
+    int narch;
+} target;
+
+/* Check the AST; on success fill *out and return true. Errors go to d. */
+bool sema_check(arena *a, diag_ctx *d, const ast_file *f, const target *t, spec *out);
+/* Shared memory per block available on an architecture (bytes, opt-in maximum). */
+long long sema_smem_limit(int sm);
+
+/* ===================================================================== plan.c
+ *
+ * The schedule IR: the single source of truth between planning, verifying and emitting.
+ * A schedule is a list of sections, each a counted loop over a list of operations.
+ * Each operation names the pipeline step it concerns as  step = loopvar + step_off ;
+ * the ring slot of a step is  step % nslots.  Operations on steps >= trips are skipped
+ * (copies) but commits are not: one group per step, empty ones included, so the wait
+ * counts follow the ring at the tail.
+ */
+
+typedef enum ir_op_kind {
+    OP_COPY,          /* copy stage(s) of `step` into its slot */
+    OP_COMMIT,        /* close the current group of async copies (commit_group) */
+    OP_WAIT,          /* wait until at most `n` committed groups are pending */
+    OP_ACQUIRE,       /* producer acquires the slot of `step` (pipeline, empty barrier) */
+    OP_RELEASE,       /* consumer releases the slot of `step` */
+    OP_ARRIVE_TX,     /* arrive on the full barrier of `step`'s slot, expecting `bytes` */
+    OP_WAIT_PARITY,   /* wait on a barrier of `step`'s slot for its phase parity */
+    OP_FENCE,         /* proxy fence (`fence` says which) */
+    OP_BARRIER,       /* block-wide barrier (__syncthreads) */
+    OP_COMPUTE,       /* run the compute body on `step`'s slot */
+    OP_STORE,         /* write back staged outputs of `step` */
+    OP__COUNT
+} ir_op_kind;
+
+typedef enum ir_role { ROLE_ALL, ROLE_PRODUCER, ROLE_CONSUMER } ir_role;
+typedef enum ir_fence { FENCE_NONE, FENCE_PROXY_ASYNC, FENCE_MBARRIER_INIT } ir_fence;
+typedef enum ir_barrier_set { BAR_FULL, BAR_EMPTY } ir_barrier_set;
+
+typedef struct ir_op {
+    ir_op_kind kind;
+    ir_role role;
+    int step_off;            /* step = loop variable + step_off */
+    int stage;               /* OP_COPY / OP_STORE: index into spec.stages, -1: all */
+    int n;                   /* OP_WAIT: groups allowed pending */
+    long long bytes;         /* OP_ARRIVE_TX: bytes expected */
+    ir_barrier_set bar;      /* OP_WAIT_PARITY / OP_ARRIVE_TX */
+    ir_fence fence;          /* OP_FENCE */
+    bool guarded;            /* skipped when step >= trips (copies); never for commits */
+} ir_op;
+
+typedef enum ir_section_kind {
+    SEC_PROLOGUE,            /* for (p = 0; p < count; ++p), count static */
+    SEC_LOOP,                /* for (t = 0; t < trips; ++t), trips at run time */
+    SEC_EPILOGUE             /* once, after the loop; step_off relative to trips */
+} ir_section_kind;
+
+typedef struct ir_section {
+    ir_section_kind kind;
+    int count;               /* SEC_PROLOGUE only */
+    ir_op *ops; int nops, cap;
+} ir_section;
+
+typedef struct copy_plan {   /* how one stage's region moves (per step) */
+    int vec;                 /* bytes per copy instruction: 16, 8 or 4 (sync: element size) */
+    bool zfill_tail;         /* the region's tail is zero-filled through src-size */
+} copy_plan;
+
+typedef struct sched {
+    const spec *spec;
+    mech mech;               /* never MECH_AUTO here */
+    int sm;                  /* the architecture this schedule is for */
+    int nslots;              /* ring size */
+    long long smem_bytes;    /* dynamic shared memory per block */
+    long long slot_bytes;    /* bytes of one slot (all stages of one step) */
+    long long stage_off[16]; /* offset of each stage's slot 0 in shared memory */
+    copy_plan copy[16];
+    int threads;
+    ast_grid grid;
+    ir_section *secs; int nsecs;
+} sched;
+
+/* Plan the schedule of spec s for mechanism m on architecture sm. Returns NULL with a
+ * diagnostic (at the spec element that cannot be lowered) when m cannot lower s. */
+sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm);
+/* Resolve `auto` (and an unset mechanism) for an architecture. */
+mech plan_auto_mech(const spec *s, int sm);
+const char *ir_op_name(ir_op_kind k);
+/* Print the IR in a stable text form (for --dump-ir and golden tests). */
+void ir_dump(FILE *out, const sched *sc);
+
+/* ==================================================================== verify.c */
+
+typedef enum fault_kind {
+    FAULT_NONE, FAULT_DROP_WAIT, FAULT_WAIT_PLUS_ONE, FAULT_DROP_COMMIT, FAULT_FLIP_PARITY,
+    FAULT_EXPECT_TX_SHORT, FAULT_EXPECT_TX_LONG, FAULT_DROP_FENCE, FAULT_ONE_SLOT_SHORT,
+    FAULT_DROP_RELEASE, FAULT_DROP_ARRIVE, FAULT_EARLY_RELEASE, FAULT__COUNT
+} fault_kind;
+
+fault_kind verify_fault_from_name(const char *name);   /* FAULT__COUNT if unknown */
+const char *verify_fault_name(fault_kind k);
+/* Corrupt the IR as the fault says. Returns false when the kind does not apply. */
+bool verify_inject(sched *sc, fault_kind k);
+/* Simulate the schedule for the trip counts of DESIGN section 6 and report every rule
+ * broken to d, at the spec's location. Returns true when the schedule is proven. */
+bool verify_schedule(diag_ctx *d, const sched *sc);
+
+/* ====================================================================== emit*.c */
+
+typedef struct emit_opts {
+    bool lines;              /* #line directives into the spec */
+    const char *header_name; /* how the .cu includes its header ("out.cuh") */
+    const char *guard;       /* include guard of the header */
+} emit_opts;
+
+/* One schedule per target architecture, all of the same spec. */
+typedef struct emit_unit {
+    const spec *spec;
+    sched **scheds; int nscheds;
+    emit_opts opts;
+} emit_unit;
+
+void emit_header(strbuf *out, const emit_unit *u);
+void emit_source(strbuf *out, const emit_unit *u);
+void emit_test(strbuf *out, const emit_unit *u);
+void emit_bench(strbuf *out, const emit_unit *u);
+
+/* Embedded templates (templates/*.cuh, turned into C strings at build time). */
+extern const char tmpl_pg_device_cuh[];
+
+#endif

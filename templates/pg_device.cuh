@@ -1,0 +1,172 @@
+/* ---- pipegen device support (templates/pg_device.cuh, embedded in every generated .cu) ----
+ * View types that index staged shared-memory copies with global coordinates (and plain
+ * host arrays in the reference), the copy primitives each mechanism's IR operations print
+ * as, and the deterministic block reduction used by accumulators. */
+#ifndef PIPEGEN_DEVICE_SUPPORT
+#define PIPEGEN_DEVICE_SUPPORT 1
+#include <stdint.h>
+
+/* A rank-1 view: v[i] reads base[i - origin]. */
+template <class T> struct pg_view1 {
+    T *base;
+    int64_t origin;
+    __host__ __device__ T &operator[](int64_t i) const { return base[i - origin]; }
+};
+
+/* A rank-2 view: v[j][i] reads base[(j - o0) * pitch + (i - o1)]. */
+template <class T> struct pg_row {
+    T *row;
+    int64_t origin;
+    __host__ __device__ T &operator[](int64_t i) const { return row[i - origin]; }
+};
+template <class T> struct pg_view2 {
+    T *base;
+    int64_t origin0, origin1, pitch;
+    __host__ __device__ pg_row<T> operator[](int64_t j) const {
+        return pg_row<T>{base + (j - origin0) * pitch, origin1};
+    }
+};
+
+/* A rank-3 view: v[k][j][i]. */
+template <class T> struct pg_view3 {
+    T *base;
+    int64_t origin0, origin1, origin2, pitch0, pitch1;
+    __host__ __device__ pg_view2<T> operator[](int64_t k) const {
+        return pg_view2<T>{base + (k - origin0) * pitch0, origin1, origin2, pitch1};
+    }
+};
+
+#ifdef __CUDACC__
+/* ---- synchronous copies (mechanism `sync`, and the fallback for pointers aligned to
+ * less than 4 bytes) ---- */
+template <int VEC> struct pg_chunk;
+template <> struct pg_chunk<16> { typedef int4 type; };
+template <> struct pg_chunk<8>  { typedef int2 type; };
+template <> struct pg_chunk<4>  { typedef int type; };
+template <> struct pg_chunk<2>  { typedef short type; };
+template <> struct pg_chunk<1>  { typedef char type; };
+
+/* Copy `valid` bytes (0..VEC) of one chunk, zero-filling the rest of it. */
+template <int VEC>
+__device__ __forceinline__ void pg_copy_chunk_sync(unsigned char *dst, const unsigned char *src,
+                                                   int valid)
+{
+    typedef typename pg_chunk<VEC>::type chunk_t;
+    if (valid == VEC) {
+        *reinterpret_cast<chunk_t *>(dst) = *reinterpret_cast<const chunk_t *>(src);
+        return;
+    }
+    for (int b = 0; b < VEC; ++b)
+        dst[b] = b < valid ? src[b] : (unsigned char)0;
+}
+
+/* ---- cp.async (sm_80+) ---- */
+__device__ __forceinline__ unsigned pg_smem_addr(const void *p)
+{
+    return (unsigned)__cvta_generic_to_shared(p);
+}
+
+/* One cp.async of VEC bytes, `valid` of them read (src-size), the rest zero-filled.
+ * CG selects .cg (16-byte copies only), PF the L2 prefetch size (0, 64, 128, 256), and
+ * POLICY an L2 cache policy made by createpolicy (used when HINT). */
+template <int VEC, bool CG, int PF, bool HINT>
+__device__ __forceinline__ void pg_cp_async(unsigned char *dst, const unsigned char *src,
+                                            int valid, uint64_t policy)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    static_assert(VEC == 4 || VEC == 8 || VEC == 16, "cp.async copies 4, 8 or 16 bytes");
+    static_assert(!CG || VEC == 16, "cp.async.cg copies 16 bytes only");
+    const unsigned s = pg_smem_addr(dst);
+#define PG_CP(LVL, PFX, HINTX, HARG)                                                        \
+    asm volatile("cp.async." LVL ".shared.global" HINTX PFX " [%0], [%1], %2, %3" HARG ";\n" \
+                 ::"r"(s), "l"(src), "n"(VEC), "r"(valid) HINT_OPERAND : "memory")
+#define HINT_OPERAND , "l"(policy)
+#define PG_CP_LVL(LVL)                                                                      \
+    if (HINT) {                                                                             \
+        if (PF == 64) PG_CP(LVL, ".L2::64B", ".L2::cache_hint", ", %4");                     \
+        else if (PF == 128) PG_CP(LVL, ".L2::128B", ".L2::cache_hint", ", %4");              \
+        else if (PF == 256) PG_CP(LVL, ".L2::256B", ".L2::cache_hint", ", %4");              \
+        else PG_CP(LVL, "", ".L2::cache_hint", ", %4");                                      \
+    } else {                                                                                \
+        if (PF == 64) PG_CP(LVL, ".L2::64B", "", "");                                        \
+        else if (PF == 128) PG_CP(LVL, ".L2::128B", "", "");                                 \
+        else if (PF == 256) PG_CP(LVL, ".L2::256B", "", "");                                 \
+        else PG_CP(LVL, "", "", "");                                                         \
+    }
+    if (CG) { PG_CP_LVL("cg") } else { PG_CP_LVL("ca") }
+#undef PG_CP_LVL
+#undef HINT_OPERAND
+#undef PG_CP
+#else
+    (void)dst; (void)src; (void)valid; (void)policy;
+#endif
+}
+
+__device__ __forceinline__ void pg_cp_async_commit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+#endif
+}
+
+template <int N>
+__device__ __forceinline__ void pg_cp_async_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#endif
+}
+
+/* An L2 cache policy for cp.async's cache_hint (EVICT: 1 normal, 2 first, 3 last,
+ * 4 unchanged). */
+template <int EVICT>
+__device__ __forceinline__ uint64_t pg_l2_policy()
+{
+    uint64_t p = 0;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if (EVICT == 1) asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(p));
+    if (EVICT == 2) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+    if (EVICT == 3) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+    if (EVICT == 4) asm volatile("createpolicy.fractional.L2::evict_unchanged.b64 %0, 1.0;" : "=l"(p));
+#endif
+    return p;
+}
+
+/* ---- region copies: a rank-1 byte range [off, off + EXTENT) of a global array of
+ * `limit` bytes, split into VEC-byte chunks over the threads [tid, nthreads). Chunks past
+ * the end of the array are zero-filled; the source address of an empty chunk is the
+ * array's base, which is always valid. COPY(dst, src, valid) moves one chunk. ---- */
+template <int VEC, long long EXTENT, class Copy>
+__device__ __forceinline__ void pg_region1(unsigned char *dst, const unsigned char *base,
+                                           int64_t off, int64_t limit, int tid, int nthreads,
+                                           Copy copy)
+{
+    static_assert(EXTENT % VEC == 0, "region bytes must be a multiple of the copy width");
+#pragma unroll 4
+    for (int c = tid; c < (int)(EXTENT / VEC); c += nthreads) {
+        const int64_t g = off + (int64_t)c * VEC;
+        int64_t valid = limit - g;
+        valid = valid < 0 ? 0 : (valid > VEC ? VEC : valid);
+        copy(dst + (int64_t)c * VEC, valid ? base + g : base, (int)valid);
+    }
+}
+
+/* ---- deterministic block reduction: a fixed tree, the same bits every run ---- */
+template <class T, class Op, int NT>
+__device__ __forceinline__ T pg_block_reduce(T v, T *scratch, Op op)
+{
+    scratch[threadIdx.x] = v;
+    __syncthreads();
+    constexpr int P = NT <= 1 ? 1 : 1 << (32 - __builtin_clz(NT - 1)); /* pow2 >= NT */
+#pragma unroll
+    for (int w = P / 2; w > 0; w /= 2) {
+        if ((int)threadIdx.x < w && (int)threadIdx.x + w < NT)
+            scratch[threadIdx.x] = op(scratch[threadIdx.x], scratch[threadIdx.x + w]);
+        __syncthreads();
+    }
+    T r = scratch[0];
+    __syncthreads();
+    return r;
+}
+#endif /* __CUDACC__ */
+#endif /* PIPEGEN_DEVICE_SUPPORT */
