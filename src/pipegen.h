@@ -78,6 +78,8 @@ void diag_note(diag_ctx *d, srcloc at, const char *fmt, ...)
 void diag_verror(diag_ctx *d, srcloc at, const char *fmt, va_list ap);
 /* An error with no source position (a bad command-line option, an unreadable file). */
 void diag_fatal_noloc(diag_ctx *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* True once more than max_errors errors were counted (reports are being suppressed). */
+bool diag_too_many(const diag_ctx *d);
 
 /* ======================================================================= ast.c */
 
@@ -213,6 +215,76 @@ ast_pipeline *ast_pipeline_new(arena *a, srcloc loc, const char *name, srcloc na
 void ast_pipeline_add(ast_pipeline *p, ast_item *it);  /* appends; it may be a chain */
 /* Print the AST in a stable S-expression-like form (for golden tests and --dump-ast). */
 void ast_dump(FILE *out, const ast_file *f);
+
+/* Parser building blocks: lists of at most AST_MAX_RANK entries. An entry past the limit is
+ * not stored; `over` keeps the location of the first one (line 0: none), and the item
+ * constructor taking the list reports it with a message that names the construct. */
+typedef struct ast_dims {
+    int n;
+    ast_extent e[AST_MAX_RANK];
+    srcloc over;
+} ast_dims;
+typedef struct ast_names {
+    int n;
+    const char *name[AST_MAX_RANK];
+    srcloc loc[AST_MAX_RANK];
+    srcloc over;
+} ast_names;
+typedef struct ast_ranges {
+    int n;
+    ast_range r[AST_MAX_RANK];
+    srcloc over;
+} ast_ranges;
+
+ast_extent ast_extent_int(srcloc loc, long long v);
+ast_extent ast_extent_name(srcloc loc, const char *name);
+void ast_dims_add(ast_dims *ds, ast_extent e);
+void ast_names_add(ast_names *ns, const char *name, srcloc loc);
+void ast_ranges_add(ast_ranges *rs, srcloc loc, ast_expr *origin, ast_expr *extent);
+
+/* Contextual words: the spelling is checked here; a wrong one is reported at `at` and the
+ * default value is returned. */
+ast_cache ast_cache_from_name(diag_ctx *d, srcloc at, const char *word);
+ast_evict ast_evict_from_name(diag_ctx *d, srcloc at, const char *word);
+ast_halo_fill ast_halo_fill_from_name(diag_ctx *d, srcloc at, const char *word);
+ast_combine ast_combine_from_name(diag_ctx *d, srcloc at, const char *word);
+
+/* Stage options, one call per option as written; a repeated option is reported. Each
+ * *_loc is the location of the option's value (the word or integer after the keyword). */
+void ast_opts_mech(diag_ctx *d, ast_stage_opts *o, const char *mech, srcloc loc);
+void ast_opts_cache(diag_ctx *d, ast_stage_opts *o, const char *word, srcloc loc);
+void ast_opts_prefetch(diag_ctx *d, ast_stage_opts *o, long long bytes, srcloc loc);
+void ast_opts_evict(diag_ctx *d, ast_stage_opts *o, const char *word, srcloc loc);
+/* fill may be NULL (not written: HALO_ZERO). */
+void ast_opts_halo(diag_ctx *d, ast_stage_opts *o, long long width, srcloc loc,
+                   const char *fill, srcloc fill_loc);
+
+/* Item constructors; loc is the item's first token. */
+ast_item *ast_param(arena *a, srcloc loc, elem_type t, srcloc tloc, const char *name, srcloc nloc);
+ast_item *ast_array(arena *a, diag_ctx *d, srcloc loc, ast_dir dir, elem_type t, srcloc tloc,
+                    const char *name, srcloc nloc, const ast_dims *dims);
+/* IT_THREADS, IT_STAGES, IT_PRODUCER_WARPS, IT_MARCH */
+ast_item *ast_int_item(arena *a, srcloc loc, ast_item_kind k, long long v, srcloc vloc);
+ast_item *ast_grid_item(arena *a, srcloc loc, ast_grid g);
+/* at may be NULL (no `at` clause). */
+ast_item *ast_tile(arena *a, diag_ctx *d, srcloc loc, const char *name, srcloc nloc,
+                   const ast_dims *dims, const ast_names *at);
+ast_item *ast_steps(arena *a, srcloc loc, const char *var, srcloc vloc, ast_extent bound,
+                    long long by, srcloc byloc);
+/* One staged array of a `stage` statement (loc: its name). */
+ast_item *ast_stage_ref(arena *a, diag_ctx *d, srcloc loc, const char *name,
+                        const ast_ranges *ranges);
+/* Put ref in front of the chain refs (built backwards, so that adding is O(1)). */
+ast_item *ast_stage_prepend(ast_item *refs, ast_item *ref);
+/* Finish a `stage` statement: reverse the chain into source order, give every item the
+ * statement's location and a copy of opts. Returns the chain's head. */
+ast_item *ast_stage_stmt(ast_item *refs, srcloc loc, const ast_stage_opts *opts);
+ast_item *ast_accum(arena *a, diag_ctx *d, srcloc loc, elem_type t, srcloc tloc,
+                    const char *name, srcloc nloc, const char *combine, srcloc cloc,
+                    const char *into, srcloc iloc);
+/* idx may be NULL (no index list); brace is the location of the body's '{'. */
+ast_item *ast_body(arena *a, diag_ctx *d, srcloc loc, ast_body_kind k, const ast_names *idx,
+                   const char *text, srcloc brace);
 
 /* ============================================================== lexer.l / parser.y */
 
