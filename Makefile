@@ -110,10 +110,10 @@ check: all
 	@echo "make check: all suites passed"
 
 # ---------------------------------------------------------------- GPU (device machine)
-gpu-check: all
+gpu-check: $(B)/pipegen $(B)/libpipert.a
 	@tests/gpu/run.sh $(B)/pipegen
 
-bench: all
+bench: $(B)/pipegen $(B)/libpipert.a
 	@tests/gpu/bench.sh $(B)/pipegen
 
 # ---------------------------------------------------------------- install

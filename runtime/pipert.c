@@ -71,7 +71,14 @@ cudaError_t pipert_kernel_prepare(pipert_kernel *k, const pipert_caps *caps)
         return cudaSuccess;
     if (k->smem_bytes > caps->smem_optin)
         return cudaErrorInvalidConfiguration;
-    cudaError_t err = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
+    struct cudaFuncAttributes attr;
+    cudaError_t err = cudaFuncGetAttributes(&attr, k->func);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();   /* not sticky: clear it so later launches report their own */
+        return err == cudaErrorInvalidDeviceFunction ? cudaErrorNoKernelImageForDevice : err;
+    }
+    k->ptx_version[dev] = attr.ptxVersion;
+    err = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                            (int)k->smem_bytes);
     if (err != cudaSuccess)
         return err;

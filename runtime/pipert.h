@@ -46,10 +46,15 @@ typedef struct pipert_kernel {
     size_t smem_bytes;           /* dynamic shared memory per block */
     int ready[PIPERT_MAX_DEVICES];          /* prepared on this device (0/1) */
     int blocks_per_sm[PIPERT_MAX_DEVICES];  /* occupancy on this device */
+    int ptx_version[PIPERT_MAX_DEVICES];    /* virtual arch of the code the device runs
+                                               (x10), 0 when it has no image for it */
 } pipert_kernel;
 
 /* Raise the kernel's dynamic shared-memory limit (once per device) and compute its
- * occupancy. Returns cudaErrorInvalidConfiguration when the block does not fit at all. */
+ * occupancy. Returns cudaErrorInvalidConfiguration when the block does not fit at all and
+ * cudaErrorNoKernelImageForDevice when the device has no code for the kernel. The
+ * launcher compares ptx_version with the architecture a variant was generated for: a
+ * variant JIT-compiled from older PTX is not used. */
 cudaError_t pipert_kernel_prepare(pipert_kernel *k, const pipert_caps *caps);
 
 /* Blocks for a persistent grid: occupancy x SMs, at most work_items, at least 1. */

@@ -385,7 +385,7 @@ typedef struct spec {
     int tile_array;                  /* the array the tile is over */
     int tile_rank;
     long long tile[AST_MAX_RANK];    /* tile extents, dims[0] slowest */
-    const char *tile_at[AST_MAX_RANK];
+    const char *tile_at[AST_MAX_RANK]; /* origin names (`at`, or reserved pg_orgD) */
 
     bool has_steps;                  /* steps k over K by B */
     const char *step_var;
@@ -414,6 +414,8 @@ typedef struct target {
 bool sema_check(arena *a, diag_ctx *d, const ast_file *f, const target *t, spec *out);
 /* Shared memory per block available on an architecture (bytes, opt-in maximum). */
 long long sema_smem_limit(int sm);
+/* Slots of the ring: `stages`, or 1 where each block runs a single step. */
+int sema_ring_slots(const spec *s);
 
 /* ===================================================================== plan.c
  *
@@ -493,6 +495,8 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm);
 /* Resolve `auto` (and an unset mechanism) for an architecture. */
 mech plan_auto_mech(const spec *s, int sm);
 const char *ir_op_name(ir_op_kind k);
+/* One operation as text ("copy step=t+3 if<trips"); var names the section's loop variable. */
+void ir_op_print(strbuf *sb, const ir_op *op, const char *var);
 /* Print the IR in a stable text form (for --dump-ir and golden tests). */
 void ir_dump(FILE *out, const sched *sc);
 
@@ -516,6 +520,8 @@ bool verify_schedule(diag_ctx *d, const sched *sc);
 
 typedef struct emit_opts {
     bool lines;              /* #line directives into the spec */
+    const char *spec_path;   /* the spec as named on the command line, for #line */
+    const char *source_name; /* the .cu being written, for #line back into it */
     const char *header_name; /* how the .cu includes its header ("out.cuh") */
     const char *guard;       /* include guard of the header */
 } emit_opts;
@@ -528,11 +534,25 @@ typedef struct emit_unit {
 } emit_unit;
 
 void emit_header(strbuf *out, const emit_unit *u);
+/* Pieces shared by the emitters (emit.c). */
+void emit_banner(strbuf *out, const spec *s);
+/* A body, with #line into the spec and back into the output when opts->lines. */
+void emit_body(strbuf *out, const spec_body *b, const emit_opts *o, const char *indent);
+/* The element count of an array as a C expression over `prefix` + size name. */
+void emit_elems(strbuf *out, const spec_array *arr, const char *prefix);
+/* The work items (tiles) as a C expression over `prefix` + size name. */
+void emit_ntiles(strbuf *out, const spec *s, const char *prefix);
+/* The kernel of one schedule, and the grid-wide combine of the accumulators (emit_kernel.c). */
+void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc);
+void emit_combine_kernel(strbuf *out, const emit_unit *u);
+/* The identity of an accumulator, and its fold of x and y as an expression ("x + y"). */
+const char *emit_accum_identity(const spec_accum *acc);
+void emit_accum_fold(strbuf *out, const spec_accum *acc, const char *x, const char *y);
 void emit_source(strbuf *out, const emit_unit *u);
 void emit_test(strbuf *out, const emit_unit *u);
 void emit_bench(strbuf *out, const emit_unit *u);
 
-/* Embedded templates (templates/*.cuh, turned into C strings at build time). */
+/* Embedded templates (the files of templates/, turned into C strings at build time). */
 extern const char tmpl_pg_device_cuh[];
 
 #endif

@@ -117,6 +117,18 @@ __device__ __forceinline__ void pg_cp_async_wait()
 #endif
 }
 
+/* One chunk through cp.async, or synchronously where the width is below cp.async's
+ * smallest (4 bytes: pointers aligned to less, the documented fallback). */
+template <int VEC, bool CG, int PF, bool HINT>
+__device__ __forceinline__ void pg_copy_chunk_async(unsigned char *dst, const unsigned char *src,
+                                                    int valid, uint64_t policy)
+{
+    if constexpr (VEC >= 4)
+        pg_cp_async<VEC, CG && VEC == 16, PF, HINT>(dst, src, valid, policy);
+    else
+        pg_copy_chunk_sync<VEC>(dst, src, valid);
+}
+
 /* An L2 cache policy for cp.async's cache_hint (EVICT: 1 normal, 2 first, 3 last,
  * 4 unchanged). */
 template <int EVICT>
@@ -152,7 +164,7 @@ __device__ __forceinline__ void pg_region1(unsigned char *dst, const unsigned ch
 }
 
 /* ---- deterministic block reduction: a fixed tree, the same bits every run ---- */
-template <class T, class Op, int NT>
+template <int NT, class T, class Op>
 __device__ __forceinline__ T pg_block_reduce(T v, T *scratch, Op op)
 {
     scratch[threadIdx.x] = v;

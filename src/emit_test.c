@@ -1,0 +1,412 @@
+/* emit_test: the standalone drivers that --emit-test and --emit-bench write.
+ *
+ * The test driver runs the generated launcher on random, non-constant inputs over the
+ * sizes and trip counts that break pipelines (0, 1, tile-1, tile, tile+1, a prime, a size
+ * of at least 2^26 elements; forced grids that give blocks 0, 1, < stages and > stages
+ * trips; pointers misaligned to each copy width), checks every output element against the
+ * spec's own host reference, checks that nothing was written past an output's end, and
+ * that accumulators are deterministic. The bench driver times the launcher against
+ * cudaMemcpy device-to-device in the same process. */
+#include "pipegen.h"
+
+#include <string.h>
+
+/* Host-side type of a reference accumulator: wider than the device's where that is free. */
+static const char *ref_accum_ctype(elem_type t)
+{
+    switch (t) {
+    case TY_FLOAT: case TY_DOUBLE: case TY_HALF: case TY_BF16: return "double";
+    case TY_INT: return "long long";
+    default: return ast_type_ctype(t);
+    }
+}
+
+static void emit_common(strbuf *o, const emit_unit *u, const char *what)
+{
+    emit_banner(o, u->spec);
+    sb_printf(o, "// %s driver for %s.\n", what, u->spec->name);
+    sb_printf(o, "#include \"%s\"\n", u->opts.header_name);
+    sb_puts(o, "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
+               "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
+               "#include <algorithm>\n#include <vector>\n\n");
+    sb_puts(o, tmpl_pg_device_cuh);
+    sb_puts(o, "\n#define PG_CHECK(call) do { cudaError_t pg_e = (call); if (pg_e != cudaSuccess) { "
+               "\\\n    fprintf(stderr, \"%s:%d: %s: %s\\n\", __FILE__, __LINE__, #call, "
+               "pipert_error_string(pg_e)); \\\n    exit(2); } } while (0)\n\n");
+    sb_puts(o, "static unsigned long long pg_rng = 0x9e3779b97f4a7c15ULL;\n"
+               "static double pg_uniform(void) /* [0, 1) */\n{\n"
+               "    pg_rng ^= pg_rng << 13; pg_rng ^= pg_rng >> 7; pg_rng ^= pg_rng << 17;\n"
+               "    return (double)(pg_rng >> 11) * (1.0 / 9007199254740992.0);\n}\n\n");
+}
+
+/* ------------------------------------------------------------------ reference */
+
+static void emit_reference(strbuf *o, const emit_unit *u)
+{
+    const spec *s = u->spec;
+    sb_printf(o, "static void pg_reference(const struct %s_args *pg_h)\n{\n", s->name);
+    for (int i = 0; i < s->nparams; ++i)
+        sb_printf(o, "    const %s %s = pg_h->%s;\n    (void)%s;\n",
+                  ast_type_ctype(s->params[i].type), s->params[i].name, s->params[i].name,
+                  s->params[i].name);
+    for (int i = 0; i < s->nsizes; ++i)
+        sb_printf(o, "    const int64_t %s = pg_h->%s;\n    (void)%s;\n", s->sizes[i],
+                  s->sizes[i], s->sizes[i]);
+    for (int i = 0; i < s->narrays; ++i) {
+        const spec_array *arr = &s->arrays[i];
+        sb_printf(o, "    %s%s *const %s = (%s%s *)pg_h->%s;\n    (void)%s;\n",
+                  arr->dir == DIR_IN ? "const " : "", ast_type_ctype(arr->type), arr->name,
+                  arr->dir == DIR_IN ? "const " : "", ast_type_ctype(arr->type), arr->name,
+                  arr->name);
+    }
+    for (int i = 0; i < s->naccums; ++i)
+        sb_printf(o, "    %s %s = %s;\n", ref_accum_ctype(s->accums[i].type), s->accums[i].name,
+                  s->accums[i].combine == COMBINE_SUM ? "0"
+                  : s->accums[i].combine == COMBINE_MIN ? "INFINITY" : "-INFINITY");
+    const char *i0 = s->reference.idx[0];
+    sb_printf(o, "    for (int64_t %s = 0; %s < ", i0, i0);
+    emit_elems(o, &(spec_array){.rank = 1, .dims = {s->arrays[s->tile_array].dims[0]}}, "");
+    sb_printf(o, "; ++%s) {\n", i0);
+    emit_body(o, &s->reference, &u->opts, "        ");
+    sb_puts(o, "    }\n");
+    for (int i = 0; i < s->naccums; ++i)
+        sb_printf(o, "    %s[0] = (%s)%s;\n", s->arrays[s->accums[i].into].name,
+                  ast_type_ctype(s->accums[i].type), s->accums[i].name);
+    sb_puts(o, "}\n\n");
+}
+
+/* ------------------------------------------------------------------ buffers */
+
+/* Every array gets a host copy, a reference copy (outputs) and a device buffer with room
+ * for a misaligning offset and a poisoned guard zone past its end. */
+static void emit_buffers(strbuf *o, const spec *s)
+{
+    sb_puts(o, "enum { PG_GUARD = 256 };\n\nstruct pg_buffers {\n");
+    for (int i = 0; i < s->narrays; ++i)
+        sb_printf(o, "    std::vector<unsigned char> h_%s, r_%s;\n    unsigned char *d_%s;\n"
+                     "    size_t n_%s;\n", s->arrays[i].name, s->arrays[i].name,
+                  s->arrays[i].name, s->arrays[i].name);
+    sb_puts(o, "};\n\n");
+}
+
+static bool has_sum_accum(const spec *s)
+{
+    for (int i = 0; i < s->naccums; ++i)
+        if (s->accums[i].combine == COMBINE_SUM)
+            return true;
+    return false;
+}
+
+/* Random values: floats in [-1, 1) ([0, 1) where a sum accumulator would otherwise cancel
+ * and hide a missing tile), integers in [-100, 100), bytes in [0, 256). */
+static void emit_random_fill(strbuf *o, const spec *s, const spec_array *arr)
+{
+    const char *t = ast_type_ctype(arr->type);
+    double lo = has_sum_accum(s) ? 0.0 : -1.0;
+    sb_printf(o, "    {\n        %s *p = (%s *)b.h_%s.data();\n", t, t, arr->name);
+    sb_printf(o, "        for (size_t e = 0; e < b.n_%s; ++e)\n            p[e] = ", arr->name);
+    switch (arr->type) {
+    case TY_INT: sb_puts(o, "(int)(pg_uniform() * 200.0) - 100;\n"); break;
+    case TY_UINT8: sb_puts(o, "(unsigned char)(pg_uniform() * 256.0);\n"); break;
+    case TY_HALF: sb_printf(o, "__float2half((float)(%g + pg_uniform() * %g));\n", lo, -lo + 1); break;
+    case TY_BF16: sb_printf(o, "__float2bfloat16((float)(%g + pg_uniform() * %g));\n", lo, -lo + 1); break;
+    default: sb_printf(o, "(%s)(%g + pg_uniform() * %g);\n", t, lo, -lo + 1); break;
+    }
+    sb_puts(o, "    }\n");
+}
+
+static void emit_alloc(strbuf *o, const spec *s)
+{
+    sb_printf(o, "static void pg_alloc(pg_buffers &b, const struct %s_args &sz)\n{\n", s->name);
+    for (int i = 0; i < s->narrays; ++i) {
+        const spec_array *arr = &s->arrays[i];
+        sb_printf(o, "    b.n_%s = (size_t)(", arr->name);
+        emit_elems(o, arr, "sz.");
+        sb_printf(o, ");\n    b.h_%s.resize(b.n_%s * %d);\n", arr->name, arr->name,
+                  ast_type_size(arr->type));
+        sb_printf(o, "    PG_CHECK(cudaMalloc(&b.d_%s, b.n_%s * %d + 16 + PG_GUARD));\n",
+                  arr->name, arr->name, ast_type_size(arr->type));
+        if (arr->dir != DIR_OUT)
+            emit_random_fill(o, s, arr);
+    }
+    sb_puts(o, "}\n\nstatic void pg_free(pg_buffers &b)\n{\n");
+    for (int i = 0; i < s->narrays; ++i)
+        sb_printf(o, "    PG_CHECK(cudaFree(b.d_%s));\n", s->arrays[i].name);
+    sb_puts(o, "}\n\n");
+}
+
+/* Upload: inputs are copied at offset `off` bytes; the bytes around them are garbage
+ * (inputs) or poison 0xff (outputs, checked afterwards). */
+static void emit_upload(strbuf *o, const spec *s)
+{
+    sb_printf(o, "static void pg_upload(pg_buffers &b, struct %s_args &a, size_t off)\n{\n",
+              s->name);
+    for (int i = 0; i < s->narrays; ++i) {
+        const spec_array *arr = &s->arrays[i];
+        const char *n = arr->name;
+        int esz = ast_type_size(arr->type);
+        sb_printf(o, "    {\n        std::vector<unsigned char> img(b.n_%s * %d + 16 + PG_GUARD);\n"
+                     "        for (size_t e = 0; e < img.size(); ++e)\n"
+                     "            img[e] = %s;\n", n, esz,
+                  arr->dir == DIR_OUT ? "0xff" : "(unsigned char)(pg_uniform() * 256.0)");
+        if (arr->dir != DIR_OUT)
+            sb_printf(o, "        if (b.n_%s)\n            memcpy(img.data() + off, b.h_%s.data(), "
+                         "b.h_%s.size());\n", n, n, n);
+        sb_printf(o, "        PG_CHECK(cudaMemcpy(b.d_%s, img.data(), img.size(), "
+                     "cudaMemcpyHostToDevice));\n", n);
+        sb_printf(o, "        a.%s = (%s%s *)(b.d_%s + off);\n    }\n", n,
+                  arr->dir == DIR_IN ? "const " : "",
+                  arr->type == TY_HALF ? "pipegen_half" : arr->type == TY_BF16 ? "pipegen_bf16"
+                                                                                : ast_type_ctype(arr->type),
+                  n);
+    }
+    sb_puts(o, "}\n\n");
+}
+
+/* ------------------------------------------------------------------ comparison */
+
+static void emit_compare_fn(strbuf *o)
+{
+    sb_puts(o,
+        "/* |got - want| <= atol + rtol * |want|; NaN never passes. */\n"
+        "static bool pg_close(double got, double want, double rtol, double atol)\n{\n"
+        "    if (isnan(got) || isnan(want))\n        return false;\n"
+        "    return fabs(got - want) <= atol + rtol * fabs(want);\n}\n\n"
+        "static int pg_failures = 0, pg_passes = 0;\n\n");
+}
+
+static const char *to_double(elem_type t)
+{
+    switch (t) {
+    case TY_HALF: return "(double)__half2float";
+    case TY_BF16: return "(double)__bfloat162float";
+    default: return "(double)";
+    }
+}
+
+static void emit_tolerance(strbuf *o, elem_type t, bool accum)
+{
+    switch (t) {
+    case TY_FLOAT: sb_puts(o, accum ? "2e-5, 1e-5" : "1e-5, 1e-6"); break;
+    case TY_DOUBLE: sb_puts(o, accum ? "1e-12, 1e-12" : "1e-12, 1e-14"); break;
+    case TY_HALF: case TY_BF16: sb_puts(o, accum ? "2e-2, 1e-2" : "1e-2, 1e-3"); break;
+    default: sb_puts(o, "0, 0"); break;
+    }
+}
+
+static bool is_accum_target(const spec *s, int array)
+{
+    for (int i = 0; i < s->naccums; ++i)
+        if (s->accums[i].into == array)
+            return true;
+    return false;
+}
+
+static void emit_check_outputs(strbuf *o, const spec *s)
+{
+    sb_puts(o, "/* Download the outputs, compare with the reference, check the guard zones. */\n"
+               "static bool pg_check(pg_buffers &b, size_t off, const char *what)\n{\n"
+               "    bool ok = true;\n");
+    for (int i = 0; i < s->narrays; ++i) {
+        const spec_array *arr = &s->arrays[i];
+        if (arr->dir == DIR_IN)
+            continue;
+        const char *n = arr->name, *t = ast_type_ctype(arr->type);
+        int esz = ast_type_size(arr->type);
+        sb_printf(o, "    {\n        std::vector<unsigned char> img(b.n_%s * %d + 16 + PG_GUARD);\n"
+                     "        PG_CHECK(cudaMemcpy(img.data(), b.d_%s, img.size(), "
+                     "cudaMemcpyDeviceToHost));\n", n, esz, n);
+        sb_printf(o, "        const %s *got = (const %s *)(img.data() + off);\n"
+                     "        const %s *want = (const %s *)b.r_%s.data();\n", t, t, t, t, n);
+        sb_printf(o, "        for (size_t e = 0; ok && e < b.n_%s; ++e)\n"
+                     "            if (!pg_close(%s(got[e]), %s(want[e]), ", n, to_double(arr->type),
+                  to_double(arr->type));
+        emit_tolerance(o, arr->type, is_accum_target(s, i));
+        sb_printf(o, ")) {\n                fprintf(stderr, \"FAIL %%s: %s[%%zu] = %%.9g, reference "
+                     "%%.9g\\n\", what, e, %s(got[e]), %s(want[e]));\n                ok = false;\n"
+                     "            }\n", n, to_double(arr->type), to_double(arr->type));
+        sb_printf(o, "        for (size_t e = off + b.n_%s * %d; ok && e < img.size(); ++e)\n"
+                     "            if (img[e] != 0xff) {\n"
+                     "                fprintf(stderr, \"FAIL %%s: byte %%zu past the end of %s was "
+                     "written\\n\", what, e - off - b.n_%s * %d);\n                ok = false;\n"
+                     "            }\n    }\n", n, esz, n, n, esz);
+    }
+    sb_puts(o, "    return ok;\n}\n\n");
+}
+
+/* ------------------------------------------------------------------ cases */
+
+static const spec_array *tile_array(const spec *s) { return &s->arrays[s->tile_array]; }
+
+static void emit_set_sizes(strbuf *o, const spec *s)
+{
+    sb_printf(o, "static struct %s_args pg_sized(int64_t pg_n)\n{\n    struct %s_args a;\n"
+                 "    memset(&a, 0, sizeof a);\n", s->name, s->name);
+    for (int i = 0; i < s->nsizes; ++i)
+        sb_printf(o, "    a.%s = pg_n;\n", s->sizes[i]);
+    for (int i = 0; i < s->nparams; ++i) {
+        const spec_param *p = &s->params[i];
+        const char *v = p->type == TY_INT ? "(int)(pg_uniform() * 10.0) + 1"
+                        : p->type == TY_UINT8 ? "(unsigned char)(pg_uniform() * 10.0) + 1"
+                        : p->type == TY_HALF ? "__float2half((float)(0.5 + pg_uniform()))"
+                        : p->type == TY_BF16 ? "__float2bfloat16((float)(0.5 + pg_uniform()))"
+                                             : "0.5 + pg_uniform()";
+        sb_printf(o, "    a.%s = %s;\n", p->name, v);
+    }
+    sb_puts(o, "    return a;\n}\n\n");
+}
+
+/* One case: size n, pointer offset, forced grid (0: planned). Runs the reference once, the
+ * launcher twice (the second run must give the same bits where there are accumulators). */
+static void emit_run_case(strbuf *o, const spec *s)
+{
+    sb_printf(o, "static void pg_case(int64_t pg_n, size_t off, unsigned grid)\n{\n"
+                 "    char what[160];\n"
+                 "    snprintf(what, sizeof what, \"n=%%lld offset=%%zu grid=%%u\", (long long)pg_n, "
+                 "off, grid);\n"
+                 "    struct %s_args a = pg_sized(pg_n);\n    pg_buffers b;\n    pg_alloc(b, a);\n"
+                 "    struct %s_args h = a;\n", s->name, s->name);
+    for (int i = 0; i < s->narrays; ++i) {
+        const spec_array *arr = &s->arrays[i];
+        if (arr->dir != DIR_IN)
+            sb_printf(o, "    b.r_%s = b.h_%s;\n    b.r_%s.resize(b.h_%s.size());\n", arr->name,
+                      arr->name, arr->name, arr->name);
+        sb_printf(o, "    h.%s = (decltype(h.%s))(b.%c_%s.data());\n", arr->name, arr->name,
+                  arr->dir == DIR_IN ? 'h' : 'r', arr->name);
+    }
+    sb_puts(o, "    pg_reference(&h);\n    pg_upload(b, a, off);\n"
+               "    pipert_launch_opts opts;\n    memset(&opts, 0, sizeof opts);\n"
+               "    opts.grid_blocks = grid;\n    void *ws = NULL;\n");
+    if (s->naccums)
+        sb_printf(o, "    a.workspace_bytes = %s_workspace_bytes(&a, &opts);\n"
+                     "    PG_CHECK(cudaMalloc(&ws, a.workspace_bytes));\n    a.workspace = ws;\n",
+                  s->name);
+    sb_printf(o, "    PG_CHECK(%s_launch_ex(&a, 0, &opts));\n    PG_CHECK(cudaDeviceSynchronize());\n"
+                 "    bool ok = pg_check(b, off, what);\n", s->name);
+    for (int i = 0; i < s->naccums; ++i) {
+        const char *n = s->arrays[s->accums[i].into].name;
+        int esz = ast_type_size(s->accums[i].type);
+        sb_printf(o, "    if (ok) {\n        unsigned char first[%d], again[%d];\n"
+                     "        PG_CHECK(cudaMemcpy(first, a.%s, %d, cudaMemcpyDeviceToHost));\n"
+                     "        PG_CHECK(%s_launch_ex(&a, 0, &opts));\n"
+                     "        PG_CHECK(cudaMemcpy(again, a.%s, %d, cudaMemcpyDeviceToHost));\n"
+                     "        if (memcmp(first, again, %d)) {\n"
+                     "            fprintf(stderr, \"FAIL %%s: %s differs between two runs\\n\", what);\n"
+                     "            ok = false;\n        }\n    }\n",
+                  esz, esz, n, esz, s->name, n, esz, esz, n);
+    }
+    sb_puts(o, "    if (ws)\n        PG_CHECK(cudaFree(ws));\n    pg_free(b);\n"
+               "    if (ok)\n        ++pg_passes;\n    else\n        ++pg_failures;\n}\n\n");
+}
+
+static void emit_main(strbuf *o, const emit_unit *u)
+{
+    const spec *s = u->spec;
+    long long tile = s->tile[0];
+    int S = s->nstages_ring;
+    (void)tile_array;
+    sb_printf(o, "int main(void)\n{\n    const int64_t T = %lld;\n", tile);
+    sb_puts(o, "    /* PG_TEST_QUICK (set under the sanitizers) leaves out the largest size. */\n"
+               "    const bool quick = getenv(\"PG_TEST_QUICK\") != NULL;\n"
+               "    const int64_t sizes[] = {0, 1, T - 1, T, T + 1, 3 * T + 7, 1000003, "
+               "(1LL << 26) + 3};\n"
+               "    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)\n"
+               "        if (sizes[i] >= 0 && !(quick && sizes[i] > (1 << 22)))\n"
+               "            pg_case(sizes[i], 0, 0);\n");
+    sb_puts(o, "    /* Misaligned pointers: every copy width and the element-size fallback. */\n"
+               "    for (size_t off = 1; off < 16; off *= 2)\n"
+               "        if (off % sizeof(");
+    sb_puts(o, ast_type_ctype(tile_array(s)->type));
+    sb_puts(o, ") == 0) {\n            pg_case(T + 1, off, 0);\n            pg_case(1000003, off, 0);\n"
+               "        }\n");
+    sb_printf(o, "    /* Forced grids: blocks with 0, 1, < stages, = stages and > stages trips. */\n"
+                 "    const int S = %d;\n"
+                 "    const int64_t n = 37 * T + 5, tiles = 38;\n"
+                 "    const unsigned grids[] = {(unsigned)tiles + 5, (unsigned)tiles,\n"
+                 "        (unsigned)((tiles + S - 2) / (S > 1 ? S - 1 : 1)), (unsigned)((tiles + S - 1) / S),\n"
+                 "        (unsigned)((tiles + S) / (S + 1)), 7, 2, 1};\n"
+                 "    for (size_t i = 0; i < sizeof grids / sizeof grids[0]; ++i)\n"
+                 "        pg_case(n, 0, grids[i]);\n"
+                 "    pg_case(T - 1, 0, 3);\n", S);
+    sb_printf(o, "    printf(\"%s: %%d passed, %%d failed\\n\", pg_passes, pg_failures);\n"
+                 "    return pg_failures ? 1 : 0;\n}\n", s->name);
+}
+
+void emit_test(strbuf *o, const emit_unit *u)
+{
+    const spec *s = u->spec;
+    emit_common(o, u, "Differential test");
+    emit_reference(o, u);
+    emit_buffers(o, s);
+    emit_alloc(o, s);
+    emit_upload(o, s);
+    emit_compare_fn(o);
+    emit_check_outputs(o, s);
+    emit_set_sizes(o, s);
+    emit_run_case(o, s);
+    emit_main(o, u);
+}
+
+/* ------------------------------------------------------------------ bench */
+
+/* Bytes the pipeline must move: inputs read once, outputs written once. */
+static void emit_bytes_moved(strbuf *o, const spec *s)
+{
+    sb_puts(o, "    double bytes = 0;\n");
+    for (int i = 0; i < s->narrays; ++i) {
+        const spec_array *arr = &s->arrays[i];
+        sb_printf(o, "    bytes += %d.0 * (double)(b.n_%s) * %d;\n",
+                  arr->dir == DIR_INOUT ? 2 : 1, arr->name, ast_type_size(arr->type));
+    }
+}
+
+void emit_bench(strbuf *o, const emit_unit *u)
+{
+    const spec *s = u->spec;
+    emit_common(o, u, "Benchmark");
+    emit_buffers(o, s);
+    emit_alloc(o, s);
+    emit_set_sizes(o, s);
+    sb_puts(o, "static float pg_median(std::vector<float> v)\n{\n"
+               "    std::sort(v.begin(), v.end());\n    return v[v.size() / 2];\n}\n\n");
+    sb_puts(o, "int main(int argc, char **argv)\n{\n"
+               "    const int64_t n = argc > 1 ? atoll(argv[1]) : (1LL << 28);\n"
+               "    const int reps = argc > 2 ? atoi(argv[2]) : 30;\n"
+               "    struct ");
+    sb_printf(o, "%s_args a = pg_sized(n);\n    pg_buffers b;\n    pg_alloc(b, a);\n", s->name);
+    for (int i = 0; i < s->narrays; ++i) {
+        const spec_array *arr = &s->arrays[i];
+        sb_printf(o, "    PG_CHECK(cudaMemcpy(b.d_%s, b.h_%s.data(), b.h_%s.size(), "
+                     "cudaMemcpyHostToDevice));\n    a.%s = (decltype(a.%s))b.d_%s;\n", arr->name,
+                  arr->name, arr->name, arr->name, arr->name, arr->name);
+    }
+    if (s->naccums)
+        sb_printf(o, "    a.workspace_bytes = %s_workspace_bytes(&a, NULL);\n"
+                     "    PG_CHECK(cudaMalloc(&a.workspace, a.workspace_bytes));\n", s->name);
+    emit_bytes_moved(o, s);
+    sb_printf(o,
+        "    /* The reference: cudaMemcpy device to device moving as many bytes (read+write). */\n"
+        "    size_t copy_bytes = (size_t)(bytes / 2) & ~(size_t)255;\n"
+        "    unsigned char *c0, *c1;\n"
+        "    PG_CHECK(cudaMalloc(&c0, copy_bytes));\n    PG_CHECK(cudaMalloc(&c1, copy_bytes));\n"
+        "    PG_CHECK(cudaMemset(c0, 1, copy_bytes));\n"
+        "    cudaEvent_t e0, e1;\n    PG_CHECK(cudaEventCreate(&e0));\n"
+        "    PG_CHECK(cudaEventCreate(&e1));\n"
+        "    std::vector<float> tk, tc;\n"
+        "    for (int r = 0; r < reps + 5; ++r) {\n"
+        "        PG_CHECK(cudaEventRecord(e0));\n"
+        "        PG_CHECK(%s_launch(&a, 0));\n"
+        "        PG_CHECK(cudaEventRecord(e1));\n        PG_CHECK(cudaEventSynchronize(e1));\n"
+        "        float ms;\n        PG_CHECK(cudaEventElapsedTime(&ms, e0, e1));\n"
+        "        if (r >= 5)\n            tk.push_back(ms);\n"
+        "        PG_CHECK(cudaEventRecord(e0));\n"
+        "        PG_CHECK(cudaMemcpy(c1, c0, copy_bytes, cudaMemcpyDeviceToDevice));\n"
+        "        PG_CHECK(cudaEventRecord(e1));\n        PG_CHECK(cudaEventSynchronize(e1));\n"
+        "        PG_CHECK(cudaEventElapsedTime(&ms, e0, e1));\n"
+        "        if (r >= 5)\n            tc.push_back(ms);\n    }\n"
+        "    double gbs = bytes / (pg_median(tk) * 1e-3) / 1e9;\n"
+        "    double ref = 2.0 * (double)copy_bytes / (pg_median(tc) * 1e-3) / 1e9;\n"
+        "    printf(\"BENCH %s n=%%lld %%.1f GB/s d2d=%%.1f GB/s ratio=%%.3f\\n\", (long long)n, gbs, "
+        "ref, gbs / ref);\n"
+        "    pg_free(b);\n    return 0;\n}\n", s->name, s->name);
+}

@@ -1,0 +1,389 @@
+/* main: the command line. Read the spec, check it, plan one schedule per architecture,
+ * verify every schedule, and only then write the outputs, each through a temporary file
+ * renamed into place, so that an error leaves nothing behind. */
+#include "pipegen.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct options {
+    const char *input;
+    const char *output;          /* -o; "-" for stdout */
+    const char *header;          /* --header */
+    const char *test_out;        /* --emit-test= */
+    const char *bench_out;       /* --emit-bench= */
+    const char *depfile;         /* -MF (with -MD) */
+    const char *dep_target;      /* -MT */
+    bool depend;                 /* -MD */
+    bool lines;
+    bool verify_only, dump_ast, dump_ir;
+    mech lower;                  /* MECH__COUNT: as the spec says */
+    int grid;                    /* --grid: -1 as the spec says, else an ast_grid */
+    fault_kind fault;
+    target tgt;
+} options;
+
+static const char usage[] =
+    "usage: pipegen [options] SPEC.pipe\n"
+    "\n"
+    "  -o FILE             write the CUDA source to FILE (and its header beside it, .cuh);\n"
+    "                      '-' writes the source to standard output\n"
+    "  --header FILE       write the header to FILE\n"
+    "  --lower=NAME        lower every staged array with mechanism NAME\n"
+    "  --arch=LIST         target architectures, e.g. sm_80,sm_90 (default sm_80,sm_90)\n"
+    "  --grid=KIND         per_tile or persistent, overriding the spec's 'grid'\n"
+    "  --list-lowerings    list the mechanisms and exit\n"
+    "  --verify            check the spec and prove its schedules; write nothing\n"
+    "  --emit-test=FILE    also write a standalone differential test driver\n"
+    "  --emit-bench=FILE   also write a standalone benchmark driver\n"
+    "  -MD, -MF FILE, -MT TARGET\n"
+    "                      write a make depfile (as gcc does)\n"
+    "  --no-lines          no #line directives into the spec\n"
+    "  --dump-ast, --dump-ir\n"
+    "                      print the AST or the schedule IR and exit\n"
+    "  --inject-fault=KIND corrupt the schedule before verification (testing the verifier)\n"
+    "  --version, --help\n";
+
+/* ------------------------------------------------------------------ options */
+
+static bool parse_arch(const char *list, target *t, diag_ctx *d)
+{
+    t->narch = 0;
+    const char *p = list;
+    while (*p) {
+        int sm = 0, n = 0;
+        if (sscanf(p, "sm_%d%n", &sm, &n) != 1 || (sm != 80 && sm != 86 && sm != 87 && sm != 89
+                                                   && sm != 90)) {
+            diag_fatal_noloc(d, "bad --arch '%s' (expected a list of sm_80, sm_86, sm_87, "
+                             "sm_89, sm_90)", list);
+            return false;
+        }
+        for (int i = 0; i < t->narch; ++i)
+            if (t->sm[i] == sm)
+                sm = 0;
+        if (sm && t->narch == MAX_ARCHS) {
+            diag_fatal_noloc(d, "too many architectures in --arch");
+            return false;
+        }
+        if (sm)
+            t->sm[t->narch++] = sm;
+        p += n;
+        if (*p == ',')
+            ++p;
+        else if (*p) {
+            diag_fatal_noloc(d, "bad --arch '%s'", list);
+            return false;
+        }
+    }
+    /* Ascending order: the launcher tries the highest first. */
+    for (int i = 1; i < t->narch; ++i)
+        for (int j = i; j > 0 && t->sm[j - 1] > t->sm[j]; --j) {
+            int x = t->sm[j];
+            t->sm[j] = t->sm[j - 1];
+            t->sm[j - 1] = x;
+        }
+    return t->narch > 0;
+}
+
+static const char *opt_value(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+    return strncmp(arg, name, n) == 0 && arg[n] == '=' ? arg + n + 1 : NULL;
+}
+
+static bool parse_value_opt(options *o, const char *arg, diag_ctx *d)
+{
+    const char *v;
+    if ((v = opt_value(arg, "--lower"))) {
+        o->lower = mech_from_name(v);
+        if (o->lower == MECH__COUNT) {
+            diag_fatal_noloc(d, "unknown lowering '%s' (pipegen --list-lowerings)", v);
+            return false;
+        }
+    } else if ((v = opt_value(arg, "--grid"))) {
+        if (strcmp(v, "per_tile") && strcmp(v, "persistent")) {
+            diag_fatal_noloc(d, "bad --grid '%s' (expected per_tile or persistent)", v);
+            return false;
+        }
+        o->grid = strcmp(v, "per_tile") ? GRID_PERSISTENT : GRID_PER_TILE;
+    } else if ((v = opt_value(arg, "--arch"))) {
+        return parse_arch(v, &o->tgt, d);
+    } else if ((v = opt_value(arg, "--emit-test"))) {
+        o->test_out = v;
+    } else if ((v = opt_value(arg, "--emit-bench"))) {
+        o->bench_out = v;
+    } else if ((v = opt_value(arg, "--inject-fault"))) {
+        o->fault = verify_fault_from_name(v);
+        if (o->fault == FAULT__COUNT || o->fault == FAULT_NONE) {
+            diag_fatal_noloc(d, "unknown fault kind '%s'", v);
+            return false;
+        }
+    } else {
+        diag_fatal_noloc(d, "unknown option '%s' (pipegen --help)", arg);
+        return false;
+    }
+    return true;
+}
+
+static void list_lowerings(void)
+{
+    for (int m = 0; m < MECH__COUNT; ++m)
+        printf("%-18s %-6s %s\n", mech_name((mech)m),
+               mech_min_sm((mech)m) ? (mech_min_sm((mech)m) == 90 ? "sm_90" : "sm_80") : "all",
+               mech_implemented((mech)m) ? "implemented" : "not implemented yet");
+}
+
+/* Returns 0 to go on, or the exit status (+1) for options that finish the run. */
+static int parse_args(int argc, char **argv, options *o, diag_ctx *d)
+{
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        bool has_next = i + 1 < argc;
+        if ((!strcmp(a, "-o") || !strcmp(a, "--header") || !strcmp(a, "-MF")
+             || !strcmp(a, "-MT")) && !has_next) {
+            diag_fatal_noloc(d, "option '%s' needs an argument", a);
+            return 2;
+        }
+        if (!strcmp(a, "-o")) o->output = argv[++i];
+        else if (!strcmp(a, "--header")) o->header = argv[++i];
+        else if (!strcmp(a, "-MF")) o->depfile = argv[++i];
+        else if (!strcmp(a, "-MT")) o->dep_target = argv[++i];
+        else if (!strcmp(a, "-MD")) o->depend = true;
+        else if (!strcmp(a, "--no-lines")) o->lines = false;
+        else if (!strcmp(a, "--verify")) o->verify_only = true;
+        else if (!strcmp(a, "--dump-ast")) o->dump_ast = true;
+        else if (!strcmp(a, "--dump-ir")) o->dump_ir = true;
+        else if (!strcmp(a, "--version")) { printf("pipegen %s\n", PIPEGEN_VERSION); return 1; }
+        else if (!strcmp(a, "--help")) { fputs(usage, stdout); return 1; }
+        else if (!strcmp(a, "--list-lowerings")) { list_lowerings(); return 1; }
+        else if (a[0] == '-' && a[1]) { if (!parse_value_opt(o, a, d)) return 2; }
+        else if (o->input) { diag_fatal_noloc(d, "more than one input file"); return 2; }
+        else o->input = a;
+    }
+    if (!o->input) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ files */
+
+static char *read_file(arena *a, const char *path, size_t *len, diag_ctx *d)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+    if (!f) {
+        diag_fatal_noloc(d, "cannot read '%s': %s", path, strerror(errno));
+        return NULL;
+    }
+    strbuf sb;
+    sb_init(&sb, a);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        sb_putn(&sb, buf, n);
+    bool bad = ferror(f);
+    if (f != stdin)
+        fclose(f);
+    if (bad) {
+        diag_fatal_noloc(d, "cannot read '%s'", path);
+        return NULL;
+    }
+    *len = sb.len;
+    return sb.data;
+}
+
+/* Outputs are staged in temporary files and renamed into place only when all are ready. */
+typedef struct pending {
+    const char *path, *tmp;
+} pending;
+
+static bool stage_file(arena *a, pending *p, const char *path, const strbuf *text, diag_ctx *d)
+{
+    p->path = path;
+    p->tmp = arena_printf(a, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(p->tmp, "wb");
+    if (!f) {
+        diag_fatal_noloc(d, "cannot write '%s': %s", path, strerror(errno));
+        p->tmp = NULL;
+        return false;
+    }
+    bool ok = fwrite(text->data, 1, text->len, f) == text->len;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok)
+        diag_fatal_noloc(d, "cannot write '%s'", path);
+    return ok;
+}
+
+static bool commit_files(pending *files, int n, bool ok, diag_ctx *d)
+{
+    for (int i = 0; i < n; ++i) {
+        if (!files[i].tmp)
+            continue;
+        if (ok && rename(files[i].tmp, files[i].path) != 0) {
+            diag_fatal_noloc(d, "cannot write '%s': %s", files[i].path, strerror(errno));
+            ok = false;
+        }
+    }
+    if (!ok)
+        for (int i = 0; i < n; ++i)
+            if (files[i].tmp)
+                remove(files[i].tmp);
+    return ok;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* "dir/out.cu" -> "dir/out" + ext */
+static const char *with_ext(arena *a, const char *path, const char *ext)
+{
+    const char *dot = strrchr(path, '.');
+    const char *slash = strrchr(path, '/');
+    size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - path) : strlen(path);
+    return arena_printf(a, "%.*s%s", (int)n, path, ext);
+}
+
+static const char *guard_of(arena *a, const char *header)
+{
+    char *g = arena_printf(a, "PIPEGEN_%s_", base_name(header));
+    for (char *p = g; *p; ++p)
+        *p = (*p >= 'a' && *p <= 'z') ? (char)(*p - 32)
+             : ((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) ? *p : '_';
+    return g;
+}
+
+/* ------------------------------------------------------------------ the run */
+
+typedef struct run {
+    arena *a;
+    diag_ctx d;
+    options o;
+    spec s;
+    emit_unit u;
+} run;
+
+static bool plan_all(run *r)
+{
+    const spec *s = &r->s;
+    mech m = r->o.lower != MECH__COUNT ? r->o.lower : s->mech;
+    r->u.spec = s;
+    r->u.scheds = arena_alloc(r->a, sizeof(sched *) * MAX_ARCHS);
+    for (int i = 0; i < r->o.tgt.narch; ++i) {
+        sched *sc = plan_schedule(r->a, &r->d, s, m, r->o.tgt.sm[i]);
+        if (!sc)
+            return false;
+        if (r->o.fault != FAULT_NONE && !verify_inject(sc, r->o.fault)) {
+            fprintf(stderr, "pipegen: fault '%s' is not applicable to the %s lowering\n",
+                    verify_fault_name(r->o.fault), mech_name(sc->mech));
+            exit(2);
+        }
+        if (r->o.dump_ir)
+            ir_dump(stdout, sc);
+        if (!verify_schedule(&r->d, sc))
+            return false;
+        r->u.scheds[r->u.nscheds++] = sc;
+    }
+    return true;
+}
+
+static void write_depfile(run *r, strbuf *sb, const char *cu, const char *cuh)
+{
+    sb_init(sb, r->a);
+    if (r->o.dep_target)
+        sb_puts(sb, r->o.dep_target);
+    else
+        sb_printf(sb, "%s %s", cu, cuh);
+    sb_printf(sb, ": %s\n", r->o.input);
+}
+
+static bool emit_all(run *r)
+{
+    const options *o = &r->o;
+    bool to_stdout = o->output && !strcmp(o->output, "-");
+    const char *cu = o->output ? o->output : arena_printf(r->a, "%s.cu", r->s.name);
+    const char *cuh = o->header ? o->header
+                      : to_stdout ? arena_printf(r->a, "%s.cuh", r->s.name)
+                                  : with_ext(r->a, cu, ".cuh");
+    r->u.opts = (emit_opts){.lines = o->lines, .spec_path = o->input,
+                            .source_name = to_stdout ? "<stdout>" : base_name(cu),
+                            .header_name = base_name(cuh), .guard = guard_of(r->a, cuh)};
+    strbuf text[5];
+    pending files[5] = {{0}};
+    int nfiles = 0;
+    bool ok = true;
+    sb_init(&text[0], r->a);
+    emit_source(&text[0], &r->u);
+    if (to_stdout)
+        fwrite(text[0].data, 1, text[0].len, stdout);
+    else
+        ok = stage_file(r->a, &files[nfiles++], cu, &text[0], &r->d);
+    if (ok && (!to_stdout || o->header)) {
+        sb_init(&text[1], r->a);
+        emit_header(&text[1], &r->u);
+        ok = stage_file(r->a, &files[nfiles++], cuh, &text[1], &r->d);
+    }
+    if (ok && o->test_out) {
+        sb_init(&text[2], r->a);
+        emit_test(&text[2], &r->u);
+        ok = stage_file(r->a, &files[nfiles++], o->test_out, &text[2], &r->d);
+    }
+    if (ok && o->bench_out) {
+        sb_init(&text[3], r->a);
+        emit_bench(&text[3], &r->u);
+        ok = stage_file(r->a, &files[nfiles++], o->bench_out, &text[3], &r->d);
+    }
+    if (ok && o->depend) {
+        write_depfile(r, &text[4], cu, cuh);
+        ok = stage_file(r->a, &files[nfiles++], o->depfile ? o->depfile : with_ext(r->a, cu, ".d"),
+                        &text[4], &r->d);
+    }
+    return commit_files(files, nfiles, ok, &r->d);
+}
+
+static int compile(run *r)
+{
+    size_t len = 0;
+    char *src = read_file(r->a, r->o.input, &len, &r->d);
+    if (!src)
+        return 1;
+    diag_init(&r->d, stderr, r->o.input, src, len);
+    ast_file *f = parse_source(r->a, &r->d, r->o.input, src, len);
+    if (r->d.errors)
+        return 1;
+    if (r->o.dump_ast) {
+        ast_dump(stdout, f);
+        return 0;
+    }
+    if (!sema_check(r->a, &r->d, f, &r->o.tgt, &r->s))
+        return 1;
+    r->s.file = base_name(r->o.input);
+    if (r->o.grid >= 0)
+        r->s.grid = (ast_grid)r->o.grid;
+    if (!plan_all(r))
+        return 1;
+    if (r->o.verify_only || r->o.dump_ir)
+        return 0;
+    return emit_all(r) ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    run r = {.a = arena_new()};
+    diag_init(&r.d, stderr, "pipegen", "", 0);
+    r.o = (options){.lines = true, .lower = MECH__COUNT, .fault = FAULT_NONE,
+                  .grid = -1};
+    parse_arch("sm_80,sm_90", &r.o.tgt, &r.d);
+    int status = parse_args(argc, argv, &r.o, &r.d);
+    if (status)
+        status -= 1;
+    else
+        status = compile(&r);
+    arena_free(r.a);
+    return status;
+}

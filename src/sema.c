@@ -1,0 +1,669 @@
+/* sema: check the AST and build the spec that planning works from.
+ *
+ * Every rule of the language that does not depend on the mechanism lives here: names and
+ * their kinds, types, ranks, extents, regions (affine in the tile origins and the step
+ * variable), option values, one compute body, the shared-memory budget per architecture.
+ * All errors are reported (sema does not stop at the first one). */
+#include "pipegen.h"
+
+#include <string.h>
+
+/* ------------------------------------------------------------------ mechanisms */
+
+static const struct {
+    const char *name;
+    int min_sm;
+    bool implemented;
+} mech_table[MECH__COUNT] = {
+    [MECH_SYNC] = {"sync", 0, true},
+    [MECH_CG] = {"cg", 80, false},
+    [MECH_BARRIER] = {"barrier", 80, false},
+    [MECH_PIPELINE] = {"pipeline", 80, false},
+    [MECH_PIPELINE_ROLES] = {"pipeline-roles", 80, false},
+    [MECH_PIPELINE_THREAD] = {"pipeline-thread", 80, false},
+    [MECH_PRIMITIVES] = {"primitives", 80, false},
+    [MECH_CP_ASYNC] = {"cp.async", 80, true},
+    [MECH_CP_ASYNC_MBARRIER] = {"cp.async.mbarrier", 80, false},
+    [MECH_BULK] = {"bulk", 90, false},
+    [MECH_TENSOR] = {"tensor", 90, false},
+    [MECH_AUTO] = {"auto", 0, true},
+};
+
+mech mech_from_name(const char *name)
+{
+    for (int m = 0; m < MECH__COUNT; ++m)
+        if (strcmp(mech_table[m].name, name) == 0)
+            return (mech)m;
+    return MECH__COUNT;
+}
+
+const char *mech_name(mech m) { return mech_table[m].name; }
+int mech_min_sm(mech m) { return mech_table[m].min_sm; }
+bool mech_implemented(mech m) { return mech_table[m].implemented; }
+
+long long sema_smem_limit(int sm)
+{
+    switch (sm) {
+    case 80: case 87: return 163 * 1024;
+    case 86: case 89: return 99 * 1024;
+    case 90: case 100: return 227 * 1024;
+    default: return 48 * 1024;
+    }
+}
+
+int sema_ring_slots(const spec *s)
+{
+    /* One block per tile with no inner steps runs one step per block: a ring of one. */
+    bool one_step = s->grid == GRID_PER_TILE && !s->has_steps && s->march == 0;
+    return one_step ? 1 : s->nstages_ring;
+}
+
+/* ------------------------------------------------------------------ the checker */
+
+typedef struct checker {
+    arena *a;
+    diag_ctx *d;
+    const target *tgt;
+    spec *s;
+    /* every declared name, for duplicate checks */
+    struct decl { const char *name; srcloc loc; const char *what; } *decls;
+    int ndecls, cap_decls;
+    /* the first item of each kind that may appear once, for duplicate checks */
+    const ast_item *once[IT_BODY + 1 + BODY_REFERENCE + 1];
+    const ast_item *stage_of[64];   /* per array: the item that staged it */
+} checker;
+
+static const char *item_word(const ast_item *it)
+{
+    static const char *words[] = {
+        [IT_THREADS] = "threads", [IT_STAGES] = "stages", [IT_PRODUCER_WARPS] = "producer_warps",
+        [IT_GRID] = "grid", [IT_TILE] = "tile", [IT_STEPS] = "steps", [IT_MARCH] = "march",
+    };
+    static const char *bodies[] = {
+        [BODY_ELEMENTWISE] = "compute", [BODY_STEP] = "compute", [BODY_PROLOGUE] = "prologue",
+        [BODY_EPILOGUE] = "epilogue", [BODY_REFERENCE] = "reference",
+    };
+    return it->kind == IT_BODY ? bodies[it->body_kind] : words[it->kind];
+}
+
+/* Items that may appear once; bodies count per kind (both compute kinds share one slot). */
+static bool check_once(checker *c, const ast_item *it)
+{
+    int slot = it->kind;
+    if (it->kind == IT_BODY)
+        slot = IT_BODY + 1 + (it->body_kind == BODY_STEP ? BODY_ELEMENTWISE : it->body_kind);
+    if (c->once[slot]) {
+        diag_error(c->d, it->loc, "duplicate '%s'", item_word(it));
+        diag_note(c->d, c->once[slot]->loc, "first given here");
+        return false;
+    }
+    c->once[slot] = it;
+    return true;
+}
+
+static const struct decl *find_decl(const checker *c, const char *name)
+{
+    for (int i = 0; i < c->ndecls; ++i)
+        if (strcmp(c->decls[i].name, name) == 0)
+            return &c->decls[i];
+    return NULL;
+}
+
+static bool declare(checker *c, const char *name, srcloc loc, const char *what)
+{
+    const struct decl *prev = find_decl(c, name);
+    if (prev) {
+        diag_error(c->d, loc, "'%s' is already declared as %s", name, prev->what);
+        diag_note(c->d, prev->loc, "declared here");
+        return false;
+    }
+    if (strncmp(name, "pg_", 3) == 0) {
+        diag_error(c->d, loc, "names beginning with 'pg_' are reserved for generated code");
+        return false;
+    }
+    c->decls = arena_grow(c->a, c->decls, &c->cap_decls, c->ndecls + 1, sizeof *c->decls);
+    c->decls[c->ndecls++] = (struct decl){name, loc, what};
+    return true;
+}
+
+static int find_array(const spec *s, const char *name)
+{
+    for (int i = 0; i < s->narrays; ++i)
+        if (strcmp(s->arrays[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static bool is_size(const spec *s, const char *name)
+{
+    for (int i = 0; i < s->nsizes; ++i)
+        if (strcmp(s->sizes[i], name) == 0)
+            return true;
+    return false;
+}
+
+static void add_size(checker *c, const ast_extent *e)
+{
+    spec *s = c->s;
+    if (!e->name || is_size(s, e->name))
+        return;
+    const struct decl *prev = find_decl(c, e->name);
+    if (prev) {
+        diag_error(c->d, e->loc, "'%s' is declared as %s, not a size", e->name, prev->what);
+        return;
+    }
+    declare(c, e->name, e->loc, "a size");
+    int cap = s->nsizes;
+    s->sizes = arena_grow(c->a, (void *)s->sizes, &cap, s->nsizes + 1, sizeof *s->sizes);
+    s->sizes[s->nsizes++] = e->name;
+}
+
+/* ---- declarations: params, arrays, accumulators ---- */
+
+static void check_param(checker *c, const ast_item *it)
+{
+    if (!declare(c, it->name, it->name_loc, "a parameter"))
+        return;
+    spec *s = c->s;
+    int cap = s->nparams;
+    s->params = arena_grow(c->a, s->params, &cap, s->nparams + 1, sizeof *s->params);
+    s->params[s->nparams++] = (spec_param){it->name_loc, it->name, it->type};
+}
+
+static void check_array(checker *c, const ast_item *it)
+{
+    if (!declare(c, it->name, it->name_loc, "an array"))
+        return;
+    spec *s = c->s;
+    if (s->narrays == 64) {
+        diag_error(c->d, it->loc, "too many arrays (at most 64)");
+        return;
+    }
+    for (int d = 0; d < it->rank; ++d) {
+        if (!it->dims[d].name && it->dims[d].value <= 0)
+            diag_error(c->d, it->dims[d].loc, "array extents must be positive");
+        add_size(c, &it->dims[d]);
+    }
+    int cap = s->narrays;
+    s->arrays = arena_grow(c->a, s->arrays, &cap, s->narrays + 1, sizeof *s->arrays);
+    spec_array *arr = &s->arrays[s->narrays++];
+    *arr = (spec_array){.loc = it->name_loc, .name = it->name, .type = it->type,
+                        .dir = it->dir, .rank = it->rank, .staged = -1};
+    memcpy(arr->dims, it->dims, sizeof arr->dims);
+}
+
+static void check_accum(checker *c, const ast_item *it)
+{
+    spec *s = c->s;
+    if (!declare(c, it->name, it->name_loc, "an accumulator"))
+        return;
+    int into = find_array(s, it->into);
+    if (into < 0) {
+        diag_error(c->d, it->into_loc, "unknown array '%s'", it->into);
+        return;
+    }
+    const spec_array *arr = &s->arrays[into];
+    if (arr->dir != DIR_OUT || arr->rank != 1) {
+        diag_error(c->d, it->into_loc, "an accumulator combines into an 'out' array of rank 1");
+        return;
+    }
+    if (arr->type != it->type) {
+        diag_error(c->d, it->type_loc, "accumulator type %s does not match %s '%s'",
+                   ast_type_name(it->type), ast_type_name(arr->type), arr->name);
+        return;
+    }
+    for (int i = 0; i < s->naccums; ++i)
+        if (s->accums[i].into == into) {
+            diag_error(c->d, it->into_loc, "'%s' already receives accumulator '%s'",
+                       arr->name, s->accums[i].name);
+            return;
+        }
+    int cap = s->naccums;
+    s->accums = arena_grow(c->a, s->accums, &cap, s->naccums + 1, sizeof *s->accums);
+    s->accums[s->naccums++] = (spec_accum){it->name_loc, it->name, it->type, it->combine, into};
+}
+
+/* ---- schedule items ---- */
+
+static bool in_range(checker *c, const ast_item *it, long long lo, long long hi)
+{
+    if (it->value < lo || it->value > hi) {
+        diag_error(c->d, it->value_loc, "'%s' must be between %lld and %lld", item_word(it),
+                   lo, hi);
+        return false;
+    }
+    return true;
+}
+
+static void check_scalar_item(checker *c, const ast_item *it)
+{
+    spec *s = c->s;
+    switch (it->kind) {
+    case IT_THREADS:
+        if (in_range(c, it, 32, 1024)) {
+            if (it->value % 32)
+                diag_error(c->d, it->value_loc, "threads must be a multiple of 32 (a warp)");
+            s->threads = (int)it->value;
+        }
+        break;
+    case IT_STAGES:
+        if (in_range(c, it, 1, 16))
+            s->nstages_ring = (int)it->value;
+        break;
+    case IT_PRODUCER_WARPS:
+        if (in_range(c, it, 0, 31))
+            s->producer_warps = (int)it->value;
+        break;
+    case IT_MARCH:
+        if (in_range(c, it, 1, 1 << 20))
+            s->march = it->value;
+        break;
+    case IT_GRID:
+        s->grid = it->grid;
+        s->grid_loc = it->loc;
+        break;
+    default:
+        break;
+    }
+}
+
+static void check_tile(checker *c, const ast_item *it)
+{
+    spec *s = c->s;
+    int arr = find_array(s, it->name);
+    if (arr < 0) {
+        diag_error(c->d, it->name_loc, "unknown array '%s'", it->name);
+        return;
+    }
+    if (it->rank != s->arrays[arr].rank) {
+        diag_error(c->d, it->loc, "tile has rank %d but '%s' has rank %d", it->rank, it->name,
+                   s->arrays[arr].rank);
+        return;
+    }
+    if (it->nat && it->nat != it->rank) {
+        diag_error(c->d, it->at_loc[it->nat - 1], "tile of rank %d needs %d names after 'at'",
+                   it->rank, it->rank);
+        return;
+    }
+    for (int d = 0; d < it->rank; ++d) {
+        if (it->dims[d].name || it->dims[d].value <= 0 || it->dims[d].value > (1 << 24)) {
+            diag_error(c->d, it->dims[d].loc,
+                       "tile extents must be integer literals between 1 and 16777216");
+            return;
+        }
+    }
+    for (int d = 0; d < it->nat; ++d)
+        if (!declare(c, it->at[d], it->at_loc[d], "a tile origin"))
+            return;
+    s->tile_array = arr;
+    s->tile_rank = it->rank;
+    for (int d = 0; d < it->rank; ++d) {
+        s->tile[d] = it->dims[d].value;
+        /* Unnamed origins get reserved names so that regions and the emitter treat every
+         * tile the same. */
+        s->tile_at[d] = it->nat ? it->at[d] : arena_printf(c->a, "pg_org%d", d);
+    }
+}
+
+static void check_steps(checker *c, const ast_item *it)
+{
+    spec *s = c->s;
+    if (!declare(c, it->var, it->var_loc, "the step variable"))
+        return;
+    if (it->bound.name && !is_size(s, it->bound.name)) {
+        diag_error(c->d, it->bound.loc, "'%s' is not a size of any array", it->bound.name);
+        return;
+    }
+    if (it->by <= 0 || it->by > (1 << 20)) {
+        diag_error(c->d, it->by_loc, "step size must be between 1 and 1048576");
+        return;
+    }
+    s->has_steps = true;
+    s->step_var = it->var;
+    s->step_bound = it->bound;
+    s->step_by = it->by;
+}
+
+/* ---- regions: affine forms over the tile origins and the step variable ---- */
+
+static bool is_region_var(const spec *s, const char *name)
+{
+    for (int d = 0; d < s->tile_rank; ++d)
+        if (s->tile_at[d] && strcmp(s->tile_at[d], name) == 0)
+            return true;
+    return s->has_steps && strcmp(s->step_var, name) == 0;
+}
+
+static bool aff_add_term(affine *r, long long coef, const char *var)
+{
+    for (int i = 0; i < r->nterms; ++i)
+        if (strcmp(r->var[i], var) == 0) {
+            r->coef[i] += coef;
+            return true;
+        }
+    if (r->nterms == AFF_MAX_TERMS)
+        return false;
+    r->coef[r->nterms] = coef;
+    r->var[r->nterms++] = var;
+    return true;
+}
+
+static bool aff_combine(affine *r, const affine *x, long long scale)
+{
+    r->c += scale * x->c;
+    for (int i = 0; i < x->nterms; ++i)
+        if (!aff_add_term(r, scale * x->coef[i], x->var[i]))
+            return false;
+    return true;
+}
+
+static bool to_affine(checker *c, const ast_expr *e, affine *out)
+{
+    memset(out, 0, sizeof *out);
+    affine l, r;
+    switch (e->kind) {
+    case EX_NUM:
+        out->c = e->num;
+        return true;
+    case EX_NAME:
+        if (!is_region_var(c->s, e->name)) {
+            diag_error(c->d, e->loc,
+                       "'%s' is not a tile origin (tile ... at) or the step variable", e->name);
+            return false;
+        }
+        return aff_add_term(out, 1, e->name);
+    case EX_NEG:
+        return to_affine(c, e->lhs, &l) && aff_combine(out, &l, -1);
+    case EX_ADD:
+    case EX_SUB:
+        return to_affine(c, e->lhs, &l) && to_affine(c, e->rhs, &r) && aff_combine(out, &l, 1)
+               && aff_combine(out, &r, e->kind == EX_ADD ? 1 : -1);
+    case EX_MUL:
+        if (!to_affine(c, e->lhs, &l) || !to_affine(c, e->rhs, &r))
+            return false;
+        if (l.nterms && r.nterms) {
+            diag_error(c->d, e->loc, "a region bound must be affine (no product of variables)");
+            return false;
+        }
+        return l.nterms ? aff_combine(out, &l, r.c) : aff_combine(out, &r, l.c);
+    }
+    return false;
+}
+
+static bool region_extent(checker *c, const ast_expr *e, long long *out)
+{
+    affine a;
+    if (!to_affine(c, e, &a))
+        return false;
+    if (a.nterms || a.c <= 0 || a.c > (1 << 24)) {
+        diag_error(c->d, e->loc, "a region extent must be a positive integer constant");
+        return false;
+    }
+    *out = a.c;
+    return true;
+}
+
+static void default_region(const spec *s, spec_stage *st)
+{
+    for (int d = 0; d < st->rank; ++d) {
+        memset(&st->origin[d], 0, sizeof st->origin[d]);
+        aff_add_term(&st->origin[d], 1, s->tile_at[d]);
+        st->extent[d] = s->tile[d];
+    }
+}
+
+static bool stage_opts(checker *c, const ast_item *it, spec_stage *st)
+{
+    const ast_stage_opts *o = &it->opts;
+    st->mech = MECH_AUTO;
+    if (o->mech) {
+        st->mech = mech_from_name(o->mech);
+        if (st->mech == MECH__COUNT) {
+            diag_error(c->d, o->mech_loc, "unknown mechanism '%s' (pipegen --list-lowerings "
+                       "lists them)", o->mech);
+            return false;
+        }
+    }
+    if (o->prefetch && o->prefetch != 64 && o->prefetch != 128 && o->prefetch != 256) {
+        diag_error(c->d, o->prefetch_loc, "prefetch must be 64, 128 or 256 (bytes)");
+        return false;
+    }
+    if (o->halo < 0 || o->halo > 64) {
+        diag_error(c->d, o->halo_loc, "halo must be between 0 and 64");
+        return false;
+    }
+    st->cache = o->cache;
+    st->prefetch = o->prefetch;
+    st->evict = o->evict;
+    st->halo = o->halo;
+    st->halo_fill = o->halo_fill;
+    return true;
+}
+
+static bool stage_region(checker *c, const ast_item *it, spec_stage *st, const spec_array *arr)
+{
+    spec *s = c->s;
+    st->rank = arr->rank;
+    if (it->nranges == 0) {
+        if (arr->rank != s->tile_rank) {
+            diag_error(c->d, it->name_loc, "'%s' has rank %d but the tile has rank %d: give "
+                       "its region explicitly", arr->name, arr->rank, s->tile_rank);
+            return false;
+        }
+        default_region(s, st);
+    } else if (it->nranges != arr->rank) {
+        diag_error(c->d, it->ranges[0].loc, "region of '%s' has %d dimensions, the array %d",
+                   arr->name, it->nranges, arr->rank);
+        return false;
+    }
+    for (int d = 0; d < it->nranges; ++d)
+        if (!to_affine(c, it->ranges[d].origin, &st->origin[d])
+            || !region_extent(c, it->ranges[d].extent, &st->extent[d]))
+            return false;
+    for (int d = 0; d < st->rank; ++d) {
+        st->origin[d].c -= st->halo;
+        st->extent[d] += 2 * st->halo;
+    }
+    st->bytes = ast_type_size(arr->type);
+    for (int d = 0; d < st->rank; ++d)
+        st->bytes *= st->extent[d];
+    return true;
+}
+
+static void check_stage(checker *c, const ast_item *it)
+{
+    spec *s = c->s;
+    int ai = find_array(s, it->name);
+    if (ai < 0) {
+        diag_error(c->d, it->name_loc, "unknown array '%s'", it->name);
+        return;
+    }
+    spec_array *arr = &s->arrays[ai];
+    if (c->stage_of[ai]) {
+        diag_error(c->d, it->name_loc, "'%s' is staged twice", arr->name);
+        diag_note(c->d, c->stage_of[ai]->name_loc, "first staged here");
+        return;
+    }
+    c->stage_of[ai] = it;
+    if (arr->dir == DIR_INOUT) {
+        diag_error(c->d, it->name_loc, "an inout array cannot be staged: stage an 'in' copy "
+                   "and write an 'out' array");
+        return;
+    }
+    spec_stage st = {.loc = it->name_loc, .array = ai, .is_output = arr->dir == DIR_OUT};
+    if (!stage_opts(c, it, &st) || !stage_region(c, it, &st, arr))
+        return;
+    if (st.is_output && st.halo) {
+        diag_error(c->d, it->opts.halo_loc, "a staged output has no halo");
+        return;
+    }
+    if (s->nstages == 16) {
+        diag_error(c->d, it->loc, "too many staged arrays (at most 16)");
+        return;
+    }
+    int cap = s->nstages;
+    s->stages = arena_grow(c->a, s->stages, &cap, s->nstages + 1, sizeof *s->stages);
+    arr->staged = s->nstages;
+    s->stages[s->nstages++] = st;
+}
+
+/* ---- bodies ---- */
+
+static void check_body(checker *c, const ast_item *it)
+{
+    spec *s = c->s;
+    spec_body b = {.loc = it->text_loc, .text = it->text, .nidx = it->nidx};
+    for (int i = 0; i < it->nidx; ++i) {
+        b.idx[i] = it->idx[i];
+        const struct decl *prev = find_decl(c, it->idx[i]);
+        if (prev) {
+            diag_error(c->d, it->idx_loc[i], "index '%s' hides %s of that name", it->idx[i],
+                       prev->what);
+            return;
+        }
+    }
+    switch (it->body_kind) {
+    case BODY_ELEMENTWISE:
+    case BODY_STEP:
+        s->has_compute = true;
+        s->compute_kind = it->body_kind;
+        s->compute = b;
+        break;
+    case BODY_PROLOGUE: s->has_prologue = true; s->prologue = b; break;
+    case BODY_EPILOGUE: s->has_epilogue = true; s->epilogue = b; break;
+    case BODY_REFERENCE: s->has_reference = true; s->reference = b; break;
+    }
+}
+
+/* ---- whole-spec rules, after every item was seen ---- */
+
+static void check_index_ranks(checker *c)
+{
+    spec *s = c->s;
+    const ast_item *comp = c->once[IT_BODY + 1 + BODY_ELEMENTWISE];
+    const ast_item *ref = c->once[IT_BODY + 1 + BODY_REFERENCE];
+    if (comp && s->compute_kind == BODY_ELEMENTWISE && s->compute.nidx != s->tile_rank)
+        diag_error(c->d, comp->loc, "compute elementwise needs %d index name(s), one per "
+                   "tile dimension", s->tile_rank);
+    if (ref && s->reference.nidx && s->reference.nidx != s->tile_rank)
+        diag_error(c->d, ref->loc, "reference needs %d index name(s), one per tile "
+                   "dimension", s->tile_rank);
+    if (ref && !s->reference.nidx && s->compute_kind == BODY_ELEMENTWISE)
+        diag_error(c->d, ref->loc, "an elementwise pipeline's reference takes the same "
+                   "index names as its compute body");
+}
+
+static void check_mechanism(checker *c, const ast_pipeline *p)
+{
+    spec *s = c->s;
+    s->mech = MECH_AUTO;
+    for (int i = 0; i < s->nstages; ++i) {
+        const spec_stage *st = &s->stages[i];
+        if (st->mech == MECH_AUTO)
+            continue;
+        if (s->mech != MECH_AUTO && s->mech != st->mech) {
+            diag_error(c->d, st->loc, "'%s' uses %s but another staged array uses %s: one "
+                       "pipeline uses one mechanism", s->arrays[st->array].name,
+                       mech_name(st->mech), mech_name(s->mech));
+            diag_note(c->d, s->mech_loc, "%s chosen here", mech_name(s->mech));
+            return;
+        }
+        s->mech = st->mech;
+        s->mech_loc = st->loc;
+    }
+    (void)p;
+}
+
+static void check_budget(checker *c, const ast_pipeline *p)
+{
+    spec *s = c->s;
+    long long bytes = 0;
+    for (int i = 0; i < s->nstages; ++i)
+        bytes += (s->stages[i].bytes + 127) / 128 * 128;
+    bytes *= sema_ring_slots(s);
+    for (int i = 0; i < c->tgt->narch; ++i) {
+        long long limit = sema_smem_limit(c->tgt->sm[i]);
+        if (bytes > limit) {
+            const ast_item *st = c->once[IT_STAGES];
+            diag_error(c->d, st ? st->loc : p->loc, "the pipeline needs %lld bytes of shared "
+                       "memory per block (%d slot(s) of every staged region) but sm_%d has "
+                       "%lld", bytes, sema_ring_slots(s), c->tgt->sm[i], limit);
+            return;
+        }
+    }
+}
+
+static void check_whole(checker *c, const ast_pipeline *p)
+{
+    spec *s = c->s;
+    if (!c->once[IT_TILE]) {
+        diag_error(c->d, p->name_loc, "pipeline '%s' has no 'tile' (the work item)", p->name);
+        return;
+    }
+    if (!s->has_compute)
+        diag_error(c->d, p->name_loc, "pipeline '%s' has no compute body", p->name);
+    if (s->producer_warps && s->producer_warps >= s->threads / 32)
+        diag_error(c->d, c->once[IT_PRODUCER_WARPS]->value_loc, "%d producer warps leave no "
+                   "consumer warp in a block of %d threads", s->producer_warps, s->threads);
+    check_index_ranks(c);
+    check_mechanism(c, p);
+    if (c->d->errors == 0)
+        check_budget(c, p);
+}
+
+static void check_item(checker *c, const ast_item *it)
+{
+    switch (it->kind) {
+    case IT_PARAM: check_param(c, it); break;
+    case IT_ARRAY: check_array(c, it); break;
+    case IT_ACCUM: check_accum(c, it); break;
+    case IT_TILE: check_tile(c, it); break;
+    case IT_STEPS: check_steps(c, it); break;
+    case IT_STAGE: check_stage(c, it); break;
+    case IT_BODY: check_body(c, it); break;
+    default: check_scalar_item(c, it); break;
+    }
+}
+
+/* Items are checked in two passes: declarations first (arrays may be declared after the
+ * items that use them), then everything else in source order. */
+static bool is_declaration(const ast_item *it)
+{
+    return it->kind == IT_PARAM || it->kind == IT_ARRAY;
+}
+
+bool sema_check(arena *a, diag_ctx *d, const ast_file *f, const target *t, spec *out)
+{
+    int errors_before = d->errors;
+    memset(out, 0, sizeof *out);
+    if (!f || !f->pipeline)
+        return false;
+    const ast_pipeline *p = f->pipeline;
+    checker c = {.a = a, .d = d, .tgt = t, .s = out};
+    out->name = p->name;
+    out->loc = p->loc;
+    out->file = p->loc.file;
+    out->threads = 256;
+    out->nstages_ring = 2;
+    out->grid = GRID_PER_TILE;
+    out->tile_array = -1;
+    for (const ast_item *it = p->items; it; it = it->next)
+        if (is_declaration(it))
+            check_item(&c, it);
+    /* Accumulators after arrays (they name one); the tile before stages and steps. */
+    for (int pass = 0; pass < 3; ++pass)
+        for (const ast_item *it = p->items; it; it = it->next) {
+            bool early = it->kind == IT_ACCUM || it->kind == IT_TILE;
+            bool mid = it->kind == IT_STEPS;
+            int want = early ? 0 : mid ? 1 : 2;
+            if (is_declaration(it) || want != pass)
+                continue;
+            if (it->kind != IT_PARAM && it->kind != IT_ARRAY && it->kind != IT_STAGE
+                && it->kind != IT_ACCUM && !check_once(&c, it))
+                continue;
+            check_item(&c, it);
+        }
+    if (d->errors == errors_before)
+        check_whole(&c, p);
+    return d->errors == errors_before;
+}

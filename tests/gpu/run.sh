@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# make gpu-check: every case of tests/gpu/matrix through --emit-test on this machine's GPU,
+# then again under compute-sanitizer memcheck, racecheck and synccheck.
+# Without a GPU it says so and exits 0 without claiming a pass.
+set -u
+PG=$(realpath "$1")
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+    echo "gpu-check: no GPU on this machine: nothing was run and nothing passed"
+    exit 0
+fi
+NVCC=${NVCC:-nvcc}
+SAN=${SANITIZER:-compute-sanitizer}
+cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d .)
+ARCH=sm_$cc
+W=${GPU_WORK:-$ROOT/build/gpu}
+rm -rf "$W"; mkdir -p "$W"
+echo "gpu-check on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1) ($ARCH), work in $W"
+
+# 1. Generate and build every case (in parallel: nvcc is the slow part).
+build_case() {
+    local sample=$1 mech=$2 grid=$3 dir=$4
+    mkdir -p "$dir"
+    "$PG" "$ROOT/samples/$sample/$sample.pipe" --lower="$mech" --grid="$grid" --arch="$ARCH" \
+        -o "$dir/$sample.cu" --emit-test="$dir/test.cu" >"$dir/build.log" 2>&1 &&
+    "$NVCC" -O2 -std=c++17 -arch="$ARCH" -I"$ROOT/runtime" -I"$dir" -o "$dir/test" \
+        "$dir/test.cu" "$dir/$sample.cu" "$ROOT/build/libpipert.a" >>"$dir/build.log" 2>&1
+}
+export -f build_case
+export PG ROOT NVCC ARCH
+cases=()
+while read -r sample mech grid; do
+    case "$sample" in ''|'#'*) continue ;; esac
+    cases+=("$sample $mech $grid")
+done <"$ROOT/tests/gpu/matrix"
+printf '%s\n' "${cases[@]}" | while read -r s m g; do
+    echo "$s $m $g $W/$s.$m.$g"
+done | xargs -P "$(nproc)" -L 1 bash -c 'build_case "$@"' _
+
+# 2. Run each: plain, then under each sanitizer tool.
+pass=0; fail=0
+for c in "${cases[@]}"; do
+    set -- $c
+    dir="$W/$1.$2.$3"
+    name="$1 --lower=$2 --grid=$3"
+    if [ ! -x "$dir/test" ]; then
+        echo "FAIL build   $name"; sed 's/^/    /' "$dir/build.log" | tail -n 20; fail=$((fail+1)); continue
+    fi
+    if timeout 600 "$dir/test" >"$dir/run.log" 2>&1; then
+        echo "ok   run      $name: $(tail -n 1 "$dir/run.log")"; pass=$((pass+1))
+    else
+        echo "FAIL run      $name"; tail -n 20 "$dir/run.log" | sed 's/^/    /'; fail=$((fail+1))
+    fi
+    for tool in memcheck racecheck synccheck; do
+        log="$dir/$tool.log"
+        if PG_TEST_QUICK=1 timeout 900 "$SAN" --tool "$tool" --error-exitcode 99 \
+               "$dir/test" >"$log" 2>&1 && grep -q "ERROR SUMMARY: 0 errors" "$log"; then
+            echo "ok   $tool $name"; pass=$((pass+1))
+        else
+            echo "FAIL $tool $name"; grep -v '^=========     ' "$log" | tail -n 20 | sed 's/^/    /'
+            fail=$((fail+1))
+        fi
+    done
+done
+echo "gpu-check: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
