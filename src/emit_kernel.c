@@ -2,25 +2,14 @@
  *
  * The kernel is a fixed frame (the block's share of the work, the spec's names bound to
  * parameters, sizes and arrays) around the IR's sections, each a loop over its operations.
- * How an operation reads in CUDA depends on the mechanism: that is the printer table at the
- * bottom, one row per mechanism. Operations common to all (barrier, compute) have one
- * printer. */
+ * How an operation reads in CUDA depends on the mechanism: each mechanism module has a
+ * printer per operation; the helpers they share, and the printers common to all (barrier,
+ * compute), are here. */
 #include "pipegen.h"
 
 #include <string.h>
 
-typedef struct kctx {
-    strbuf *out;
-    const emit_unit *u;
-    const spec *s;
-    const sched *sc;
-    const char *var;        /* the current section's loop variable */
-    int ind;                /* indentation of the current block, in spaces */
-} kctx;
-
-/* Print at the current indentation; every line of the text is indented. */
-static void kp(kctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void kp(kctx *k, const char *fmt, ...)
+void kp(kctx *k, const char *fmt, ...)
 {
     strbuf tmp;
     sb_init(&tmp, k->out->arena);
@@ -154,7 +143,7 @@ static void emit_tile_origin(kctx *k)
     kp(k, "const int pg_slot = (int)(pg_step %% %d);\n(void)pg_slot;\n", k->sc->nslots);
 }
 
-static void open_step(kctx *k, const ir_op *op)
+void emit_step_open(kctx *k, const ir_op *op)
 {
     kp(k, "{\n");
     k->ind += 4;
@@ -169,7 +158,7 @@ static void open_step(kctx *k, const ir_op *op)
     emit_tile_origin(k);
 }
 
-static void close_step(kctx *k, const ir_op *op)
+void emit_step_close(kctx *k, const ir_op *op)
 {
     if (op->guarded) {
         k->ind -= 4;
@@ -180,24 +169,6 @@ static void close_step(kctx *k, const ir_op *op)
 }
 
 /* ------------------------------------------------------------------ operations */
-
-/* How a mechanism moves one chunk of a region (pg_d, pg_s, pg_v: destination, source,
- * valid bytes). */
-typedef void (*chunk_printer)(kctx *k, const spec_stage *st, const char *name);
-
-static void chunk_sync(kctx *k, const spec_stage *st, const char *name)
-{
-    (void)st;
-    kp(k, "pg_copy_chunk_sync<pg_vec_%s>(pg_d, pg_s, pg_v)", name);
-}
-
-static void chunk_cp_async(kctx *k, const spec_stage *st, const char *name)
-{
-    bool hint = st->evict != EVICT_DEFAULT;
-    kp(k, "pg_copy_chunk_async<pg_vec_%s, %s, %d, %s>(pg_d, pg_s, pg_v, %s%s)", name,
-       st->cache == CACHE_CA ? "false" : "true", st->prefetch, hint ? "true" : "false",
-       hint ? "pg_pol_" : "0", hint ? name : "");
-}
 
 static void emit_region_copy(kctx *k, int si, chunk_printer chunk)
 {
@@ -215,30 +186,16 @@ static void emit_region_copy(kctx *k, int si, chunk_printer chunk)
     kp(k, "; });\n");
 }
 
-static void print_copy_with(kctx *k, const ir_op *op, chunk_printer chunk)
+void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk)
 {
-    open_step(k, op);
+    emit_step_open(k, op);
     for (int i = 0; i < k->s->nstages; ++i)
         if ((op->stage < 0 || op->stage == i) && !k->s->stages[i].is_output)
             emit_region_copy(k, i, chunk);
-    close_step(k, op);
+    emit_step_close(k, op);
 }
 
-static void print_copy_sync(kctx *k, const ir_op *op) { print_copy_with(k, op, chunk_sync); }
-static void print_copy_cp_async(kctx *k, const ir_op *op) { print_copy_with(k, op, chunk_cp_async); }
-
-static void print_commit_cp_async(kctx *k, const ir_op *op)
-{
-    (void)op;
-    kp(k, "pg_cp_async_commit();\n");
-}
-
-static void print_wait_cp_async(kctx *k, const ir_op *op)
-{
-    kp(k, "pg_cp_async_wait<%d>();\n", op->n);
-}
-
-static void print_barrier(kctx *k, const ir_op *op)
+void emit_print_barrier(kctx *k, const ir_op *op)
 {
     (void)op;
     kp(k, "__syncthreads();\n");
@@ -261,11 +218,11 @@ static void emit_staged_views(kctx *k)
 }
 
 /* compute elementwise, rank 1: each thread takes the tile's elements tid, tid+T, ... */
-static void print_compute(kctx *k, const ir_op *op)
+void emit_print_compute(kctx *k, const ir_op *op)
 {
     const spec *s = k->s;
     const char *i0 = s->compute.idx[0];
-    open_step(k, op);
+    emit_step_open(k, op);
     emit_staged_views(k);
     kp(k, "for (int pg_e = threadIdx.x; pg_e < %lld; pg_e += %d) {\n", s->tile[0],
        k->sc->threads);
@@ -274,21 +231,8 @@ static void print_compute(kctx *k, const ir_op *op)
     kp(k, ") {\n");
     emit_body(k->out, &s->compute, &k->u->opts, "");
     kp(k, "    }\n}\n");
-    close_step(k, op);
+    emit_step_close(k, op);
 }
-
-typedef void (*op_printer)(kctx *k, const ir_op *op);
-
-static const op_printer printers[MECH__COUNT][OP__COUNT] = {
-    [MECH_SYNC] = {
-        [OP_COPY] = print_copy_sync, [OP_BARRIER] = print_barrier, [OP_COMPUTE] = print_compute,
-    },
-    [MECH_CP_ASYNC] = {
-        [OP_COPY] = print_copy_cp_async, [OP_COMMIT] = print_commit_cp_async,
-        [OP_WAIT] = print_wait_cp_async, [OP_BARRIER] = print_barrier,
-        [OP_COMPUTE] = print_compute,
-    },
-};
 
 /* ------------------------------------------------------------------ sections */
 
@@ -307,7 +251,7 @@ static void emit_section(kctx *k, const ir_section *sec)
     k->ind += 4;
     for (int i = 0; i < sec->nops; ++i) {
         const ir_op *op = &sec->ops[i];
-        op_printer print = printers[k->sc->mech][op->kind];
+        op_printer print = mech_module_of(k->sc->mech)->print[op->kind];
         /* The planner only emits operations its mechanism prints; a hole here is a bug
          * that nvcc will point at. */
         if (!print) {

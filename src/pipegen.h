@@ -302,7 +302,7 @@ typedef enum mech {
     MECH_BULK, MECH_TENSOR, MECH_AUTO, MECH__COUNT
 } mech;
 
-/* Lookup by exact name; returns MECH__COUNT when unknown. */
+/* The mechanism registry (mech.c). Lookup by exact name; MECH__COUNT when unknown. */
 mech mech_from_name(const char *name);
 const char *mech_name(mech m);
 int mech_min_sm(mech m);                /* 0 for all architectures */
@@ -516,6 +516,64 @@ bool verify_inject(sched *sc, fault_kind k);
  * broken to d, at the spec's location. Returns true when the schedule is proven. */
 bool verify_schedule(diag_ctx *d, const sched *sc);
 
+/* ================================================================= mechanisms
+ *
+ * A mechanism is one module (mech_NAME.c): a planner that fills the schedule IR and one
+ * printer per IR operation it uses. What every mechanism shares is in plan.c (the
+ * planner_* helpers) and emit_kernel.c (the kctx helpers); the registry is mech.c. */
+
+typedef struct planner {
+    arena *a;
+    diag_ctx *d;
+    const spec *s;
+    sched *sc;
+} planner;
+
+ir_section *plan_section(planner *p, ir_section_kind kind, int count);
+ir_op *plan_op(planner *p, ir_section *sec, ir_op_kind kind, int step_off);
+/* A guarded copy of every staged input of step loopvar+step_off. */
+ir_op *plan_copy(planner *p, ir_section *sec, int step_off);
+ir_op *plan_wait(planner *p, ir_section *sec, int n);
+/* Fix the ring size, the shared-memory layout and each stage's copy width. */
+void plan_layout(planner *p, int nslots);
+
+struct emit_unit;
+/* The state of printing one kernel. */
+typedef struct kctx {
+    strbuf *out;
+    const struct emit_unit *u;
+    const spec *s;
+    const sched *sc;
+    const char *var;             /* the current section's loop variable */
+    int ind;                     /* indentation of the current block, in spaces */
+} kctx;
+
+/* Print at the current indentation; every line of the text is indented. */
+void kp(kctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Open and close the scope of one step: pg_step, its guard, its tile origin and slot. */
+void emit_step_open(kctx *k, const ir_op *op);
+void emit_step_close(kctx *k, const ir_op *op);
+/* How a mechanism moves one chunk of a region: a statement over pg_d (destination),
+ * pg_s (source) and pg_v (valid bytes). */
+typedef void (*chunk_printer)(kctx *k, const spec_stage *st, const char *name);
+/* Copy every staged input the operation names, chunk by chunk, in a step scope. */
+void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk);
+
+typedef void (*op_printer)(kctx *k, const ir_op *op);
+/* Printers every mechanism may use. */
+void emit_print_barrier(kctx *k, const ir_op *op);
+void emit_print_compute(kctx *k, const ir_op *op);
+
+typedef struct mech_module {
+    bool (*plan)(planner *p);
+    op_printer print[OP__COUNT];
+} mech_module;
+
+extern const mech_module mech_sync_module;
+extern const mech_module mech_cp_async_module;
+/* The module of a mechanism; NULL while it is not implemented (and for auto). */
+const mech_module *mech_module_of(mech m);
+
 /* ====================================================================== emit*.c */
 
 typedef struct emit_opts {
@@ -527,11 +585,12 @@ typedef struct emit_opts {
 } emit_opts;
 
 /* One schedule per target architecture, all of the same spec. */
-typedef struct emit_unit {
+typedef struct emit_unit emit_unit;
+struct emit_unit {
     const spec *spec;
     sched **scheds; int nscheds;
     emit_opts opts;
-} emit_unit;
+};
 
 void emit_header(strbuf *out, const emit_unit *u);
 /* Pieces shared by the emitters (emit.c). */

@@ -2,22 +2,15 @@
  *
  * The plan fixes the ring (slots), the shared-memory layout, how each staged region is
  * copied (copy width by alignment) and the list of operations per section. Each mechanism
- * is one planner function in the table at the bottom; what is common (layout, copy
- * widths, the limits of this version) is planned once for all. */
+ * plans its operations in its own module (mech_NAME.c) with the helpers here; what is
+ * common (layout, copy widths, the limits of this version) is planned once for all. */
 #include "pipegen.h"
 
 #include <string.h>
 
-typedef struct planner {
-    arena *a;
-    diag_ctx *d;
-    const spec *s;
-    sched *sc;
-} planner;
-
 /* ------------------------------------------------------------------ IR building */
 
-static ir_section *add_section(planner *p, ir_section_kind kind, int count)
+ir_section *plan_section(planner *p, ir_section_kind kind, int count)
 {
     sched *sc = p->sc;
     int cap = sc->nsecs;
@@ -27,7 +20,7 @@ static ir_section *add_section(planner *p, ir_section_kind kind, int count)
     return sec;
 }
 
-static ir_op *add_op(planner *p, ir_section *sec, ir_op_kind kind, int step_off)
+ir_op *plan_op(planner *p, ir_section *sec, ir_op_kind kind, int step_off)
 {
     sec->ops = arena_grow(p->a, sec->ops, &sec->cap, sec->nops + 1, sizeof *sec->ops);
     ir_op *op = &sec->ops[sec->nops++];
@@ -35,14 +28,18 @@ static ir_op *add_op(planner *p, ir_section *sec, ir_op_kind kind, int step_off)
     return op;
 }
 
-static void add_copy(planner *p, ir_section *sec, int step_off)
+ir_op *plan_copy(planner *p, ir_section *sec, int step_off)
 {
-    add_op(p, sec, OP_COPY, step_off)->guarded = true;
+    ir_op *op = plan_op(p, sec, OP_COPY, step_off);
+    op->guarded = true;
+    return op;
 }
 
-static void add_wait(planner *p, ir_section *sec, int n)
+ir_op *plan_wait(planner *p, ir_section *sec, int n)
 {
-    add_op(p, sec, OP_WAIT, 0)->n = n;
+    ir_op *op = plan_op(p, sec, OP_WAIT, 0);
+    op->n = n;
+    return op;
 }
 
 /* ------------------------------------------------------------------ common planning */
@@ -124,7 +121,7 @@ static bool check_supported(planner *p)
     return true;
 }
 
-static void plan_layout(planner *p, int nslots)
+void plan_layout(planner *p, int nslots)
 {
     sched *sc = p->sc;
     const spec *s = p->s;
@@ -140,55 +137,6 @@ static void plan_layout(planner *p, int nslots)
     sc->smem_bytes = off;
 }
 
-/* ------------------------------------------------------------------ mechanisms */
-
-/* sync: copy with ordinary loads, barrier, compute, barrier. One slot. */
-static bool plan_sync(planner *p)
-{
-    plan_layout(p, 1);
-    ir_section *loop = add_section(p, SEC_LOOP, 0);
-    add_copy(p, loop, 0);
-    add_op(p, loop, OP_BARRIER, 0);
-    add_op(p, loop, OP_COMPUTE, 0);
-    add_op(p, loop, OP_BARRIER, 0);
-    return true;
-}
-
-/* cp.async: one group per step. With S >= 2 slots the loop waits for step t (S-2 groups
- * may stay pending), then one barrier both publishes step t and frees the slot that step
- * t-1 used, into which step t+S-1 is copied before computing step t. With one slot the
- * copy, wait and compute of a step are separated by two barriers. */
-static bool plan_cp_async(planner *p)
-{
-    int S = sema_ring_slots(p->s);
-    plan_layout(p, S);
-    if (S == 1) {
-        ir_section *loop = add_section(p, SEC_LOOP, 0);
-        add_copy(p, loop, 0);
-        add_op(p, loop, OP_COMMIT, 0);
-        add_wait(p, loop, 0);
-        add_op(p, loop, OP_BARRIER, 0);
-        add_op(p, loop, OP_COMPUTE, 0);
-        add_op(p, loop, OP_BARRIER, 0);
-        return true;
-    }
-    ir_section *pro = add_section(p, SEC_PROLOGUE, S - 1);
-    add_copy(p, pro, 0);
-    add_op(p, pro, OP_COMMIT, 0);
-    ir_section *loop = add_section(p, SEC_LOOP, 0);
-    add_wait(p, loop, S - 2);
-    add_op(p, loop, OP_BARRIER, 0);
-    add_copy(p, loop, S - 1);
-    add_op(p, loop, OP_COMMIT, S - 1);
-    add_op(p, loop, OP_COMPUTE, 0);
-    return true;
-}
-
-static bool (*const planners[MECH__COUNT])(planner *) = {
-    [MECH_SYNC] = plan_sync,
-    [MECH_CP_ASYNC] = plan_cp_async,
-};
-
 mech plan_auto_mech(const spec *s, int sm)
 {
     (void)s;
@@ -202,7 +150,8 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm)
     sched *sc = arena_alloc(a, sizeof *sc);
     *sc = (sched){.spec = s, .mech = m, .sm = sm, .threads = s->threads, .grid = s->grid};
     planner p = {a, d, s, sc};
-    if (!planners[m]) {
+    const mech_module *mod = mech_module_of(m);
+    if (!mod) {
         diag_error(d, s->mech == m ? s->mech_loc : s->loc, "the %s lowering is not "
                    "implemented yet (pipegen --list-lowerings)", mech_name(m));
         return NULL;
@@ -212,7 +161,7 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm)
                    "newer, but sm_%d is a target", mech_name(m), mech_min_sm(m), sm);
         return NULL;
     }
-    if (!check_supported(&p) || !planners[m](&p))
+    if (!check_supported(&p) || !mod->plan(&p))
         return NULL;
     if (sc->smem_bytes > sema_smem_limit(sm)) {
         diag_error(d, s->loc, "the %s schedule needs %lld bytes of shared memory per block; "

@@ -8,39 +8,6 @@
 
 #include <string.h>
 
-/* ------------------------------------------------------------------ mechanisms */
-
-static const struct {
-    const char *name;
-    int min_sm;
-    bool implemented;
-} mech_table[MECH__COUNT] = {
-    [MECH_SYNC] = {"sync", 0, true},
-    [MECH_CG] = {"cg", 80, false},
-    [MECH_BARRIER] = {"barrier", 80, false},
-    [MECH_PIPELINE] = {"pipeline", 80, false},
-    [MECH_PIPELINE_ROLES] = {"pipeline-roles", 80, false},
-    [MECH_PIPELINE_THREAD] = {"pipeline-thread", 80, false},
-    [MECH_PRIMITIVES] = {"primitives", 80, false},
-    [MECH_CP_ASYNC] = {"cp.async", 80, true},
-    [MECH_CP_ASYNC_MBARRIER] = {"cp.async.mbarrier", 80, false},
-    [MECH_BULK] = {"bulk", 90, false},
-    [MECH_TENSOR] = {"tensor", 90, false},
-    [MECH_AUTO] = {"auto", 0, true},
-};
-
-mech mech_from_name(const char *name)
-{
-    for (int m = 0; m < MECH__COUNT; ++m)
-        if (strcmp(mech_table[m].name, name) == 0)
-            return (mech)m;
-    return MECH__COUNT;
-}
-
-const char *mech_name(mech m) { return mech_table[m].name; }
-int mech_min_sm(mech m) { return mech_table[m].min_sm; }
-bool mech_implemented(mech m) { return mech_table[m].implemented; }
-
 long long sema_smem_limit(int sm)
 {
     switch (sm) {

@@ -1,0 +1,38 @@
+/* mech: the registry of lowering mechanisms, by the names of DESIGN section 4. Each
+ * implemented mechanism points at its module (mech_NAME.c). */
+#include "pipegen.h"
+
+#include <string.h>
+
+
+static const struct {
+    const char *name;
+    int min_sm;
+    const mech_module *module;    /* NULL: not implemented yet (auto resolves to others) */
+} mech_table[MECH__COUNT] = {
+    [MECH_SYNC] = {"sync", 0, &mech_sync_module},
+    [MECH_CG] = {"cg", 80, NULL},
+    [MECH_BARRIER] = {"barrier", 80, NULL},
+    [MECH_PIPELINE] = {"pipeline", 80, NULL},
+    [MECH_PIPELINE_ROLES] = {"pipeline-roles", 80, NULL},
+    [MECH_PIPELINE_THREAD] = {"pipeline-thread", 80, NULL},
+    [MECH_PRIMITIVES] = {"primitives", 80, NULL},
+    [MECH_CP_ASYNC] = {"cp.async", 80, &mech_cp_async_module},
+    [MECH_CP_ASYNC_MBARRIER] = {"cp.async.mbarrier", 80, NULL},
+    [MECH_BULK] = {"bulk", 90, NULL},
+    [MECH_TENSOR] = {"tensor", 90, NULL},
+    [MECH_AUTO] = {"auto", 0, NULL},
+};
+
+mech mech_from_name(const char *name)
+{
+    for (int m = 0; m < MECH__COUNT; ++m)
+        if (strcmp(mech_table[m].name, name) == 0)
+            return (mech)m;
+    return MECH__COUNT;
+}
+
+const char *mech_name(mech m) { return mech_table[m].name; }
+int mech_min_sm(mech m) { return mech_table[m].min_sm; }
+bool mech_implemented(mech m) { return m == MECH_AUTO || mech_table[m].module; }
+const mech_module *mech_module_of(mech m) { return mech_table[m].module; }

@@ -1,0 +1,67 @@
+/* mech_cp_async: PTX cp.async into a ring of slots, one commit group per step.
+ *
+ * With S >= 2 slots the loop waits for step t (S-2 groups may stay pending), then one
+ * barrier both publishes step t to every thread and frees the slot that step t-1 used;
+ * step t+S-1 is copied into it before step t is computed. With one slot, copy, wait and
+ * compute of a step are separated by two barriers. Copies are 16, 8 or 4 bytes by
+ * alignment (.cg for 16 unless `cache ca`), the tail of a region zero-filled through
+ * src-size, with the spec's L2 prefetch size and eviction policy. */
+#include "pipegen.h"
+
+static bool plan(planner *p)
+{
+    int S = sema_ring_slots(p->s);
+    plan_layout(p, S);
+    if (S == 1) {
+        ir_section *loop = plan_section(p, SEC_LOOP, 0);
+        plan_copy(p, loop, 0);
+        plan_op(p, loop, OP_COMMIT, 0);
+        plan_wait(p, loop, 0);
+        plan_op(p, loop, OP_BARRIER, 0);
+        plan_op(p, loop, OP_COMPUTE, 0);
+        plan_op(p, loop, OP_BARRIER, 0);
+        return true;
+    }
+    ir_section *pro = plan_section(p, SEC_PROLOGUE, S - 1);
+    plan_copy(p, pro, 0);
+    plan_op(p, pro, OP_COMMIT, 0);
+    ir_section *loop = plan_section(p, SEC_LOOP, 0);
+    plan_wait(p, loop, S - 2);
+    plan_op(p, loop, OP_BARRIER, 0);
+    plan_copy(p, loop, S - 1);
+    plan_op(p, loop, OP_COMMIT, S - 1);
+    plan_op(p, loop, OP_COMPUTE, 0);
+    return true;
+}
+
+static void chunk(kctx *k, const spec_stage *st, const char *name)
+{
+    bool hint = st->evict != EVICT_DEFAULT;
+    kp(k, "pg_copy_chunk_async<pg_vec_%s, %s, %d, %s>(pg_d, pg_s, pg_v, %s%s)", name,
+       st->cache == CACHE_CA ? "false" : "true", st->prefetch, hint ? "true" : "false",
+       hint ? "pg_pol_" : "0", hint ? name : "");
+}
+
+static void print_copy(kctx *k, const ir_op *op)
+{
+    emit_copy_regions(k, op, chunk);
+}
+
+static void print_commit(kctx *k, const ir_op *op)
+{
+    (void)op;
+    kp(k, "pg_cp_async_commit();\n");
+}
+
+static void print_wait(kctx *k, const ir_op *op)
+{
+    kp(k, "pg_cp_async_wait<%d>();\n", op->n);
+}
+
+const mech_module mech_cp_async_module = {
+    .plan = plan,
+    .print = {
+        [OP_COPY] = print_copy, [OP_COMMIT] = print_commit, [OP_WAIT] = print_wait,
+        [OP_BARRIER] = emit_print_barrier, [OP_COMPUTE] = emit_print_compute,
+    },
+};

@@ -1,0 +1,33 @@
+/* mech_sync: the baseline. Ordinary loads into one slot, a barrier, the compute, and a
+ * barrier before the slot is overwritten. */
+#include "pipegen.h"
+
+static bool plan(planner *p)
+{
+    plan_layout(p, 1);
+    ir_section *loop = plan_section(p, SEC_LOOP, 0);
+    plan_copy(p, loop, 0);
+    plan_op(p, loop, OP_BARRIER, 0);
+    plan_op(p, loop, OP_COMPUTE, 0);
+    plan_op(p, loop, OP_BARRIER, 0);
+    return true;
+}
+
+static void chunk(kctx *k, const spec_stage *st, const char *name)
+{
+    (void)st;
+    kp(k, "pg_copy_chunk_sync<pg_vec_%s>(pg_d, pg_s, pg_v)", name);
+}
+
+static void print_copy(kctx *k, const ir_op *op)
+{
+    emit_copy_regions(k, op, chunk);
+}
+
+const mech_module mech_sync_module = {
+    .plan = plan,
+    .print = {
+        [OP_COPY] = print_copy, [OP_BARRIER] = emit_print_barrier,
+        [OP_COMPUTE] = emit_print_compute,
+    },
+};
