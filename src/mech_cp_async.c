@@ -12,6 +12,7 @@ static bool plan(planner *p)
 {
     int S = sema_ring_slots(p->s);
     plan_layout(p, S);
+    p->sc->track = TRACK_GROUPS;
     if (S == 1) {
         ir_section *loop = plan_section(p, SEC_LOOP, 0);
         plan_copy(p, loop, 0);

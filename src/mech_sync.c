@@ -5,6 +5,7 @@
 static bool plan(planner *p)
 {
     plan_layout(p, 1);
+    p->sc->track = TRACK_SYNC;
     ir_section *loop = plan_section(p, SEC_LOOP, 0);
     plan_copy(p, loop, 0);
     plan_op(p, loop, OP_BARRIER, 0);

@@ -420,27 +420,49 @@ int sema_ring_slots(const spec *s);
 /* ===================================================================== plan.c
  *
  * The schedule IR: the single source of truth between planning, verifying and emitting.
- * A schedule is a list of sections, each a counted loop over a list of operations.
- * Each operation names the pipeline step it concerns as  step = loopvar + step_off ;
- * the ring slot of a step is  step % nslots.  Operations on steps >= trips are skipped
- * (copies) but commits are not: one group per step, empty ones included, so the wait
- * counts follow the ring at the tail.
+ * A schedule is a list of sections, each a counted loop over a list of operations:
+ *   SEC_PROLOGUE  for (p = 0; p < count; ++p)      count static
+ *   SEC_LOOP      for (t = 0; t < trips; ++t)      trips = the block's steps, at run time
+ *   SEC_EPILOGUE  once, after the loop             loop variable = trips
+ * Each operation names the pipeline step it concerns as  step = loopvar + step_off ; the
+ * ring slot of a step is  step % nslots , and a use of a slot is its k-th reuse with
+ * k = step / nslots. An operation with `guarded` is skipped when step >= trips (or < 0).
+ *
+ * Semantics, per role (ROLE_ALL: every thread of the block runs the operation alike;
+ * producer and consumer roles are disjoint sets of warps):
+ *   COPY        the role's threads issue the copies of step's staged inputs into its slot.
+ *               sched.track says how completion is known: TRACK_SYNC, complete at once in
+ *               the issuing thread; TRACK_GROUPS, by the issuing thread's commit groups;
+ *               TRACK_BARRIER, by the slot's full barrier.
+ *   COMMIT      TRACK_GROUPS: close the thread's open group (an empty group is a group).
+ *   WAIT n      TRACK_GROUPS: block until at most n of the thread's closed groups are
+ *               incomplete (every older group is complete).
+ *   ARRIVE      arrive on barrier `bar` of step's slot. With `on_copies` (cp.async's
+ *               mbarrier.arrive.noinc) the arrival happens when the thread's earlier
+ *               copies complete; otherwise at once.
+ *   ARRIVE_TX   arrive on `bar` of step's slot and expect `bytes` more bytes of
+ *               transaction in the current phase (bulk and tensor copies complete them).
+ *   WAIT_PARITY block until `bar` of step's slot completed the phase of this use: the
+ *               full barrier's use k waits for parity k & 1; the empty barrier's (a
+ *               producer waiting for the previous use to be released) for (k & 1) ^ 1,
+ *               which the first use passes at once. `parity_flip` inverts it (a fault).
+ *   ACQUIRE / RELEASE   cuda::pipeline's producer_acquire / consumer_release: WAIT_PARITY
+ *               on the empty barrier / ARRIVE on it, under names the emitter keeps.
+ *   FENCE       a proxy fence (generic <-> async proxy) in each executing thread.
+ *   BARRIER     every thread of the block (or of the role: a named barrier) waits for
+ *               all; data complete in a thread before it becomes visible to all after.
+ *   COMPUTE     the role's threads read step's slot (and write staged outputs' slots).
+ *   STORE       write back step's staged outputs from their slot (async proxy for TMA).
+ * A phase of a barrier completes when its arrival count (sched.full_arrivals or
+ * .empty_arrivals) is reached and its expected transaction bytes have all arrived.
  */
 
 typedef enum ir_op_kind {
-    OP_COPY,          /* copy stage(s) of `step` into its slot */
-    OP_COMMIT,        /* close the current group of async copies (commit_group) */
-    OP_WAIT,          /* wait until at most `n` committed groups are pending */
-    OP_ACQUIRE,       /* producer acquires the slot of `step` (pipeline, empty barrier) */
-    OP_RELEASE,       /* consumer releases the slot of `step` */
-    OP_ARRIVE_TX,     /* arrive on the full barrier of `step`'s slot, expecting `bytes` */
-    OP_WAIT_PARITY,   /* wait on a barrier of `step`'s slot for its phase parity */
-    OP_FENCE,         /* proxy fence (`fence` says which) */
-    OP_BARRIER,       /* block-wide barrier (__syncthreads) */
-    OP_COMPUTE,       /* run the compute body on `step`'s slot */
-    OP_STORE,         /* write back staged outputs of `step` */
-    OP__COUNT
+    OP_COPY, OP_COMMIT, OP_WAIT, OP_ACQUIRE, OP_RELEASE, OP_ARRIVE, OP_ARRIVE_TX,
+    OP_WAIT_PARITY, OP_FENCE, OP_BARRIER, OP_COMPUTE, OP_STORE, OP__COUNT
 } ir_op_kind;
+
+typedef enum ir_track { TRACK_SYNC, TRACK_GROUPS, TRACK_BARRIER } ir_track;
 
 typedef enum ir_role { ROLE_ALL, ROLE_PRODUCER, ROLE_CONSUMER } ir_role;
 typedef enum ir_fence { FENCE_NONE, FENCE_PROXY_ASYNC, FENCE_MBARRIER_INIT } ir_fence;
@@ -456,6 +478,8 @@ typedef struct ir_op {
     ir_barrier_set bar;      /* OP_WAIT_PARITY / OP_ARRIVE_TX */
     ir_fence fence;          /* OP_FENCE */
     bool guarded;            /* skipped when step >= trips (copies); never for commits */
+    bool on_copies;          /* OP_ARRIVE: when the thread's earlier copies complete */
+    bool parity_flip;        /* OP_WAIT_PARITY: wait for the other parity (a fault) */
 } ir_op;
 
 typedef enum ir_section_kind {
@@ -480,6 +504,10 @@ typedef struct sched {
     mech mech;               /* never MECH_AUTO here */
     int sm;                  /* the architecture this schedule is for */
     int nslots;              /* ring size */
+    ir_track track;          /* how copy completion is known (see above) */
+    int full_arrivals;       /* arrivals that complete a phase of a full barrier */
+    int empty_arrivals;      /* ... of an empty barrier */
+    int producer_threads;    /* threads of ROLE_PRODUCER (0: no roles) */
     long long smem_bytes;    /* dynamic shared memory per block */
     long long slot_bytes;    /* bytes of one slot (all stages of one step) */
     long long stage_off[16]; /* offset of each stage's slot 0 in shared memory */
@@ -515,6 +543,9 @@ bool verify_inject(sched *sc, fault_kind k);
 /* Simulate the schedule for the trip counts of DESIGN section 6 and report every rule
  * broken to d, at the spec's location. Returns true when the schedule is proven. */
 bool verify_schedule(diag_ctx *d, const sched *sc);
+/* The phase table of the schedule's ring (slot, parity and bytes per step) as a C
+ * comment, for the generated source. */
+void verify_phase_table(strbuf *out, const sched *sc);
 
 /* ================================================================= mechanisms
  *

@@ -177,7 +177,7 @@ static const char *const op_names[OP__COUNT] = {
     [OP_COPY] = "copy", [OP_COMMIT] = "commit", [OP_WAIT] = "wait", [OP_ACQUIRE] = "acquire",
     [OP_RELEASE] = "release", [OP_ARRIVE_TX] = "arrive_tx", [OP_WAIT_PARITY] = "wait_parity",
     [OP_FENCE] = "fence", [OP_BARRIER] = "barrier", [OP_COMPUTE] = "compute",
-    [OP_STORE] = "store",
+    [OP_STORE] = "store", [OP_ARRIVE] = "arrive",
 };
 
 const char *ir_op_name(ir_op_kind k) { return op_names[k]; }
