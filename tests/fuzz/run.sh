@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Deterministic mutation fuzzing of pipegen (meant for the ASan/UBSan build).
+#
+# Seeds: samples/*/*.pipe and tests/fuzz/seeds/*.pipe (FUZZ_RICH mutants each, default
+# 500) and tests/errors/*.pipe (FUZZ_PER_ERROR each, default 20). mutate.c makes the
+# mutants (the same ones on every run). Each is compiled with `PIPEGEN MUTANT -o x.cu`
+# under a timeout; a run fails when the exit status is not 0 or 1 (crash, hang, sanitizer
+# abort) or when stderr shows anything from a sanitizer. Failing inputs are kept in
+# FUZZ_KEEP (default /tmp/pipegen-fuzz-failures) for replay.
+#
+# usage: tests/fuzz/run.sh PIPEGEN
+#   FUZZ_JOBS=2  parallel workers        FUZZ_TIMEOUT=10  seconds per run
+set -u
+
+if [ $# -ne 1 ]; then
+    echo "usage: $0 PIPEGEN" >&2
+    exit 2
+fi
+pipegen=$1
+case $pipegen in /*) ;; *) pipegen=$PWD/$pipegen ;; esac
+if [ ! -x "$pipegen" ]; then
+    echo "fuzz: '$pipegen' is not an executable" >&2
+    exit 2
+fi
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+rich=${FUZZ_RICH:-500}
+per_error=${FUZZ_PER_ERROR:-20}
+jobs=${FUZZ_JOBS:-2}
+limit=${FUZZ_TIMEOUT:-10}
+keep=${FUZZ_KEEP:-/tmp/pipegen-fuzz-failures}
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pg-fuzz.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/mutants"
+
+${CC:-cc} -O2 -std=c11 -Wall -Wextra -Werror -o "$tmp/mutate" "$here/mutate.c" || exit 2
+
+# A sanitizer's report must not hide behind exit status 1 (their default).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=87:print_stacktrace=1}
+
+shopt -s nullglob
+n=0
+make_mutants() {   # SEED COUNT
+    n=$((n + 1))
+    cp "$1" "$tmp/mutants/seed$n.pipe"
+    "$tmp/mutate" "$1" "$tmp/mutants" "m$n" "$2" || exit 2
+    printf '%s\tm%d\n' "$1" "$n" >>"$tmp/seeds.tsv"
+}
+for seed in "$root"/samples/*/*.pipe "$here"/seeds/*.pipe; do
+    make_mutants "$seed" "$rich"
+done
+for seed in "$root"/tests/errors/*.pipe; do
+    make_mutants "$seed" "$per_error"
+done
+
+# One worker: run every input of its list, print one line per failure.
+worker() {   # LIST DIR
+    local f status
+    mkdir -p "$2"
+    while IFS= read -r f; do
+        timeout "$limit" "$pipegen" "$f" -o "$2/x.cu" >/dev/null 2>"$2/stderr"
+        status=$?
+        if [ $status -ne 0 ] && [ $status -ne 1 ]; then
+            echo "$f: exit status $status"
+        elif grep -qE 'Sanitizer|runtime error|SUMMARY:|stack-overflow|Segmentation|Aborted' \
+                "$2/stderr"; then
+            echo "$f: sanitizer report"
+        fi
+    done <"$1"
+}
+
+find "$tmp/mutants" -name '*.pipe' | sort >"$tmp/all"
+total=$(wc -l <"$tmp/all")
+split -n "r/$jobs" "$tmp/all" "$tmp/list."
+pids=()
+for list in "$tmp"/list.*; do
+    worker "$list" "$list.d" >"$list.fail" &
+    pids+=($!)
+done
+wait "${pids[@]}"
+
+cat "$tmp"/list.*.fail >"$tmp/failures"
+failed=$(wc -l <"$tmp/failures")
+if [ "$failed" -gt 0 ]; then
+    mkdir -p "$keep"
+    while IFS= read -r line; do
+        f=${line%%: *}
+        cp "$f" "$keep/"
+        echo "FAIL $keep/$(basename "$f")${line#"$f"}"
+    done <"$tmp/failures"
+    cp "$tmp/seeds.tsv" "$keep/seeds.tsv"
+    echo "fuzz: failing inputs kept in $keep (seeds.tsv maps mN- prefixes to seeds)"
+fi
+echo "fuzz: $((total - failed)) passed, $failed failed"
+[ "$failed" -eq 0 ]
