@@ -59,7 +59,7 @@ static void reserve(buf *b, size_t extra)
 
 static void insert(buf *b, size_t at, const void *s, size_t n)
 {
-    if (b->len + n > MAX_OUT)
+    if (n == 0 || b->len + n > MAX_OUT)
         return;
     reserve(b, n);
     memmove(b->p + at + n, b->p + at, b->len - at);
@@ -69,6 +69,8 @@ static void insert(buf *b, size_t at, const void *s, size_t n)
 
 static void erase(buf *b, size_t at, size_t n)
 {
+    if (at >= b->len)
+        return;
     if (at + n > b->len)
         n = b->len - at;
     memmove(b->p + at, b->p + at + n, b->len - at - n);
@@ -194,11 +196,14 @@ static void mutate_once(rng *r, buf *b)
         if (pick_token(r, b, &s, &e))
             erase(b, s, e - s);
         break;
-    case 3:   /* duplicate a token, a few times */
+    case 3:   /* duplicate a token, a few times (from a copy: insert may move b->p) */
         if (pick_token(r, b, &s, &e)) {
+            buf tok = { 0 };
+            insert(&tok, 0, b->p + s, e - s);
             size_t times = 1 + below(r, below(r, 4) ? 2 : 50);
             for (size_t i = 0; i < times; i++)
-                insert(b, e, b->p + s, e - s);
+                insert(b, e, tok.p, tok.len);
+            free(tok.p);
         }
         break;
     case 4:   /* an extra brace */

@@ -46,7 +46,10 @@ n=0
 make_mutants() {   # SEED COUNT
     n=$((n + 1))
     cp "$1" "$tmp/mutants/seed$n.pipe"
-    "$tmp/mutate" "$1" "$tmp/mutants" "m$n" "$2" || exit 2
+    "$tmp/mutate" "$1" "$tmp/mutants" "m$n" "$2" || {
+        echo "fuzz: mutate failed on $1" >&2
+        exit 2
+    }
     printf '%s\tm%d\n' "$1" "$n" >>"$tmp/seeds.tsv"
 }
 for seed in "$root"/samples/*/*.pipe "$here"/seeds/*.pipe; do
