@@ -425,11 +425,26 @@ END_TEST
 
 START_TEST(nul_in_comment)
 {
-    static const char src[] = "/* \0 */ a";
+    static const char src[] = "/* \0 */ a // b \0 c }\nd";
     scan s;
     scan_run_n(&s, src, sizeof src - 1);
-    ck_assert_str_eq(s.toks.data, "1:9 id(a) 1:10 EOF");
+    ck_assert_str_eq(s.toks.data, "1:9 id(a) 2:1 id(d) 2:2 EOF");
+    ck_assert_int_eq(s.errors, 2);
+    ck_assert(contains(s.diags, s.diags_len, "t.pipe:1:4: error: unexpected NUL byte\n"));
+    ck_assert(contains(s.diags, s.diags_len, "t.pipe:1:16: error: unexpected NUL byte\n"));
+    scan_free(&s);
+}
+END_TEST
+
+START_TEST(nul_in_body_comment_keeps_the_comment)
+{
+    /* The '}' after the NUL is still inside the // comment: the body goes on. */
+    static const char src[] = "{ { // x\0 }\n} z";
+    scan s;
+    scan_run_n(&s, src, sizeof src - 1);
+    ck_assert_str_eq(s.toks.data, "1:1 { 1:3 body( // x }\n) 2:3 id(z) 2:4 EOF");
     ck_assert_int_eq(s.errors, 1);
+    ck_assert(contains(s.diags, s.diags_len, "t.pipe:1:9: error: unexpected NUL byte\n"));
     scan_free(&s);
 }
 END_TEST
@@ -486,6 +501,7 @@ static Suite *lexer_suite(void)
     tcase_add_test(err, unexpected_characters);
     tcase_add_test(err, nul_bytes);
     tcase_add_test(err, nul_in_comment);
+    tcase_add_test(err, nul_in_body_comment_keeps_the_comment);
     suite_add_tcase(s, err);
     return s;
 }
