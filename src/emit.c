@@ -54,11 +54,14 @@ void emit_ntiles(strbuf *out, const spec *s, const char *prefix)
 {
     const spec_array *arr = &s->arrays[s->tile_array];
     for (int d = 0; d < s->tile_rank; ++d) {
-        if (d)
-            sb_puts(out, " * ");
-        sb_puts(out, "((");
+        /* march: a work item is a strip of `march` tiles down dimension 0 */
+        bool strip = d == 0 && s->march;
+        sb_puts(out, d ? " * " : "");
+        sb_puts(out, strip ? "((((" : "((");
         emit_extent(out, &arr->dims[d], prefix);
         sb_printf(out, " + %lld) / %lld)", s->tile[d] - 1, s->tile[d]);
+        if (strip)
+            sb_printf(out, " + %lld) / %lld)", s->march - 1, s->march);
     }
 }
 
@@ -201,9 +204,14 @@ static void emit_vec_choice(strbuf *out, const spec *s, const sched *sc)
     vec_range(s, sc, &maxvec, &minvec);
     sb_printf(out, "    unsigned pg_vec = %d;\n", maxvec);
     for (int i = 0; i < s->nstages; ++i) {
-        const char *name = s->arrays[s->stages[i].array].name;
-        sb_printf(out, "    if (pipert_ptr_alignment(pg_a->%s) < pg_vec)\n"
-                       "        pg_vec = pipert_ptr_alignment(pg_a->%s);\n", name, name);
+        const spec_array *arr = &s->arrays[s->stages[i].array];
+        sb_printf(out, "    pg_vec = pg_min_align(pg_vec, pg_a->%s);\n", arr->name);
+        if (arr->rank >= 2) {
+            /* every row starts where the row pitch puts it */
+            sb_puts(out, "    pg_vec = pg_min_align(pg_vec, (const void *)(uintptr_t)(");
+            emit_extent(out, &arr->dims[arr->rank - 1], "pg_a->");
+            sb_printf(out, " * %d));\n", ast_type_size(arr->type));
+        }
     }
     sb_printf(out, "    int pg_vi = 0;\n    for (unsigned pg_v = %d; pg_v > pg_vec; pg_v /= 2)\n"
                    "        ++pg_vi;\n", maxvec);
@@ -232,6 +240,8 @@ static void emit_variant_choice(strbuf *out, const emit_unit *u)
 
 static void emit_launch_ex(strbuf *out, const emit_unit *u)
 {
+    sb_puts(out, "static unsigned pg_min_align(unsigned v, const void *p)\n{\n"
+                 "    return pipert_ptr_alignment(p) < v ? pipert_ptr_alignment(p) : v;\n}\n\n");
     const spec *s = u->spec;
     const sched *first = u->scheds[0];
     sb_printf(out, "extern \"C\" cudaError_t %s_launch_ex(const struct %s_args *pg_a, "
@@ -288,10 +298,10 @@ static void emit_workspace_fn(strbuf *out, const spec *s)
 
 static void emit_schedule_comment(strbuf *out, const sched *sc)
 {
-    sb_printf(out, "/* Schedule for sm_%d, lowering %s: %d slot(s) of %lld bytes, %lld bytes of "
+    sb_printf(out, "/* Schedule for sm_%d, lowering %s: a ring of %d slot(s), %lld bytes of "
                    "shared memory\n * per block, %d threads, %s grid.\n",
-              sc->sm, mech_name(sc->mech), sc->nslots, sc->slot_bytes, sc->smem_bytes,
-              sc->threads, sc->grid == GRID_PERSISTENT ? "persistent" : "one block per tile");
+              sc->sm, mech_name(sc->mech), sc->nslots, sc->smem_bytes, sc->threads,
+              sc->grid == GRID_PERSISTENT ? "persistent" : "one block per work item");
     for (int i = 0; i < sc->nsecs; ++i) {
         const ir_section *sec = &sc->secs[i];
         if (sec->kind == SEC_PROLOGUE)

@@ -30,8 +30,6 @@ void kp(kctx *k, const char *fmt, ...)
 
 static const char *elem_ctype(elem_type t) { return ast_type_ctype(t); }
 
-static long long stage_stride(const spec_stage *st) { return (st->bytes + 127) / 128 * 128; }
-
 static void emit_affine(strbuf *out, const affine *a)
 {
     sb_puts(out, "(");
@@ -49,22 +47,19 @@ static void emit_affine(strbuf *out, const affine *a)
 /* A view over an array's staged slot, or over the whole global array. */
 static void emit_view_type(strbuf *out, const spec_array *arr)
 {
-    const char *c = arr->dir == DIR_IN ? "const " : "";
-    if (arr->rank == 1)
-        sb_printf(out, "pg_view1<%s%s>", c, elem_ctype(arr->type));
-    else
-        sb_printf(out, "pg_view%d<%s%s>", arr->rank, c, elem_ctype(arr->type));
+    sb_printf(out, "pg_view%d<%s%s>", arr->rank, arr->dir == DIR_IN ? "const " : "",
+              elem_ctype(arr->type));
 }
 
-/* ------------------------------------------------------------------ the frame */
-
-static void emit_size_of_dim(kctx *k, const ast_extent *e)
+static void emit_dim(kctx *k, const ast_extent *e)
 {
     if (e->name)
         kp(k, "%s", e->name);
     else
         kp(k, "(int64_t)%lld", e->value);
 }
+
+/* ------------------------------------------------------------------ the frame */
 
 /* The spec's names, bound as the bodies see them. Each is also cast to void: a body need
  * not use them all. */
@@ -79,15 +74,14 @@ static void emit_bindings(kctx *k)
            s->sizes[i]);
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];
-        const char *c = arr->dir == DIR_IN ? "const " : "";
         if (arr->staged >= 0) {
-            kp(k, "const unsigned char *const pg_g_%s = (const unsigned char *)pg_args.%s;\n",
-               arr->name, arr->name);
+            kp(k, "unsigned char *const pg_g_%s = (unsigned char *)pg_args.%s;\n", arr->name,
+               arr->name);
             continue;
         }
         if (arr->rank == 1) {
-            kp(k, "%s%s *const %s = pg_args.%s;\n", c, elem_ctype(arr->type), arr->name,
-               arr->name);
+            kp(k, "%s%s *const %s = pg_args.%s;\n", arr->dir == DIR_IN ? "const " : "",
+               elem_ctype(arr->type), arr->name, arr->name);
         } else {
             /* A whole global array: a view with origin 0 and the array's pitches. */
             kp(k, "const ");
@@ -97,7 +91,7 @@ static void emit_bindings(kctx *k)
                 kp(k, ", ");
                 for (int e = d; e < arr->rank; ++e) {
                     kp(k, e > d ? " * " : "");
-                    emit_size_of_dim(k, &arr->dims[e]);
+                    emit_dim(k, &arr->dims[e]);
                 }
             }
             kp(k, "};\n");
@@ -121,25 +115,51 @@ static void emit_stage_consts(kctx *k)
     }
 }
 
-/* The tile of a step (blocks stride over tiles) and its origin per dimension, the
- * fastest-varying dimension last. */
+/* Steps per work item: the inner `steps` loop (at least one, so that an empty K still
+ * runs the prologue and epilogue), the tiles of a march strip, or 1. */
+static void emit_work_counts(kctx *k)
+{
+    const spec *s = k->s;
+    if (s->has_steps) {
+        kp(k, "const int64_t pg_ks = (");
+        emit_dim(k, &s->step_bound);
+        kp(k, " + %lld) / %lld > 1 ? (", s->step_by - 1, s->step_by);
+        emit_dim(k, &s->step_bound);
+        kp(k, " + %lld) / %lld : 1;\n", s->step_by - 1, s->step_by);
+    } else {
+        kp(k, "const int64_t pg_ks = %lld;\n", s->march ? s->march : 1);
+    }
+    kp(k, "const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles\n"
+          "    ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;\n"
+          "const int64_t pg_trips = pg_items * pg_ks;\n");
+}
+
+/* The work item of a step (blocks stride over items), its tile's origin per dimension
+ * (the fastest-varying dimension last), the step variable and the slot. */
 static void emit_tile_origin(kctx *k)
 {
     const spec *s = k->s;
     const spec_array *arr = &s->arrays[s->tile_array];
-    kp(k, "const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;\n");
-    kp(k, "int64_t pg_rest = pg_tile;\n");
+    kp(k, "const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;\n"
+          "const int64_t pg_sub = pg_step %% pg_ks;\n(void)pg_sub;\nint64_t pg_rest = pg_item;\n");
     for (int d = s->tile_rank - 1; d > 0; --d) {
         kp(k, "const int64_t pg_tiles%d = (", d);
-        emit_size_of_dim(k, &arr->dims[d]);
+        emit_dim(k, &arr->dims[d]);
         kp(k, " + %lld) / %lld;\n", s->tile[d] - 1, s->tile[d]);
         kp(k, "const int64_t %s = (pg_rest %% pg_tiles%d) * %lld;\n", s->tile_at[d], d,
            s->tile[d]);
         kp(k, "pg_rest /= pg_tiles%d;\n", d);
     }
-    kp(k, "const int64_t %s = pg_rest * %lld;\n", s->tile_at[0], s->tile[0]);
+    if (s->march)
+        kp(k, "const int64_t %s = (pg_rest * %lld + pg_sub) * %lld;\n", s->tile_at[0], s->march,
+           s->tile[0]);
+    else
+        kp(k, "const int64_t %s = pg_rest * %lld;\n", s->tile_at[0], s->tile[0]);
     for (int d = 0; d < s->tile_rank; ++d)
         kp(k, "(void)%s;\n", s->tile_at[d]);
+    if (s->has_steps)
+        kp(k, "const int64_t %s = pg_sub * %lld;\n(void)%s;\n", s->step_var, s->step_by,
+           s->step_var);
     kp(k, "const int pg_slot = (int)(pg_step %% %d);\n(void)pg_slot;\n", k->sc->nslots);
 }
 
@@ -170,18 +190,72 @@ void emit_step_close(kctx *k, const ir_op *op)
 
 /* ------------------------------------------------------------------ operations */
 
+/* The shared-memory address of a stage's slot for the current step. */
+static void emit_slot_addr(kctx *k, int si)
+{
+    const copy_plan *cp = &k->sc->copy[si];
+    if (cp->nslots > 1)
+        kp(k, "pg_smem + %lld + pg_slot * %lld", cp->off, cp->slot_bytes);
+    else
+        kp(k, "pg_smem + %lld", cp->off);
+}
+
+/* The template and place arguments of pg_region / pg_store_region for stage si:
+ * <VEC, P, R, ROWBYTES, PITCH>(dst or base, src, o0, o1, o2b, n0, n1, n2b). */
+static void emit_region_shape(kctx *k, int si)
+{
+    const spec_stage *st = &k->s->stages[si];
+    const copy_plan *cp = &k->sc->copy[si];
+    const spec_array *arr = &k->s->arrays[st->array];
+    kp(k, "<pg_vec_%s, %lld, %lld, %lldLL, %lldLL>", arr->name,
+       st->rank == 3 ? cp->extent[0] : 1, st->rank >= 2 ? cp->extent[st->rank - 2] : 1,
+       cp->row_bytes, cp->pitch);
+}
+
+static void emit_region_place(kctx *k, int si)
+{
+    const spec_stage *st = &k->s->stages[si];
+    const copy_plan *cp = &k->sc->copy[si];
+    const spec_array *arr = &k->s->arrays[st->array];
+    int esz = ast_type_size(arr->type), last = st->rank - 1;
+    if (st->rank == 3)
+        emit_affine(k->out, &cp->origin[0]);
+    else
+        kp(k, "0");
+    kp(k, ", ");
+    if (st->rank >= 2)
+        emit_affine(k->out, &cp->origin[last - 1]);
+    else
+        kp(k, "0");
+    kp(k, ", ");
+    emit_affine(k->out, &cp->origin[last]);
+    kp(k, " * %d,\n    ", esz);
+    if (st->rank == 3)
+        emit_dim(k, &arr->dims[0]);
+    else
+        kp(k, "1");
+    kp(k, ", ");
+    if (st->rank >= 2)
+        emit_dim(k, &arr->dims[last - 1]);
+    else
+        kp(k, "1");
+    kp(k, ", ");
+    emit_dim(k, &arr->dims[last]);
+    kp(k, " * %d", esz);
+}
+
 static void emit_region_copy(kctx *k, int si, chunk_printer chunk)
 {
     const spec_stage *st = &k->s->stages[si];
     const spec_array *arr = &k->s->arrays[st->array];
-    int esz = ast_type_size(arr->type);
-    kp(k, "pg_region1<pg_vec_%s, %lldLL>(pg_smem + %lld + pg_slot * %lld, pg_g_%s,\n    ",
-       arr->name, st->bytes, k->sc->stage_off[si], stage_stride(st), arr->name);
-    emit_affine(k->out, &st->origin[0]);
-    kp(k, " * %d, (", esz);
-    emit_elems(k->out, arr, "");
-    kp(k, ") * %d, threadIdx.x, %d,\n    [&](unsigned char *pg_d, const unsigned char *pg_s, "
-          "int pg_v) { ", esz, k->sc->threads);
+    kp(k, "pg_region");
+    emit_region_shape(k, si);
+    kp(k, "(");
+    emit_slot_addr(k, si);
+    kp(k, ", pg_g_%s,\n    ", arr->name);
+    emit_region_place(k, si);
+    kp(k, ", pg_ptid, pg_pnt,\n    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) "
+          "{ ");
     chunk(k, st, arr->name);
     kp(k, "; });\n");
 }
@@ -195,60 +269,97 @@ void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk)
     emit_step_close(k, op);
 }
 
+/* STORE: every staged output of the step, written back with ordinary stores. */
+void emit_print_store(kctx *k, const ir_op *op)
+{
+    emit_step_open(k, op);
+    for (int i = 0; i < k->s->nstages; ++i) {
+        if (!k->s->stages[i].is_output || (op->stage >= 0 && op->stage != i))
+            continue;
+        kp(k, "pg_store_region");
+        emit_region_shape(k, i);
+        kp(k, "(pg_g_%s, ", k->s->arrays[k->s->stages[i].array].name);
+        emit_slot_addr(k, i);
+        kp(k, ",\n    ");
+        emit_region_place(k, i);
+        kp(k, ", pg_ctid, pg_cnt);\n");
+    }
+    emit_step_close(k, op);
+}
+
 void emit_print_barrier(kctx *k, const ir_op *op)
 {
     (void)op;
     kp(k, "__syncthreads();\n");
 }
 
+/* Views of every staged array over the step's slots, indexed by global coordinates. */
 static void emit_staged_views(kctx *k)
 {
     const spec *s = k->s;
     for (int i = 0; i < s->nstages; ++i) {
         const spec_stage *st = &s->stages[i];
         const spec_array *arr = &s->arrays[st->array];
+        const copy_plan *cp = &k->sc->copy[i];
+        long long pitch = cp->pitch / ast_type_size(arr->type);
         kp(k, "const ");
         emit_view_type(k->out, arr);
-        kp(k, " %s{(%s%s *)(pg_smem + %lld + pg_slot * %lld), ", arr->name,
-           arr->dir == DIR_IN ? "const " : "", elem_ctype(arr->type), k->sc->stage_off[i],
-           stage_stride(st));
-        emit_affine(k->out, &st->origin[0]);
-        kp(k, "};\n");
+        kp(k, " %s{(%s%s *)(", arr->name, arr->dir == DIR_IN ? "const " : "",
+           elem_ctype(arr->type));
+        emit_slot_addr(k, i);
+        kp(k, ")");
+        for (int d = 0; d < st->rank; ++d) {
+            kp(k, ", ");
+            emit_affine(k->out, &cp->origin[d]);
+        }
+        if (st->rank == 3)
+            kp(k, ", %lldLL", pitch * cp->extent[1]);
+        if (st->rank >= 2)
+            kp(k, ", %lldLL", pitch);
+        kp(k, "};\n(void)%s;\n", arr->name);
     }
 }
 
-/* compute elementwise, rank 1: each thread takes the tile's elements tid, tid+T, ... */
-void emit_print_compute(kctx *k, const ir_op *op)
+/* compute elementwise: the tile's elements are dealt to the compute threads in order,
+ * the fastest dimension fastest; out-of-range elements are skipped. */
+static void emit_elementwise(kctx *k)
 {
     const spec *s = k->s;
-    const char *i0 = s->compute.idx[0];
-    emit_step_open(k, op);
-    emit_staged_views(k);
-    kp(k, "for (int pg_e = threadIdx.x; pg_e < %lld; pg_e += %d) {\n", s->tile[0],
-       k->sc->threads);
-    kp(k, "    const int64_t %s = %s + pg_e;\n    if (%s < ", i0, s->tile_at[0], i0);
-    emit_size_of_dim(k, &s->arrays[s->tile_array].dims[0]);
+    const spec_array *arr = &s->arrays[s->tile_array];
+    long long n = 1, inner = 1;
+    for (int d = 0; d < s->tile_rank; ++d)
+        n *= s->tile[d];
+    kp(k, "for (int pg_e = pg_ctid; pg_e < %lld; pg_e += pg_cnt) {\n", n);
+    for (int d = s->tile_rank - 1; d >= 0; --d) {
+        kp(k, "    const int64_t %s = %s + (pg_e / %lld) %% %lld;\n", s->compute.idx[d],
+           s->tile_at[d], inner, s->tile[d]);
+        inner *= s->tile[d];
+    }
+    kp(k, "    if (");
+    for (int d = 0; d < s->tile_rank; ++d) {
+        kp(k, "%s%s < ", d ? " && " : "", s->compute.idx[d]);
+        emit_dim(k, &arr->dims[d]);
+    }
     kp(k, ") {\n");
     emit_body(k->out, &s->compute, &k->u->opts, "");
     kp(k, "    }\n}\n");
+}
+
+void emit_print_compute(kctx *k, const ir_op *op)
+{
+    emit_step_open(k, op);
+    emit_staged_views(k);
+    if (k->s->compute_kind == BODY_ELEMENTWISE)
+        emit_elementwise(k);
+    else
+        emit_body(k->out, &k->s->compute, &k->u->opts, "");
     emit_step_close(k, op);
 }
 
 /* ------------------------------------------------------------------ sections */
 
-static void emit_section(kctx *k, const ir_section *sec)
+static void emit_ops(kctx *k, const ir_section *sec)
 {
-    if (sec->kind == SEC_PROLOGUE) {
-        k->var = "pg_p";
-        kp(k, "for (int64_t pg_p = 0; pg_p < %d; ++pg_p) {\n", sec->count);
-    } else if (sec->kind == SEC_LOOP) {
-        k->var = "pg_t";
-        kp(k, "for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {\n");
-    } else {
-        k->var = "pg_trips";
-        kp(k, "{\n");
-    }
-    k->ind += 4;
     for (int i = 0; i < sec->nops; ++i) {
         const ir_op *op = &sec->ops[i];
         op_printer print = mech_module_of(k->sc->mech)->print[op->kind];
@@ -261,6 +372,55 @@ static void emit_section(kctx *k, const ir_section *sec)
         }
         print(k, op);
     }
+}
+
+/* The loop over steps. With a prologue or epilogue body it is two loops, over the
+ * block's work items and their steps, so that what the prologue declares is in scope for
+ * the steps and the epilogue. */
+static void emit_loop(kctx *k, const ir_section *sec)
+{
+    const spec *s = k->s;
+    k->var = "pg_t";
+    if (!s->has_prologue && !s->has_epilogue) {
+        kp(k, "for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {\n");
+        k->ind += 4;
+        emit_ops(k, sec);
+        k->ind -= 4;
+        kp(k, "}\n");
+        return;
+    }
+    kp(k, "for (int64_t pg_w = 0; pg_w < pg_items; ++pg_w) {\n");
+    k->ind += 4;
+    kp(k, "const int64_t pg_step = pg_w * pg_ks;\n");
+    emit_tile_origin(k);
+    if (s->has_prologue)
+        emit_body(k->out, &s->prologue, &k->u->opts, "");
+    kp(k, "for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {\n");
+    k->ind += 4;
+    emit_ops(k, sec);
+    k->ind -= 4;
+    kp(k, "}\n");
+    if (s->has_epilogue)
+        emit_body(k->out, &s->epilogue, &k->u->opts, "");
+    k->ind -= 4;
+    kp(k, "}\n");
+}
+
+static void emit_section(kctx *k, const ir_section *sec)
+{
+    if (sec->kind == SEC_LOOP) {
+        emit_loop(k, sec);
+        return;
+    }
+    if (sec->kind == SEC_PROLOGUE) {
+        k->var = "pg_p";
+        kp(k, "for (int64_t pg_p = 0; pg_p < %d; ++pg_p) {\n", sec->count);
+    } else {
+        k->var = "pg_trips";
+        kp(k, "{\n");
+    }
+    k->ind += 4;
+    emit_ops(k, sec);
     k->ind -= 4;
     kp(k, "}\n");
 }
@@ -344,6 +504,21 @@ void emit_combine_kernel(strbuf *out, const emit_unit *u)
 
 /* ------------------------------------------------------------------ the kernel */
 
+/* The threads that copy (pg_ptid of pg_pnt) and those that compute (pg_ctid of pg_cnt):
+ * all of them, or the producer and consumer warps. */
+static void emit_roles(kctx *k)
+{
+    int p = k->sc->producer_threads, n = k->sc->threads;
+    if (!p) {
+        kp(k, "const int pg_ptid = threadIdx.x, pg_pnt = %d, pg_ctid = threadIdx.x, pg_cnt = "
+              "%d;\n", n, n);
+    } else {
+        kp(k, "const int pg_ptid = threadIdx.x, pg_pnt = %d;\n", p);
+        kp(k, "const int pg_ctid = (int)threadIdx.x - %d, pg_cnt = %d;\n", p, n - p);
+    }
+    kp(k, "(void)pg_ptid;\n(void)pg_pnt;\n(void)pg_ctid;\n(void)pg_cnt;\n");
+}
+
 void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc)
 {
     const spec *s = u->spec;
@@ -353,10 +528,10 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc)
        s->name);
     kp(&k, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= %d0\n", sc->sm);
     k.ind = 4;
-    kp(&k, "extern __shared__ __align__(128) unsigned char pg_smem[];\n"
-           "const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles\n"
-           "    ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;\n");
+    kp(&k, "extern __shared__ __align__(128) unsigned char pg_smem[];\n");
     emit_bindings(&k);
+    emit_work_counts(&k);
+    emit_roles(&k);
     emit_stage_consts(&k);
     for (int i = 0; i < s->naccums; ++i)
         kp(&k, "%s %s = %s;\n", elem_ctype(s->accums[i].type), s->accums[i].name,

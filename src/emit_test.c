@@ -41,6 +41,37 @@ static void emit_common(strbuf *o, const emit_unit *u, const char *what)
 
 /* ------------------------------------------------------------------ reference */
 
+static void emit_extent(strbuf *o, const ast_extent *e, const char *prefix)
+{
+    if (e->name)
+        sb_printf(o, "%s%s", prefix, e->name);
+    else
+        sb_printf(o, "(int64_t)%lld", e->value);
+}
+
+/* Arrays of rank 2 and 3 are views with origin 0 over the host array, so that the
+ * reference indexes them as the compute body does. */
+static void emit_host_array(strbuf *o, const spec_array *arr)
+{
+    const char *c = arr->dir == DIR_IN ? "const " : "", *t = ast_type_ctype(arr->type);
+    if (arr->rank == 1) {
+        sb_printf(o, "    %s%s *const %s = (%s%s *)pg_h->%s;\n", c, t, arr->name, c, t,
+                  arr->name);
+    } else {
+        sb_printf(o, "    const pg_view%d<%s%s> %s{(%s%s *)pg_h->%s, 0, 0%s", arr->rank, c, t,
+                  arr->name, c, t, arr->name, arr->rank == 3 ? ", 0" : "");
+        for (int d = 1; d < arr->rank; ++d) {
+            sb_puts(o, ", ");
+            for (int e = d; e < arr->rank; ++e) {
+                sb_puts(o, e > d ? " * " : "");
+                emit_extent(o, &arr->dims[e], "");
+            }
+        }
+        sb_puts(o, "};\n");
+    }
+    sb_printf(o, "    (void)%s;\n", arr->name);
+}
+
 static void emit_reference(strbuf *o, const emit_unit *u)
 {
     const spec *s = u->spec;
@@ -52,21 +83,21 @@ static void emit_reference(strbuf *o, const emit_unit *u)
     for (int i = 0; i < s->nsizes; ++i)
         sb_printf(o, "    const int64_t %s = pg_h->%s;\n    (void)%s;\n", s->sizes[i],
                   s->sizes[i], s->sizes[i]);
-    for (int i = 0; i < s->narrays; ++i) {
-        const spec_array *arr = &s->arrays[i];
-        sb_printf(o, "    %s%s *const %s = (%s%s *)pg_h->%s;\n    (void)%s;\n",
-                  arr->dir == DIR_IN ? "const " : "", ast_type_ctype(arr->type), arr->name,
-                  arr->dir == DIR_IN ? "const " : "", ast_type_ctype(arr->type), arr->name,
-                  arr->name);
-    }
+    for (int i = 0; i < s->narrays; ++i)
+        emit_host_array(o, &s->arrays[i]);
     for (int i = 0; i < s->naccums; ++i)
         sb_printf(o, "    %s %s = %s;\n", ref_accum_ctype(s->accums[i].type), s->accums[i].name,
                   s->accums[i].combine == COMBINE_SUM ? "0"
                   : s->accums[i].combine == COMBINE_MIN ? "INFINITY" : "-INFINITY");
-    const char *i0 = s->reference.idx[0];
-    sb_printf(o, "    for (int64_t %s = 0; %s < ", i0, i0);
-    emit_elems(o, &(spec_array){.rank = 1, .dims = {s->arrays[s->tile_array].dims[0]}}, "");
-    sb_printf(o, "; ++%s) {\n", i0);
+    /* With index names: once per element of the tile array, in order; without: once. */
+    const spec_array *ta = &s->arrays[s->tile_array];
+    for (int d = 0; d < s->reference.nidx; ++d) {
+        const char *i = s->reference.idx[d];
+        sb_printf(o, "    for (int64_t %s = 0; %s < ", i, i);
+        emit_extent(o, &ta->dims[d], "");
+        sb_printf(o, "; ++%s)\n", i);
+    }
+    sb_puts(o, "    {\n");
     emit_body(o, &s->reference, &u->opts, "        ");
     sb_puts(o, "    }\n");
     for (int i = 0; i < s->naccums; ++i)
@@ -148,7 +179,7 @@ static void emit_upload(strbuf *o, const spec *s)
         sb_printf(o, "    {\n        std::vector<unsigned char> img(b.n_%s * %d + 16 + PG_GUARD);\n"
                      "        for (size_t e = 0; e < img.size(); ++e)\n"
                      "            img[e] = %s;\n", n, esz,
-                  arr->dir == DIR_OUT ? "0xff" : "(unsigned char)(pg_uniform() * 256.0)");
+                  arr->dir != DIR_IN ? "0xff" : "(unsigned char)(pg_uniform() * 256.0)");
         if (arr->dir != DIR_OUT)
             sb_printf(o, "        if (b.n_%s)\n            memcpy(img.data() + off, b.h_%s.data(), "
                          "b.h_%s.size());\n", n, n, n);
@@ -236,14 +267,12 @@ static void emit_check_outputs(strbuf *o, const spec *s)
 
 /* ------------------------------------------------------------------ cases */
 
-static const spec_array *tile_array(const spec *s) { return &s->arrays[s->tile_array]; }
-
 static void emit_set_sizes(strbuf *o, const spec *s)
 {
-    sb_printf(o, "static struct %s_args pg_sized(int64_t pg_n)\n{\n    struct %s_args a;\n"
-                 "    memset(&a, 0, sizeof a);\n", s->name, s->name);
+    sb_printf(o, "static struct %s_args pg_sized(const int64_t *pg_v)\n{\n    struct %s_args a;\n"
+                 "    memset(&a, 0, sizeof a);\n    (void)pg_v;\n", s->name, s->name);
     for (int i = 0; i < s->nsizes; ++i)
-        sb_printf(o, "    a.%s = pg_n;\n", s->sizes[i]);
+        sb_printf(o, "    a.%s = pg_v[%d];\n", s->sizes[i], i);
     for (int i = 0; i < s->nparams; ++i) {
         const spec_param *p = &s->params[i];
         const char *v = p->type == TY_INT ? "(int)(pg_uniform() * 10.0) + 1"
@@ -256,16 +285,76 @@ static void emit_set_sizes(strbuf *o, const spec *s)
     sb_puts(o, "    return a;\n}\n\n");
 }
 
-/* One case: size n, pointer offset, forced grid (0: planned). Runs the reference once, the
- * launcher twice (the second run must give the same bits where there are accumulators). */
+static void emit_work_items(strbuf *o, const spec *s)
+{
+    sb_printf(o, "static int64_t pg_work_items(const struct %s_args &a)\n{\n    return ", s->name);
+    emit_ntiles(o, s, "a.");
+    sb_puts(o, ";\n}\n\n");
+}
+
+/* The unit of a size symbol: the tile extent of the tile array's dimension it sizes, the
+ * step of the `steps` loop it bounds, or 1. Test sizes sit around multiples of it. */
+static long long size_unit(const spec *s, const char *name)
+{
+    const spec_array *ta = &s->arrays[s->tile_array];
+    for (int d = 0; d < ta->rank; ++d)
+        if (ta->dims[d].name && strcmp(ta->dims[d].name, name) == 0)
+            return s->tile[d];
+    if (s->has_steps && s->step_bound.name && strcmp(s->step_bound.name, name) == 0)
+        return s->step_by;
+    return 1;
+}
+
+/* The side of the large case: about 2^26 elements in the tile array (2^20 with an inner
+ * steps loop, whose reference costs a product more). */
+static long long large_side(const spec *s)
+{
+    long long want = s->has_steps ? 1LL << 20 : 1LL << 26, side = 2, total = 1;
+    if (s->tile_rank == 1)
+        return want;
+    do {
+        side *= 2;
+        total = side;
+        for (int d = 1; d < s->tile_rank; ++d)
+            total *= side;
+    } while (total < want);
+    return side;
+}
+
+/* One row of sizes per case: 0, 1, unit-1, unit, unit+1, uneven sizes, primes, and the
+ * large case last (PG_TEST_QUICK leaves it out). */
+static void emit_size_cases(strbuf *o, const spec *s)
+{
+    static const long long primes[3][3] = {{1000003}, {1009, 1013}, {101, 103, 107}};
+    int n = s->nsizes ? s->nsizes : 1;
+    sb_printf(o, "static const int64_t pg_cases[][%d] = {\n", n);
+    for (int c = 0; c < 9; ++c) {
+        sb_puts(o, "    {");
+        for (int i = 0; i < n; ++i) {
+            long long u = s->nsizes ? size_unit(s, s->sizes[i]) : 1;
+            long long big = u > 1 && !(s->has_steps && u == s->step_by) ? large_side(s) + 3 + 2 * i
+                            : s->has_steps ? 515 : 64 + i;
+            long long v = c == 0 ? 0 : c == 1 ? 1 : c == 2 ? u - 1 : c == 3 ? u : c == 4 ? u + 1
+                        : c == 5 ? 3 * u + 7 + 2 * i : c == 6 ? 2 * u - 1 + i
+                        : c == 7 ? primes[s->tile_rank - 1][i % s->tile_rank] : big;
+            sb_printf(o, "%s%lld", i ? ", " : "", v < 1 && c ? 1 : v);
+        }
+        sb_puts(o, "},\n");
+    }
+    sb_puts(o, "};\n\n");
+}
+
+/* One case: sizes, pointer offset, forced grid (0: planned). Runs the reference once, the
+ * launcher twice where there are accumulators (the second run must give the same bits). */
 static void emit_run_case(strbuf *o, const spec *s)
 {
-    sb_printf(o, "static void pg_case(int64_t pg_n, size_t off, unsigned grid)\n{\n"
-                 "    char what[160];\n"
-                 "    snprintf(what, sizeof what, \"n=%%lld offset=%%zu grid=%%u\", (long long)pg_n, "
-                 "off, grid);\n"
-                 "    struct %s_args a = pg_sized(pg_n);\n    pg_buffers b;\n    pg_alloc(b, a);\n"
-                 "    struct %s_args h = a;\n", s->name, s->name);
+    sb_printf(o, "static void pg_case(const int64_t *pg_v, size_t off, unsigned grid)\n{\n"
+                 "    char what[200];\n    int w = snprintf(what, sizeof what, \"sizes\");\n"
+                 "    for (int i = 0; i < %d; ++i)\n"
+                 "        w += snprintf(what + w, sizeof what - w, \" %%lld\", (long long)pg_v[i]);\n"
+                 "    snprintf(what + w, sizeof what - w, \" offset=%%zu grid=%%u\", off, grid);\n"
+                 "    struct %s_args a = pg_sized(pg_v);\n    pg_buffers b;\n    pg_alloc(b, a);\n"
+                 "    struct %s_args h = a;\n", s->nsizes, s->name, s->name);
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];
         if (arr->dir != DIR_IN)
@@ -302,32 +391,28 @@ static void emit_run_case(strbuf *o, const spec *s)
 static void emit_main(strbuf *o, const emit_unit *u)
 {
     const spec *s = u->spec;
-    long long tile = s->tile[0];
-    int S = s->nstages_ring;
-    (void)tile_array;
-    sb_printf(o, "int main(void)\n{\n    const int64_t T = %lld;\n", tile);
-    sb_puts(o, "    /* PG_TEST_QUICK (set under the sanitizers) leaves out the largest size. */\n"
+    sb_printf(o, "int main(void)\n{\n    const int S = %d;\n", sema_ring_slots(s));
+    sb_puts(o, "    /* PG_TEST_QUICK (set under the sanitizers) leaves out the large case. */\n"
                "    const bool quick = getenv(\"PG_TEST_QUICK\") != NULL;\n"
-               "    const int64_t sizes[] = {0, 1, T - 1, T, T + 1, 3 * T + 7, 1000003, "
-               "(1LL << 26) + 3};\n"
-               "    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)\n"
-               "        if (sizes[i] >= 0 && !(quick && sizes[i] > (1 << 22)))\n"
-               "            pg_case(sizes[i], 0, 0);\n");
+               "    const size_t ncases = sizeof pg_cases / sizeof pg_cases[0];\n"
+               "    for (size_t c = 0; c < ncases; ++c)\n"
+               "        if (!(quick && c == ncases - 1))\n"
+               "            pg_case(pg_cases[c], 0, 0);\n");
     sb_puts(o, "    /* Misaligned pointers: every copy width and the element-size fallback. */\n"
                "    for (size_t off = 1; off < 16; off *= 2)\n"
                "        if (off % sizeof(");
-    sb_puts(o, ast_type_ctype(tile_array(s)->type));
-    sb_puts(o, ") == 0) {\n            pg_case(T + 1, off, 0);\n            pg_case(1000003, off, 0);\n"
-               "        }\n");
-    sb_printf(o, "    /* Forced grids: blocks with 0, 1, < stages, = stages and > stages trips. */\n"
-                 "    const int S = %d;\n"
-                 "    const int64_t n = 37 * T + 5, tiles = 38;\n"
-                 "    const unsigned grids[] = {(unsigned)tiles + 5, (unsigned)tiles,\n"
-                 "        (unsigned)((tiles + S - 2) / (S > 1 ? S - 1 : 1)), (unsigned)((tiles + S - 1) / S),\n"
-                 "        (unsigned)((tiles + S) / (S + 1)), 7, 2, 1};\n"
-                 "    for (size_t i = 0; i < sizeof grids / sizeof grids[0]; ++i)\n"
-                 "        pg_case(n, 0, grids[i]);\n"
-                 "    pg_case(T - 1, 0, 3);\n", S);
+    sb_puts(o, ast_type_ctype(s->arrays[s->tile_array].type));
+    sb_puts(o, ") == 0) {\n            pg_case(pg_cases[4], off, 0);\n"
+               "            pg_case(pg_cases[7], off, 0);\n        }\n");
+    sb_puts(o, "    /* Forced grids: blocks with 0, 1, < stages, = stages and > stages work items. */\n"
+               "    const int64_t *mid = pg_cases[5];\n"
+               "    const int64_t items = pg_work_items(pg_sized(mid));\n"
+               "    const unsigned grids[] = {(unsigned)items + 5, (unsigned)items,\n"
+               "        (unsigned)((items + S - 2) / (S > 1 ? S - 1 : 1)), (unsigned)((items + S - 1) / S),\n"
+               "        (unsigned)((items + S) / (S + 1)), 7, 2, 1};\n"
+               "    for (size_t i = 0; i < sizeof grids / sizeof grids[0]; ++i)\n"
+               "        if (grids[i] > 0)\n            pg_case(mid, 0, grids[i]);\n"
+               "    pg_case(pg_cases[2], 0, 3);\n");
     sb_printf(o, "    printf(\"%s: %%d passed, %%d failed\\n\", pg_passes, pg_failures);\n"
                  "    return pg_failures ? 1 : 0;\n}\n", s->name);
 }
@@ -343,6 +428,8 @@ void emit_test(strbuf *o, const emit_unit *u)
     emit_compare_fn(o);
     emit_check_outputs(o, s);
     emit_set_sizes(o, s);
+    emit_work_items(o, s);
+    emit_size_cases(o, s);
     emit_run_case(o, s);
     emit_main(o, u);
 }
@@ -369,11 +456,15 @@ void emit_bench(strbuf *o, const emit_unit *u)
     emit_set_sizes(o, s);
     sb_puts(o, "static float pg_median(std::vector<float> v)\n{\n"
                "    std::sort(v.begin(), v.end());\n    return v[v.size() / 2];\n}\n\n");
-    sb_puts(o, "int main(int argc, char **argv)\n{\n"
-               "    const int64_t n = argc > 1 ? atoll(argv[1]) : (1LL << 28);\n"
-               "    const int reps = argc > 2 ? atoi(argv[2]) : 30;\n"
-               "    struct ");
-    sb_printf(o, "%s_args a = pg_sized(n);\n    pg_buffers b;\n    pg_alloc(b, a);\n", s->name);
+    /* Default sizes: 2^28 elements for rank 1, 16384 per side for rank 2 and up, 4096
+     * with an inner steps loop; the command line gives others, one per size symbol. */
+    sb_printf(o, "int main(int argc, char **argv)\n{\n    int64_t v[%d] = {", s->nsizes ? s->nsizes : 1);
+    for (int i = 0; i < (s->nsizes ? s->nsizes : 1); ++i)
+        sb_printf(o, "%s%s", i ? ", " : "", s->has_steps ? "4096" : s->tile_rank == 1
+                  ? "1LL << 28" : s->tile_rank == 2 ? "16384" : "640");
+    sb_printf(o, "};\n    for (int i = 1; i < argc && i <= %d; ++i)\n        v[i - 1] = atoll(argv[i]);\n"
+                 "    const int reps = 30;\n    struct %s_args a = pg_sized(v);\n"
+                 "    pg_buffers b;\n    pg_alloc(b, a);\n", s->nsizes, s->name);
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];
         sb_printf(o, "    PG_CHECK(cudaMemcpy(b.d_%s, b.h_%s.data(), b.h_%s.size(), "
@@ -406,7 +497,7 @@ void emit_bench(strbuf *o, const emit_unit *u)
         "        if (r >= 5)\n            tc.push_back(ms);\n    }\n"
         "    double gbs = bytes / (pg_median(tk) * 1e-3) / 1e9;\n"
         "    double ref = 2.0 * (double)copy_bytes / (pg_median(tc) * 1e-3) / 1e9;\n"
-        "    printf(\"BENCH %s n=%%lld %%.1f GB/s d2d=%%.1f GB/s ratio=%%.3f\\n\", (long long)n, gbs, "
+        "    printf(\"BENCH %s ms=%%.4f %%.1f GB/s d2d=%%.1f GB/s ratio=%%.3f\\n\", pg_median(tk), gbs, "
         "ref, gbs / ref);\n"
         "    pg_free(b);\n    return 0;\n}\n", s->name, s->name);
 }

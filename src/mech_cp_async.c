@@ -21,6 +21,7 @@ static bool plan(planner *p)
         plan_op(p, loop, OP_BARRIER, 0);
         plan_op(p, loop, OP_COMPUTE, 0);
         plan_op(p, loop, OP_BARRIER, 0);
+        plan_store(p, loop);
         return true;
     }
     ir_section *pro = plan_section(p, SEC_PROLOGUE, S - 1);
@@ -32,6 +33,10 @@ static bool plan(planner *p)
     plan_copy(p, loop, S - 1);
     plan_op(p, loop, OP_COMMIT, S - 1);
     plan_op(p, loop, OP_COMPUTE, 0);
+    if (plan_has_outputs(p)) {
+        plan_op(p, loop, OP_BARRIER, 0);
+        plan_store(p, loop);
+    }
     return true;
 }
 
@@ -64,5 +69,6 @@ const mech_module mech_cp_async_module = {
     .print = {
         [OP_COPY] = print_copy, [OP_COMMIT] = print_commit, [OP_WAIT] = print_wait,
         [OP_BARRIER] = emit_print_barrier, [OP_COMPUTE] = emit_print_compute,
+        [OP_STORE] = emit_print_store,
     },
 };

@@ -11,6 +11,7 @@ static bool plan(planner *p)
     plan_op(p, loop, OP_BARRIER, 0);
     plan_op(p, loop, OP_COMPUTE, 0);
     plan_op(p, loop, OP_BARRIER, 0);
+    plan_store(p, loop);
     return true;
 }
 
@@ -29,6 +30,6 @@ const mech_module mech_sync_module = {
     .plan = plan,
     .print = {
         [OP_COPY] = print_copy, [OP_BARRIER] = emit_print_barrier,
-        [OP_COMPUTE] = emit_print_compute,
+        [OP_COMPUTE] = emit_print_compute, [OP_STORE] = emit_print_store,
     },
 };

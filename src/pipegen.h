@@ -494,9 +494,19 @@ typedef struct ir_section {
     ir_op *ops; int nops, cap;
 } ir_section;
 
-typedef struct copy_plan {   /* how one stage's region moves (per step) */
-    int vec;                 /* bytes per copy instruction: 16, 8 or 4 (sync: element size) */
-    bool zfill_tail;         /* the region's tail is zero-filled through src-size */
+/* How one stage's region sits in shared memory and moves (per step). The region as
+ * copied may be wider than the spec's: an input's origin in the fastest dimension is
+ * moved down to a 16-byte boundary (and its extent rounded up) so that it copies in
+ * 16-byte chunks; the views index it by global coordinates all the same. */
+typedef struct copy_plan {
+    int vec;                 /* widest copy (bytes) its alignment allows: 16, 8, 4, 2, 1 */
+    affine origin[AST_MAX_RANK];   /* the region as copied */
+    long long extent[AST_MAX_RANK];
+    long long row_bytes;     /* bytes of one row (the fastest dimension) as copied */
+    long long pitch;         /* bytes between rows in shared memory (padding included) */
+    long long slot_bytes;    /* bytes of one slot, a multiple of 128 */
+    int nslots;              /* the ring's slots, or 1 for a staged output */
+    long long off;           /* offset of slot 0 in dynamic shared memory */
 } copy_plan;
 
 typedef struct sched {
@@ -509,9 +519,7 @@ typedef struct sched {
     int empty_arrivals;      /* ... of an empty barrier */
     int producer_threads;    /* threads of ROLE_PRODUCER (0: no roles) */
     long long smem_bytes;    /* dynamic shared memory per block */
-    long long slot_bytes;    /* bytes of one slot (all stages of one step) */
-    long long stage_off[16]; /* offset of each stage's slot 0 in shared memory */
-    copy_plan copy[16];
+    copy_plan copy[16];      /* per stage */
     int threads;
     ast_grid grid;
     ir_section *secs; int nsecs;
@@ -565,6 +573,11 @@ ir_op *plan_op(planner *p, ir_section *sec, ir_op_kind kind, int step_off);
 /* A guarded copy of every staged input of step loopvar+step_off. */
 ir_op *plan_copy(planner *p, ir_section *sec, int step_off);
 ir_op *plan_wait(planner *p, ir_section *sec, int n);
+/* Whether the spec stages outputs, and a STORE of the step (when it does). Staged outputs
+ * have one slot: written by COMPUTE, read by STORE, each separated from the other by a
+ * BARRIER. */
+bool plan_has_outputs(const planner *p);
+void plan_store(planner *p, ir_section *sec);
 /* Fix the ring size, the shared-memory layout and each stage's copy width. */
 void plan_layout(planner *p, int nslots);
 
@@ -594,6 +607,7 @@ typedef void (*op_printer)(kctx *k, const ir_op *op);
 /* Printers every mechanism may use. */
 void emit_print_barrier(kctx *k, const ir_op *op);
 void emit_print_compute(kctx *k, const ir_op *op);
+void emit_print_store(kctx *k, const ir_op *op);
 
 typedef struct mech_module {
     bool (*plan)(planner *p);

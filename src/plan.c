@@ -42,6 +42,20 @@ ir_op *plan_wait(planner *p, ir_section *sec, int n)
     return op;
 }
 
+bool plan_has_outputs(const planner *p)
+{
+    for (int i = 0; i < p->s->nstages; ++i)
+        if (p->s->stages[i].is_output)
+            return true;
+    return false;
+}
+
+void plan_store(planner *p, ir_section *sec)
+{
+    if (plan_has_outputs(p))
+        plan_op(p, sec, OP_STORE, 0);
+}
+
 /* ------------------------------------------------------------------ common planning */
 
 /* Greatest common divisor, for the alignment of region origins. */
@@ -67,22 +81,75 @@ static long long var_unit(const spec *s, const char *var)
     return s->step_by;
 }
 
-/* The widest copy (16, 8, 4, 2, 1 bytes) that every origin and the region's row keep
- * aligned, given a base pointer aligned to 16. */
-static int plan_vec(const spec *s, const spec_stage *st)
+/* The alignment (in elements) that every value of an origin keeps, 0 for "any". */
+static long long origin_alignment(const spec *s, const affine *o)
 {
-    int esz = ast_type_size(s->arrays[st->array].type);
-    int last = st->rank - 1;
-    long long g = st->extent[last] * esz;
-    const affine *o = &st->origin[last];
-    if (o->c)
-        g = gcd(g, o->c * esz);
+    long long g = o->c;
     for (int i = 0; i < o->nterms; ++i)
-        g = gcd(g, o->coef[i] * var_unit(s, o->var[i]) * esz);
+        g = gcd(g, o->coef[i] * var_unit(s, o->var[i]));
+    return g;
+}
+
+static long long round_up(long long x, long long m) { return (x + m - 1) / m * m; }
+
+/* Widen an input region's fastest dimension to 16-byte boundaries where its variable
+ * part keeps them, so that it copies in 16-byte chunks. */
+static void widen(const spec *s, copy_plan *cp, int esz, int last)
+{
+    long long a = 16 / esz;
+    if (a <= 1)
+        return;
+    long long vars = 0;
+    for (int i = 0; i < cp->origin[last].nterms; ++i)
+        vars = gcd(vars, cp->origin[last].coef[i] * var_unit(s, cp->origin[last].var[i]));
+    if (vars % a)
+        return;
+    long long shift = ((cp->origin[last].c % a) + a) % a;
+    cp->origin[last].c -= shift;
+    cp->extent[last] = round_up(cp->extent[last] + shift, a);
+}
+
+/* The widest copy (16, 8, 4, 2, 1 bytes) that every origin and the row keep aligned,
+ * given a base pointer aligned to 16. */
+static int copy_width(long long row_bytes, long long origin_elems, int esz)
+{
+    long long g = gcd(row_bytes, origin_elems * esz);
     int vec = 16;
     while (vec > 1 && g % vec)
         vec /= 2;
     return vec;
+}
+
+/* Shared-memory rows that are a multiple of 128 bytes put a column in one bank; a few
+ * bytes of padding spread it over all 32. */
+static long long row_pitch(long long row_bytes, int vec, int rank, int esz)
+{
+    long long pitch = round_up(row_bytes, vec);
+    if (rank >= 2 && pitch % 128 == 0)
+        pitch += esz > 4 ? esz : 4;
+    return pitch;
+}
+
+static void plan_stage(planner *p, int i, int nslots)
+{
+    const spec *s = p->s;
+    const spec_stage *st = &s->stages[i];
+    copy_plan *cp = &p->sc->copy[i];
+    int esz = ast_type_size(s->arrays[st->array].type), last = st->rank - 1;
+    memcpy(cp->origin, st->origin, sizeof cp->origin);
+    memcpy(cp->extent, st->extent, sizeof cp->extent);
+    if (!st->is_output)
+        widen(s, cp, esz, last);
+    cp->row_bytes = cp->extent[last] * esz;
+    cp->vec = copy_width(cp->row_bytes, origin_alignment(s, &cp->origin[last]), esz);
+    cp->pitch = row_pitch(cp->row_bytes, cp->vec, st->rank, esz);
+    while (cp->pitch % cp->vec)
+        cp->vec /= 2;
+    long long rows = 1;
+    for (int d = 0; d < last; ++d)
+        rows *= cp->extent[d];
+    cp->slot_bytes = round_up(rows * cp->pitch, 128);
+    cp->nslots = st->is_output ? 1 : nslots;
 }
 
 static bool sorry(planner *p, srcloc at, const char *what)
@@ -96,44 +163,24 @@ static bool sorry(planner *p, srcloc at, const char *what)
 static bool check_supported(planner *p)
 {
     const spec *s = p->s;
-    if (s->tile_rank != 1)
-        return sorry(p, s->loc, "a tile of rank 2 or 3");
-    if (s->has_steps)
-        return sorry(p, s->loc, "an inner 'steps' loop");
-    if (s->march)
-        return sorry(p, s->loc, "march mode");
-    if (s->compute_kind != BODY_ELEMENTWISE)
-        return sorry(p, s->loc, "'compute step'");
-    if (s->has_prologue || s->has_epilogue)
-        return sorry(p, s->loc, "a prologue or epilogue body");
     if (s->producer_warps)
         return sorry(p, s->loc, "producer warps");
-    for (int i = 0; i < s->nstages; ++i) {
-        const spec_stage *st = &s->stages[i];
-        if (st->is_output)
-            return sorry(p, st->loc, "a staged output");
-        if (st->halo)
-            return sorry(p, st->loc, "a halo");
-        if (st->origin[0].nterms != 1 || st->origin[0].coef[0] != 1 || st->origin[0].c
-            || st->extent[0] != s->tile[0])
-            return sorry(p, st->loc, "a region other than the tile's own");
-    }
+    for (int i = 0; i < s->nstages; ++i)
+        if (s->stages[i].halo && s->stages[i].halo_fill == HALO_CLAMP)
+            return sorry(p, s->stages[i].loc, "a clamped halo");
     return true;
 }
 
 void plan_layout(planner *p, int nslots)
 {
     sched *sc = p->sc;
-    const spec *s = p->s;
     long long off = 0;
     sc->nslots = nslots;
-    for (int i = 0; i < s->nstages; ++i) {
-        sc->stage_off[i] = off;
-        off += (s->stages[i].bytes + 127) / 128 * 128 * nslots;
-        sc->copy[i].vec = plan_vec(s, &s->stages[i]);
-        sc->copy[i].zfill_tail = sc->mech != MECH_SYNC;
+    for (int i = 0; i < p->s->nstages; ++i) {
+        plan_stage(p, i, nslots);
+        sc->copy[i].off = off;
+        off += sc->copy[i].slot_bytes * sc->copy[i].nslots;
     }
-    sc->slot_bytes = nslots ? off / nslots : 0;
     sc->smem_bytes = off;
 }
 

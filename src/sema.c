@@ -515,9 +515,6 @@ static void check_index_ranks(checker *c)
     if (ref && s->reference.nidx && s->reference.nidx != s->tile_rank)
         diag_error(c->d, ref->loc, "reference needs %d index name(s), one per tile "
                    "dimension", s->tile_rank);
-    if (ref && !s->reference.nidx && s->compute_kind == BODY_ELEMENTWISE)
-        diag_error(c->d, ref->loc, "an elementwise pipeline's reference takes the same "
-                   "index names as its compute body");
 }
 
 static void check_mechanism(checker *c, const ast_pipeline *p)
@@ -569,6 +566,9 @@ static void check_whole(checker *c, const ast_pipeline *p)
     }
     if (!s->has_compute)
         diag_error(c->d, p->name_loc, "pipeline '%s' has no compute body", p->name);
+    if (s->march && s->has_steps)
+        diag_error(c->d, c->once[IT_MARCH]->loc, "march mode and an inner 'steps' loop "
+                   "cannot be combined");
     if (s->producer_warps && s->producer_warps >= s->threads / 32)
         diag_error(c->d, c->once[IT_PRODUCER_WARPS]->value_loc, "%d producer warps leave no "
                    "consumer warp in a block of %d threads", s->producer_warps, s->threads);

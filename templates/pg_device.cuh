@@ -144,22 +144,61 @@ __device__ __forceinline__ uint64_t pg_l2_policy()
     return p;
 }
 
-/* ---- region copies: a rank-1 byte range [off, off + EXTENT) of a global array of
- * `limit` bytes, split into VEC-byte chunks over the threads [tid, nthreads). Chunks past
- * the end of the array are zero-filled; the source address of an empty chunk is the
- * array's base, which is always valid. COPY(dst, src, valid) moves one chunk. ---- */
-template <int VEC, long long EXTENT, class Copy>
-__device__ __forceinline__ void pg_region1(unsigned char *dst, const unsigned char *base,
-                                           int64_t off, int64_t limit, int tid, int nthreads,
-                                           Copy copy)
+/* ---- region copies. A region of a global array is P planes x R rows x ROWBYTES bytes
+ * (rank 1: P = R = 1). Row (p, r) is global row (o0 + p, o1 + r) of an array of n0 planes
+ * of n1 rows of n2b bytes, starting at byte o2b of the row; in shared memory it starts at
+ * (p * R + r) * PITCH. The region is split into VEC-byte chunks over the threads
+ * [tid, nthreads). A chunk outside the array is zero-filled (valid = 0, its source the
+ * array's base, which is always a valid address); a chunk crossing the end of a row is
+ * partly valid. Chunks never cross the start of a row: the planner aligns origins to VEC.
+ * COPY(dst, src, valid) moves one chunk. ---- */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, class Copy>
+__device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned char *base,
+                                          int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
+                                          int64_t n1, int64_t n2b, int tid, int nthreads,
+                                          Copy copy)
 {
-    static_assert(EXTENT % VEC == 0, "region bytes must be a multiple of the copy width");
+    static_assert(ROWBYTES % VEC == 0, "region rows must be a multiple of the copy width");
+    static_assert(PITCH % VEC == 0, "shared rows must keep the copy width's alignment");
+    constexpr int CPR = (int)(ROWBYTES / VEC);
 #pragma unroll 4
-    for (int c = tid; c < (int)(EXTENT / VEC); c += nthreads) {
-        const int64_t g = off + (int64_t)c * VEC;
-        int64_t valid = limit - g;
+    for (int c = tid; c < P * R * CPR; c += nthreads) {
+        const int row = c / CPR, col = c % CPR;
+        const int64_t g0 = o0 + row / R, g1 = o1 + row % R;
+        const int64_t gb = o2b + (int64_t)col * VEC;
+        int64_t valid = n2b - gb;
         valid = valid < 0 ? 0 : (valid > VEC ? VEC : valid);
-        copy(dst + (int64_t)c * VEC, valid ? base + g : base, (int)valid);
+        if (gb < 0 || g0 < 0 || g0 >= n0 || g1 < 0 || g1 >= n1)
+            valid = 0;
+        copy(dst + (int64_t)row * PITCH + (int64_t)col * VEC,
+             valid ? base + (g0 * n1 + g1) * n2b + gb : base, (int)valid);
+    }
+}
+
+/* Write a staged output's region back: the mirror of pg_region, with ordinary stores;
+ * only the bytes inside the array are written. */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH>
+__device__ __forceinline__ void pg_store_region(unsigned char *base, const unsigned char *src,
+                                                int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
+                                                int64_t n1, int64_t n2b, int tid, int nthreads)
+{
+    typedef typename pg_chunk<VEC>::type chunk_t;
+    constexpr int CPR = (int)(ROWBYTES / VEC);
+#pragma unroll 4
+    for (int c = tid; c < P * R * CPR; c += nthreads) {
+        const int row = c / CPR, col = c % CPR;
+        const int64_t g0 = o0 + row / R, g1 = o1 + row % R;
+        const int64_t gb = o2b + (int64_t)col * VEC;
+        if (gb < 0 || gb >= n2b || g0 < 0 || g0 >= n0 || g1 < 0 || g1 >= n1)
+            continue;
+        unsigned char *d = base + (g0 * n1 + g1) * n2b + gb;
+        const unsigned char *s = src + (int64_t)row * PITCH + (int64_t)col * VEC;
+        if (n2b - gb >= VEC) {
+            *reinterpret_cast<chunk_t *>(d) = *reinterpret_cast<const chunk_t *>(s);
+        } else {
+            for (int b = 0; b < (int)(n2b - gb); ++b)
+                d[b] = s[b];
+        }
     }
 }
 

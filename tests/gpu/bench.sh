@@ -48,4 +48,16 @@ grep -v '^#' "$MATRIX" | while read -r s m g; do
     echo "$s,$m,$g,$gbs,$ref,$ratio" >>"$W/bench.csv"
     printf '%-12s %-18s %-11s %10s %10s %7s\n' "$s" "$m" "$g" "$gbs" "$ref" "$ratio"
 done
+# sgemm against cuBLAS in one process (FLOP/s, not bytes).
+sg="$W/sgemm.ref"
+mkdir -p "$sg"
+if "$PG" "$ROOT/samples/sgemm/sgemm.pipe" --arch="$ARCH" -o "$sg/sgemm.cu" >"$sg/build.log" 2>&1 &&
+   "$NVCC" -O3 -std=c++17 -arch="$ARCH" -I"$ROOT/runtime" -I"$sg" -o "$sg/ref" \
+       "$ROOT/tests/gpu/sgemm_ref.cu" "$sg/sgemm.cu" "$ROOT/build/libpipert.a" -lcublas >>"$sg/build.log" 2>&1; then
+    "$sg/ref" 4096 8192 | tee "$sg/result.txt"
+    sed -n 's/^SGEMM n=\([0-9]*\) pipegen \([0-9.]*\) .*cublas \([0-9.]*\) .*ratio=\([0-9.]*\).*/sgemm-\1,spec,per_tile,\2,\3,\4/p' \
+        "$sg/result.txt" >>"$W/bench.csv"
+else
+    echo "sgemm vs cuBLAS: build failed"; tail -n 5 "$sg/build.log"
+fi
 echo "bench: $gpu ($ARCH), CUDA $($NVCC --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'); csv in $W/bench.csv"
