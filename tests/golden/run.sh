@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Golden tests: every NAME.pipe here is compiled, and what pipegen writes must be
+# byte-identical to the expected files beside it:
+#   NAME.cu, NAME.cuh   pipegen --arch=sm_80,sm_90 FLAGS NAME.pipe -o NAME.cu
+#   NAME.ir             pipegen --arch=sm_80,sm_90 FLAGS --dump-ir NAME.pipe
+#   NAME.ast            pipegen --arch=sm_80,sm_90 FLAGS --dump-ast NAME.pipe
+# FLAGS are the words of NAME.flags (optional, one line; '#' starts a comment). Every
+# command must exit 0 and print nothing on stderr. Each case is generated twice, into
+# two directories, and the two must be byte-identical (no dates, no paths, no addresses).
+# pipegen runs from inside tests/golden with relative names, so the banner and the #line
+# directives are the same on every machine.
+#
+# usage: tests/golden/run.sh PIPEGEN [NAME...]
+#   UPDATE=1   rewrite the expected files from what pipegen writes now (after a deliberate
+#              change of the emitter: review `git diff tests/golden` before committing)
+set -u
+
+if [ $# -lt 1 ]; then
+    echo "usage: $0 PIPEGEN [NAME...]" >&2
+    exit 2
+fi
+pipegen=$1
+shift
+case $pipegen in /*) ;; *) pipegen=$PWD/$pipegen ;; esac
+if [ ! -x "$pipegen" ]; then
+    echo "golden: '$pipegen' is not an executable" >&2
+    exit 2
+fi
+
+cd "$(dirname "$0")" || exit 2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pg-golden.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+# A sanitizer report must never pass (the ASan build is what `make golden` runs).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=87:print_stacktrace=1}
+
+if [ $# -gt 0 ]; then
+    cases=("${@/%.pipe/}")
+else
+    cases=()
+    for spec in *.pipe; do
+        [ -e "$spec" ] && cases+=("${spec%.pipe}")
+    done
+fi
+
+# generate NAME DIR: all four outputs of NAME into DIR; prints problems, returns non-zero
+# when a command failed.
+generate() {
+    local name=$1 dir=$2 status bad=0
+    mkdir -p "$dir"
+    local flags=()
+    if [ -f "$name.flags" ]; then
+        read -r -a flags < <(sed -e 's/#.*//' "$name.flags" | tr '\n' ' ')
+    fi
+    local base=(--arch=sm_80,sm_90 "${flags[@]}")
+    "$pipegen" "${base[@]}" "$name.pipe" -o "$dir/$name.cu" >"$dir/gen.out" 2>"$dir/gen.err"
+    status=$?
+    [ $status -eq 0 ] || { echo "generating exited with $status"; bad=1; }
+    "$pipegen" "${base[@]}" --dump-ir "$name.pipe" >"$dir/$name.ir" 2>"$dir/ir.err"
+    status=$?
+    [ $status -eq 0 ] || { echo "--dump-ir exited with $status"; bad=1; }
+    "$pipegen" "${base[@]}" --dump-ast "$name.pipe" >"$dir/$name.ast" 2>"$dir/ast.err"
+    status=$?
+    [ $status -eq 0 ] || { echo "--dump-ast exited with $status"; bad=1; }
+    local f
+    for f in gen.err ir.err ast.err; do
+        if [ -s "$dir/$f" ]; then
+            echo "stderr of ${f%.err}: $(head -c 300 "$dir/$f" | tr '\n' ' ')"
+            bad=1
+        fi
+    done
+    [ -s "$dir/gen.out" ] && { echo "generating printed on stdout"; bad=1; }
+    return $bad
+}
+
+outputs=(cu cuh ir ast)
+passed=0
+failed=0
+updated=0
+for name in "${cases[@]}"; do
+    if [ ! -f "$name.pipe" ]; then
+        echo "FAIL $name: no $name.pipe"
+        failed=$((failed + 1))
+        continue
+    fi
+    problems=()
+    details=""
+    gen_msgs=$(generate "$name" "$tmp/$name/a")
+    gen_ok=$?
+    again_msgs=$(generate "$name" "$tmp/$name/b")
+    [ -n "$gen_msgs" ] && problems+=("$gen_msgs")
+    [ -n "$again_msgs" ] && [ "$again_msgs" != "$gen_msgs" ] && problems+=("second run: $again_msgs")
+
+    for ext in "${outputs[@]}"; do
+        got=$tmp/$name/a/$name.$ext
+        [ -f "$got" ] || { problems+=("no $name.$ext written"); continue; }
+        if ! cmp -s "$got" "$tmp/$name/b/$name.$ext"; then
+            problems+=("$name.$ext differs between two runs")
+            details+=$(diff -u -a --label "run 1" --label "run 2" "$got" \
+                "$tmp/$name/b/$name.$ext" | head -n 20)$'\n'
+        fi
+        if [ "${UPDATE:-0}" = 1 ] && [ $gen_ok -eq 0 ]; then
+            if ! cmp -s "$got" "$name.$ext"; then
+                cp "$got" "$name.$ext"
+                echo "updated $name.$ext"
+                updated=$((updated + 1))
+            fi
+            continue
+        fi
+        if [ ! -f "$name.$ext" ]; then
+            problems+=("no expected $name.$ext (UPDATE=1 writes it)")
+        elif ! cmp -s "$name.$ext" "$got"; then
+            problems+=("$name.$ext differs")
+            details+=$(diff -u -a --label "$name.$ext (expected)" --label "$name.$ext (actual)" \
+                "$name.$ext" "$got" | head -n 60)$'\n'
+        fi
+    done
+
+    if [ ${#problems[@]} -eq 0 ]; then
+        echo "ok   $name"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $name: $(IFS=';'; echo "${problems[*]}")"
+        [ -n "$details" ] && printf '%s' "$details"
+        failed=$((failed + 1))
+    fi
+done
+
+[ "${UPDATE:-0}" = 1 ] && echo "golden: $updated file(s) updated"
+echo "golden: $passed passed, $failed failed"
+[ $failed -eq 0 ]
