@@ -107,7 +107,7 @@ static void yyerror(const srcloc *loc, yyscan_t scanner, parse_ctx *ctx, const c
 %token KW_BY "by" KW_COMBINE "combine" KW_INTO "into" KW_ELEMENTWISE "elementwise"
 %token KW_STEP "step"
 %token KW_USING "using" KW_CACHE "cache" KW_PREFETCH "prefetch" KW_EVICT "evict"
-%token KW_HALO "halo"
+%token KW_HALO "halo" KW_PAD "pad"
 %token KW_FLOAT "float" KW_DOUBLE "double" KW_INT "int" KW_HALF "half"
 %token KW_BFLOAT16 "bfloat16" KW_UINT8 "uint8"
 
@@ -232,6 +232,7 @@ stage_opts
     | stage_opts "prefetch" INT
                                { $$ = $1; ast_opts_prefetch(ctx->d, &$$, $3, @3); }
     | stage_opts "evict" IDENT { $$ = $1; ast_opts_evict(ctx->d, &$$, $3, @3); }
+    | stage_opts "pad" INT     { $$ = $1; ast_opts_pad(ctx->d, &$$, $3, @3); }
     | stage_opts "halo" INT    { $$ = $1; ast_opts_halo(ctx->d, &$$, $3, @3, NULL, @3); }
     | stage_opts "halo" INT IDENT
                                { $$ = $1; ast_opts_halo(ctx->d, &$$, $3, @3, $4, @4); }

@@ -206,6 +206,14 @@ void ast_opts_cache(diag_ctx *d, ast_stage_opts *o, const char *word, srcloc loc
     o->cache_loc = loc;
 }
 
+void ast_opts_pad(diag_ctx *d, ast_stage_opts *o, long long bytes, srcloc loc)
+{
+    if (!ast_opt_first(d, o->pad_loc, loc, "pad"))
+        return;
+    o->pad = ast_clamp_int(bytes);
+    o->pad_loc = loc;
+}
+
 void ast_opts_prefetch(diag_ctx *d, ast_stage_opts *o, long long bytes, srcloc loc)
 {
     if (!ast_opt_first(d, o->prefetch_loc, loc, "prefetch"))
@@ -481,6 +489,8 @@ static void dump_opts(FILE *out, const ast_stage_opts *o)
         fprintf(out, " cache %s", cache_names[o->cache]);
     if (o->prefetch_loc.line)
         fprintf(out, " prefetch %d", o->prefetch);
+    if (o->pad_loc.line)
+        fprintf(out, " pad %d", o->pad);
     if (o->evict_loc.line)
         fprintf(out, " evict %s", evict_names[o->evict]);
     if (o->halo_loc.line)

@@ -202,14 +202,14 @@ static void emit_slot_addr(kctx *k, int si)
 
 /* The template and place arguments of pg_region / pg_store_region for stage si:
  * <VEC, P, R, ROWBYTES, PITCH>(dst or base, src, o0, o1, o2b, n0, n1, n2b). */
-static void emit_region_shape(kctx *k, int si)
+static void emit_region_shape(kctx *k, int si, const char *nthreads)
 {
     const spec_stage *st = &k->s->stages[si];
     const copy_plan *cp = &k->sc->copy[si];
     const spec_array *arr = &k->s->arrays[st->array];
-    kp(k, "<pg_vec_%s, %lld, %lld, %lldLL, %lldLL>", arr->name,
+    kp(k, "<pg_vec_%s, %lld, %lld, %lldLL, %lldLL, %s>", arr->name,
        st->rank == 3 ? cp->extent[0] : 1, st->rank >= 2 ? cp->extent[st->rank - 2] : 1,
-       cp->row_bytes, cp->pitch);
+       cp->row_bytes, cp->pitch, nthreads);
 }
 
 static void emit_region_place(kctx *k, int si)
@@ -249,12 +249,12 @@ static void emit_region_copy(kctx *k, int si, chunk_printer chunk)
     const spec_stage *st = &k->s->stages[si];
     const spec_array *arr = &k->s->arrays[st->array];
     kp(k, "pg_region");
-    emit_region_shape(k, si);
+    emit_region_shape(k, si, "pg_pnt");
     kp(k, "(");
     emit_slot_addr(k, si);
     kp(k, ", pg_g_%s,\n    ", arr->name);
     emit_region_place(k, si);
-    kp(k, ", pg_ptid, pg_pnt,\n    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) "
+    kp(k, ", pg_ptid,\n    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) "
           "{ ");
     chunk(k, st, arr->name);
     kp(k, "; });\n");
@@ -277,12 +277,12 @@ void emit_print_store(kctx *k, const ir_op *op)
         if (!k->s->stages[i].is_output || (op->stage >= 0 && op->stage != i))
             continue;
         kp(k, "pg_store_region");
-        emit_region_shape(k, i);
+        emit_region_shape(k, i, "pg_cnt");
         kp(k, "(pg_g_%s, ", k->s->arrays[k->s->stages[i].array].name);
         emit_slot_addr(k, i);
         kp(k, ",\n    ");
         emit_region_place(k, i);
-        kp(k, ", pg_ctid, pg_cnt);\n");
+        kp(k, ", pg_ctid);\n");
     }
     emit_step_close(k, op);
 }
@@ -329,7 +329,7 @@ static void emit_elementwise(kctx *k)
     long long n = 1, inner = 1;
     for (int d = 0; d < s->tile_rank; ++d)
         n *= s->tile[d];
-    kp(k, "for (int pg_e = pg_ctid; pg_e < %lld; pg_e += pg_cnt) {\n", n);
+    kp(k, "#pragma unroll 4\nfor (int pg_e = pg_ctid; pg_e < %lld; pg_e += pg_cnt) {\n", n);
     for (int d = s->tile_rank - 1; d >= 0; --d) {
         kp(k, "    const int64_t %s = %s + (pg_e / %lld) %% %lld;\n", s->compute.idx[d],
            s->tile_at[d], inner, s->tile[d]);
@@ -510,11 +510,11 @@ static void emit_roles(kctx *k)
 {
     int p = k->sc->producer_threads, n = k->sc->threads;
     if (!p) {
-        kp(k, "const int pg_ptid = threadIdx.x, pg_pnt = %d, pg_ctid = threadIdx.x, pg_cnt = "
-              "%d;\n", n, n);
+        kp(k, "const int pg_ptid = threadIdx.x, pg_ctid = threadIdx.x;\n"
+              "constexpr int pg_pnt = %d, pg_cnt = %d;\n", n, n);
     } else {
-        kp(k, "const int pg_ptid = threadIdx.x, pg_pnt = %d;\n", p);
-        kp(k, "const int pg_ctid = (int)threadIdx.x - %d, pg_cnt = %d;\n", p, n - p);
+        kp(k, "const int pg_ptid = threadIdx.x, pg_ctid = (int)threadIdx.x - %d;\n", p);
+        kp(k, "constexpr int pg_pnt = %d, pg_cnt = %d;\n", p, n - p);
     }
     kp(k, "(void)pg_ptid;\n(void)pg_pnt;\n(void)pg_ctid;\n(void)pg_cnt;\n");
 }

@@ -140,6 +140,7 @@ typedef struct ast_stage_opts {
     const char *mech;  srcloc mech_loc;       /* using NAME */
     ast_cache cache;   srcloc cache_loc;      /* cache ca | cache cg */
     int prefetch;      srcloc prefetch_loc;   /* prefetch 64 | 128 | 256 (bytes of L2 prefetch) */
+    int pad;           srcloc pad_loc;        /* pad N: bytes added to each shared-memory row */
     ast_evict evict;   srcloc evict_loc;      /* evict normal | first | last | unchanged */
     int halo;          srcloc halo_loc;       /* halo W [zero | clamp]; 0: none */
     ast_halo_fill halo_fill;
@@ -254,6 +255,7 @@ ast_combine ast_combine_from_name(diag_ctx *d, srcloc at, const char *word);
 void ast_opts_mech(diag_ctx *d, ast_stage_opts *o, const char *mech, srcloc loc);
 void ast_opts_cache(diag_ctx *d, ast_stage_opts *o, const char *word, srcloc loc);
 void ast_opts_prefetch(diag_ctx *d, ast_stage_opts *o, long long bytes, srcloc loc);
+void ast_opts_pad(diag_ctx *d, ast_stage_opts *o, long long bytes, srcloc loc);
 void ast_opts_evict(diag_ctx *d, ast_stage_opts *o, const char *word, srcloc loc);
 /* fill may be NULL (not written: HALO_ZERO). */
 void ast_opts_halo(diag_ctx *d, ast_stage_opts *o, long long width, srcloc loc,
@@ -345,6 +347,7 @@ typedef struct spec_stage {
     mech mech;                       /* MECH_AUTO when not given */
     ast_cache cache;
     int prefetch;
+    int pad;                         /* bytes of padding per shared row; -1: automatic */
     ast_evict evict;
     long long bytes;                 /* extent product * element size */
 } spec_stage;

@@ -120,12 +120,14 @@ static int copy_width(long long row_bytes, long long origin_elems, int esz)
     return vec;
 }
 
-/* Shared-memory rows that are a multiple of 128 bytes put a column in one bank; a few
- * bytes of padding spread it over all 32. */
-static long long row_pitch(long long row_bytes, int vec, int rank, int esz)
+/* Shared-memory rows that are a multiple of 128 bytes put a column in one bank; unless
+ * the spec says (`pad N`), an element's worth of padding spreads it over all 32 banks. */
+static long long row_pitch(long long row_bytes, int vec, const spec_stage *st, int esz)
 {
     long long pitch = round_up(row_bytes, vec);
-    if (rank >= 2 && pitch % 128 == 0)
+    if (st->pad >= 0)
+        return pitch + st->pad;
+    if (st->rank >= 2 && pitch % 128 == 0)
         pitch += esz > 4 ? esz : 4;
     return pitch;
 }
@@ -142,7 +144,7 @@ static void plan_stage(planner *p, int i, int nslots)
         widen(s, cp, esz, last);
     cp->row_bytes = cp->extent[last] * esz;
     cp->vec = copy_width(cp->row_bytes, origin_alignment(s, &cp->origin[last]), esz);
-    cp->pitch = row_pitch(cp->row_bytes, cp->vec, st->rank, esz);
+    cp->pitch = row_pitch(cp->row_bytes, cp->vec, st, esz);
     while (cp->pitch % cp->vec)
         cp->vec /= 2;
     long long rows = 1;

@@ -401,6 +401,11 @@ static bool stage_opts(checker *c, const ast_item *it, spec_stage *st)
     }
     st->cache = o->cache;
     st->prefetch = o->prefetch;
+    st->pad = o->pad_loc.line ? o->pad : -1;
+    if (o->pad_loc.line && (o->pad < 0 || o->pad > 256)) {
+        diag_error(c->d, o->pad_loc, "pad must be between 0 and 256 (bytes)");
+        return false;
+    }
     st->evict = o->evict;
     st->halo = o->halo;
     st->halo_fill = o->halo_fill;
@@ -430,6 +435,11 @@ static bool stage_region(checker *c, const ast_item *it, spec_stage *st, const s
     for (int d = 0; d < st->rank; ++d) {
         st->origin[d].c -= st->halo;
         st->extent[d] += 2 * st->halo;
+    }
+    if (st->pad > 0 && st->pad % ast_type_size(arr->type)) {
+        diag_error(c->d, it->opts.pad_loc, "pad must be a multiple of the element size (%d "
+                   "bytes for %s)", ast_type_size(arr->type), ast_type_name(arr->type));
+        return false;
     }
     st->bytes = ast_type_size(arr->type);
     for (int d = 0; d < st->rank; ++d)
