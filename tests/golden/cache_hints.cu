@@ -151,22 +151,61 @@ __device__ __forceinline__ uint64_t pg_l2_policy()
     return p;
 }
 
-/* ---- region copies: a rank-1 byte range [off, off + EXTENT) of a global array of
- * `limit` bytes, split into VEC-byte chunks over the threads [tid, nthreads). Chunks past
- * the end of the array are zero-filled; the source address of an empty chunk is the
- * array's base, which is always valid. COPY(dst, src, valid) moves one chunk. ---- */
-template <int VEC, long long EXTENT, class Copy>
-__device__ __forceinline__ void pg_region1(unsigned char *dst, const unsigned char *base,
-                                           int64_t off, int64_t limit, int tid, int nthreads,
-                                           Copy copy)
+/* ---- region copies. A region of a global array is P planes x R rows x ROWBYTES bytes
+ * (rank 1: P = R = 1). Row (p, r) is global row (o0 + p, o1 + r) of an array of n0 planes
+ * of n1 rows of n2b bytes, starting at byte o2b of the row; in shared memory it starts at
+ * (p * R + r) * PITCH. The region is split into VEC-byte chunks over the threads
+ * [tid, nthreads). A chunk outside the array is zero-filled (valid = 0, its source the
+ * array's base, which is always a valid address); a chunk crossing the end of a row is
+ * partly valid. Chunks never cross the start of a row: the planner aligns origins to VEC.
+ * COPY(dst, src, valid) moves one chunk. ---- */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, class Copy>
+__device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned char *base,
+                                          int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
+                                          int64_t n1, int64_t n2b, int tid, int nthreads,
+                                          Copy copy)
 {
-    static_assert(EXTENT % VEC == 0, "region bytes must be a multiple of the copy width");
+    static_assert(ROWBYTES % VEC == 0, "region rows must be a multiple of the copy width");
+    static_assert(PITCH % VEC == 0, "shared rows must keep the copy width's alignment");
+    constexpr int CPR = (int)(ROWBYTES / VEC);
 #pragma unroll 4
-    for (int c = tid; c < (int)(EXTENT / VEC); c += nthreads) {
-        const int64_t g = off + (int64_t)c * VEC;
-        int64_t valid = limit - g;
+    for (int c = tid; c < P * R * CPR; c += nthreads) {
+        const int row = c / CPR, col = c % CPR;
+        const int64_t g0 = o0 + row / R, g1 = o1 + row % R;
+        const int64_t gb = o2b + (int64_t)col * VEC;
+        int64_t valid = n2b - gb;
         valid = valid < 0 ? 0 : (valid > VEC ? VEC : valid);
-        copy(dst + (int64_t)c * VEC, valid ? base + g : base, (int)valid);
+        if (gb < 0 || g0 < 0 || g0 >= n0 || g1 < 0 || g1 >= n1)
+            valid = 0;
+        copy(dst + (int64_t)row * PITCH + (int64_t)col * VEC,
+             valid ? base + (g0 * n1 + g1) * n2b + gb : base, (int)valid);
+    }
+}
+
+/* Write a staged output's region back: the mirror of pg_region, with ordinary stores;
+ * only the bytes inside the array are written. */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH>
+__device__ __forceinline__ void pg_store_region(unsigned char *base, const unsigned char *src,
+                                                int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
+                                                int64_t n1, int64_t n2b, int tid, int nthreads)
+{
+    typedef typename pg_chunk<VEC>::type chunk_t;
+    constexpr int CPR = (int)(ROWBYTES / VEC);
+#pragma unroll 4
+    for (int c = tid; c < P * R * CPR; c += nthreads) {
+        const int row = c / CPR, col = c % CPR;
+        const int64_t g0 = o0 + row / R, g1 = o1 + row % R;
+        const int64_t gb = o2b + (int64_t)col * VEC;
+        if (gb < 0 || gb >= n2b || g0 < 0 || g0 >= n0 || g1 < 0 || g1 >= n1)
+            continue;
+        unsigned char *d = base + (g0 * n1 + g1) * n2b + gb;
+        const unsigned char *s = src + (int64_t)row * PITCH + (int64_t)col * VEC;
+        if (n2b - gb >= VEC) {
+            *reinterpret_cast<chunk_t *>(d) = *reinterpret_cast<const chunk_t *>(s);
+        } else {
+            for (int b = 0; b < (int)(n2b - gb); ++b)
+                d[b] = s[b];
+        }
     }
 }
 
@@ -190,7 +229,7 @@ __device__ __forceinline__ T pg_block_reduce(T v, T *scratch, Op op)
 #endif /* __CUDACC__ */
 #endif /* PIPEGEN_DEVICE_SUPPORT */
 
-/* Schedule for sm_80, lowering cp.async: 2 slot(s) of 8192 bytes, 16384 bytes of shared memory
+/* Schedule for sm_80, lowering cp.async: a ring of 2 slot(s), 16384 bytes of shared memory
  * per block, 256 threads, persistent grid.
  *   prologue p in [0,1): copy step=p if<trips; commit step=p
  *   loop t in [0,trips): wait 0; barrier; copy step=t+1 if<trips; commit step=t+1; compute step=t
@@ -200,14 +239,22 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     extern __shared__ __align__(128) unsigned char pg_smem[];
-    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t n = pg_args.n;
     (void)n;
-    const unsigned char *const pg_g_x = (const unsigned char *)pg_args.x;
-    const unsigned char *const pg_g_y = (const unsigned char *)pg_args.y;
+    unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
+    unsigned char *const pg_g_y = (unsigned char *)pg_args.y;
     float *const z = pg_args.z;
     (void)z;
+    const int64_t pg_ks = 1;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
+        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_trips = pg_items * pg_ks;
+    const int pg_ptid = threadIdx.x, pg_ctid = threadIdx.x;
+    constexpr int pg_pnt = 256, pg_cnt = 256;
+    (void)pg_ptid;
+    (void)pg_pnt;
+    (void)pg_ctid;
+    (void)pg_cnt;
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     const uint64_t pg_pol_x = pg_l2_policy<2>();
     constexpr int pg_vec_y = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
@@ -215,17 +262,21 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
         {
             const int64_t pg_step = pg_p;
             if (pg_step < pg_trips) {
-                const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                int64_t pg_rest = pg_tile;
+                const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+                const int64_t pg_sub = pg_step % pg_ks;
+                (void)pg_sub;
+                int64_t pg_rest = pg_item;
                 const int64_t pg_org0 = pg_rest * 1024;
                 (void)pg_org0;
                 const int pg_slot = (int)(pg_step % 2);
                 (void)pg_slot;
-                pg_region1<pg_vec_x, 4096LL>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
-                    (pg_org0) * 4, (n) * 4, threadIdx.x, 256,
+                pg_region<pg_vec_x, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
+                    0, 0, (pg_org0) * 4,
+                    1, 1, n * 4, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, false, 128, true>(pg_d, pg_s, pg_v, pg_pol_x); });
-                pg_region1<pg_vec_y, 4096LL>(pg_smem + 8192 + pg_slot * 4096, pg_g_y,
-                    (pg_org0) * 4, (n) * 4, threadIdx.x, 256,
+                pg_region<pg_vec_y, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 8192 + pg_slot * 4096, pg_g_y,
+                    0, 0, (pg_org0) * 4,
+                    1, 1, n * 4, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_y, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -237,39 +288,48 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
         {
             const int64_t pg_step = pg_t + 1;
             if (pg_step < pg_trips) {
-                const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                int64_t pg_rest = pg_tile;
+                const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+                const int64_t pg_sub = pg_step % pg_ks;
+                (void)pg_sub;
+                int64_t pg_rest = pg_item;
                 const int64_t pg_org0 = pg_rest * 1024;
                 (void)pg_org0;
                 const int pg_slot = (int)(pg_step % 2);
                 (void)pg_slot;
-                pg_region1<pg_vec_x, 4096LL>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
-                    (pg_org0) * 4, (n) * 4, threadIdx.x, 256,
+                pg_region<pg_vec_x, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
+                    0, 0, (pg_org0) * 4,
+                    1, 1, n * 4, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, false, 128, true>(pg_d, pg_s, pg_v, pg_pol_x); });
-                pg_region1<pg_vec_y, 4096LL>(pg_smem + 8192 + pg_slot * 4096, pg_g_y,
-                    (pg_org0) * 4, (n) * 4, threadIdx.x, 256,
+                pg_region<pg_vec_y, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 8192 + pg_slot * 4096, pg_g_y,
+                    0, 0, (pg_org0) * 4,
+                    1, 1, n * 4, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_y, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
         pg_cp_async_commit();
         {
             const int64_t pg_step = pg_t;
-            const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            int64_t pg_rest = pg_tile;
+            const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+            const int64_t pg_sub = pg_step % pg_ks;
+            (void)pg_sub;
+            int64_t pg_rest = pg_item;
             const int64_t pg_org0 = pg_rest * 1024;
             (void)pg_org0;
             const int pg_slot = (int)(pg_step % 2);
             (void)pg_slot;
             const pg_view1<const float> x{(const float *)(pg_smem + 0 + pg_slot * 4096), (pg_org0)};
+            (void)x;
             const pg_view1<const float> y{(const float *)(pg_smem + 8192 + pg_slot * 4096), (pg_org0)};
-            for (int pg_e = threadIdx.x; pg_e < 1024; pg_e += 256) {
-                const int64_t i = pg_org0 + pg_e;
+            (void)y;
+            #pragma unroll 4
+            for (int pg_e = pg_ctid; pg_e < 1024; pg_e += pg_cnt) {
+                const int64_t i = pg_org0 + (pg_e / 1) % 1024;
                 if (i < n) {
 #line 14 "cache_hints.pipe"
 
     z[i] = x[i] * y[i];
   
-#line 273 "cache_hints.cu"
+#line 333 "cache_hints.cu"
                 }
             }
         }
@@ -286,7 +346,7 @@ static pipert_kernel cache_hints_sm80_k[] = {
     {(const void *)cache_hints_sm80<4>, 256, 16384, {0}, {0}, {0}},
 };
 
-/* Schedule for sm_90, lowering cp.async: 2 slot(s) of 8192 bytes, 16384 bytes of shared memory
+/* Schedule for sm_90, lowering cp.async: a ring of 2 slot(s), 16384 bytes of shared memory
  * per block, 256 threads, persistent grid.
  *   prologue p in [0,1): copy step=p if<trips; commit step=p
  *   loop t in [0,trips): wait 0; barrier; copy step=t+1 if<trips; commit step=t+1; compute step=t
@@ -296,14 +356,22 @@ __global__ void __launch_bounds__(256) cache_hints_sm90(const struct cache_hints
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ __align__(128) unsigned char pg_smem[];
-    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t n = pg_args.n;
     (void)n;
-    const unsigned char *const pg_g_x = (const unsigned char *)pg_args.x;
-    const unsigned char *const pg_g_y = (const unsigned char *)pg_args.y;
+    unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
+    unsigned char *const pg_g_y = (unsigned char *)pg_args.y;
     float *const z = pg_args.z;
     (void)z;
+    const int64_t pg_ks = 1;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
+        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_trips = pg_items * pg_ks;
+    const int pg_ptid = threadIdx.x, pg_ctid = threadIdx.x;
+    constexpr int pg_pnt = 256, pg_cnt = 256;
+    (void)pg_ptid;
+    (void)pg_pnt;
+    (void)pg_ctid;
+    (void)pg_cnt;
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     const uint64_t pg_pol_x = pg_l2_policy<2>();
     constexpr int pg_vec_y = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
@@ -311,17 +379,21 @@ __global__ void __launch_bounds__(256) cache_hints_sm90(const struct cache_hints
         {
             const int64_t pg_step = pg_p;
             if (pg_step < pg_trips) {
-                const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                int64_t pg_rest = pg_tile;
+                const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+                const int64_t pg_sub = pg_step % pg_ks;
+                (void)pg_sub;
+                int64_t pg_rest = pg_item;
                 const int64_t pg_org0 = pg_rest * 1024;
                 (void)pg_org0;
                 const int pg_slot = (int)(pg_step % 2);
                 (void)pg_slot;
-                pg_region1<pg_vec_x, 4096LL>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
-                    (pg_org0) * 4, (n) * 4, threadIdx.x, 256,
+                pg_region<pg_vec_x, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
+                    0, 0, (pg_org0) * 4,
+                    1, 1, n * 4, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, false, 128, true>(pg_d, pg_s, pg_v, pg_pol_x); });
-                pg_region1<pg_vec_y, 4096LL>(pg_smem + 8192 + pg_slot * 4096, pg_g_y,
-                    (pg_org0) * 4, (n) * 4, threadIdx.x, 256,
+                pg_region<pg_vec_y, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 8192 + pg_slot * 4096, pg_g_y,
+                    0, 0, (pg_org0) * 4,
+                    1, 1, n * 4, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_y, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -333,39 +405,48 @@ __global__ void __launch_bounds__(256) cache_hints_sm90(const struct cache_hints
         {
             const int64_t pg_step = pg_t + 1;
             if (pg_step < pg_trips) {
-                const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                int64_t pg_rest = pg_tile;
+                const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+                const int64_t pg_sub = pg_step % pg_ks;
+                (void)pg_sub;
+                int64_t pg_rest = pg_item;
                 const int64_t pg_org0 = pg_rest * 1024;
                 (void)pg_org0;
                 const int pg_slot = (int)(pg_step % 2);
                 (void)pg_slot;
-                pg_region1<pg_vec_x, 4096LL>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
-                    (pg_org0) * 4, (n) * 4, threadIdx.x, 256,
+                pg_region<pg_vec_x, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
+                    0, 0, (pg_org0) * 4,
+                    1, 1, n * 4, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, false, 128, true>(pg_d, pg_s, pg_v, pg_pol_x); });
-                pg_region1<pg_vec_y, 4096LL>(pg_smem + 8192 + pg_slot * 4096, pg_g_y,
-                    (pg_org0) * 4, (n) * 4, threadIdx.x, 256,
+                pg_region<pg_vec_y, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 8192 + pg_slot * 4096, pg_g_y,
+                    0, 0, (pg_org0) * 4,
+                    1, 1, n * 4, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_y, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
         pg_cp_async_commit();
         {
             const int64_t pg_step = pg_t;
-            const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            int64_t pg_rest = pg_tile;
+            const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+            const int64_t pg_sub = pg_step % pg_ks;
+            (void)pg_sub;
+            int64_t pg_rest = pg_item;
             const int64_t pg_org0 = pg_rest * 1024;
             (void)pg_org0;
             const int pg_slot = (int)(pg_step % 2);
             (void)pg_slot;
             const pg_view1<const float> x{(const float *)(pg_smem + 0 + pg_slot * 4096), (pg_org0)};
+            (void)x;
             const pg_view1<const float> y{(const float *)(pg_smem + 8192 + pg_slot * 4096), (pg_org0)};
-            for (int pg_e = threadIdx.x; pg_e < 1024; pg_e += 256) {
-                const int64_t i = pg_org0 + pg_e;
+            (void)y;
+            #pragma unroll 4
+            for (int pg_e = pg_ctid; pg_e < 1024; pg_e += pg_cnt) {
+                const int64_t i = pg_org0 + (pg_e / 1) % 1024;
                 if (i < n) {
 #line 14 "cache_hints.pipe"
 
     z[i] = x[i] * y[i];
   
-#line 369 "cache_hints.cu"
+#line 450 "cache_hints.cu"
                 }
             }
         }
@@ -381,6 +462,11 @@ static pipert_kernel cache_hints_sm90_k[] = {
     {(const void *)cache_hints_sm90<8>, 256, 16384, {0}, {0}, {0}},
     {(const void *)cache_hints_sm90<4>, 256, 16384, {0}, {0}, {0}},
 };
+
+static unsigned pg_min_align(unsigned v, const void *p)
+{
+    return pipert_ptr_alignment(p) < v ? pipert_ptr_alignment(p) : v;
+}
 
 extern "C" cudaError_t cache_hints_launch_ex(const struct cache_hints_args *pg_a, cudaStream_t pg_stream,
     const pipert_launch_opts *pg_opts)
@@ -412,10 +498,8 @@ extern "C" cudaError_t cache_hints_launch_ex(const struct cache_hints_args *pg_a
     if (pg_ntiles == 0)
         return cudaSuccess;
     unsigned pg_vec = 16;
-    if (pipert_ptr_alignment(pg_a->x) < pg_vec)
-        pg_vec = pipert_ptr_alignment(pg_a->x);
-    if (pipert_ptr_alignment(pg_a->y) < pg_vec)
-        pg_vec = pipert_ptr_alignment(pg_a->y);
+    pg_vec = pg_min_align(pg_vec, pg_a->x);
+    pg_vec = pg_min_align(pg_vec, pg_a->y);
     int pg_vi = 0;
     for (unsigned pg_v = 16; pg_v > pg_vec; pg_v /= 2)
         ++pg_vi;

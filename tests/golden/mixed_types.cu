@@ -151,22 +151,61 @@ __device__ __forceinline__ uint64_t pg_l2_policy()
     return p;
 }
 
-/* ---- region copies: a rank-1 byte range [off, off + EXTENT) of a global array of
- * `limit` bytes, split into VEC-byte chunks over the threads [tid, nthreads). Chunks past
- * the end of the array are zero-filled; the source address of an empty chunk is the
- * array's base, which is always valid. COPY(dst, src, valid) moves one chunk. ---- */
-template <int VEC, long long EXTENT, class Copy>
-__device__ __forceinline__ void pg_region1(unsigned char *dst, const unsigned char *base,
-                                           int64_t off, int64_t limit, int tid, int nthreads,
-                                           Copy copy)
+/* ---- region copies. A region of a global array is P planes x R rows x ROWBYTES bytes
+ * (rank 1: P = R = 1). Row (p, r) is global row (o0 + p, o1 + r) of an array of n0 planes
+ * of n1 rows of n2b bytes, starting at byte o2b of the row; in shared memory it starts at
+ * (p * R + r) * PITCH. The region is split into VEC-byte chunks over the threads
+ * [tid, nthreads). A chunk outside the array is zero-filled (valid = 0, its source the
+ * array's base, which is always a valid address); a chunk crossing the end of a row is
+ * partly valid. Chunks never cross the start of a row: the planner aligns origins to VEC.
+ * COPY(dst, src, valid) moves one chunk. ---- */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, class Copy>
+__device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned char *base,
+                                          int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
+                                          int64_t n1, int64_t n2b, int tid, int nthreads,
+                                          Copy copy)
 {
-    static_assert(EXTENT % VEC == 0, "region bytes must be a multiple of the copy width");
+    static_assert(ROWBYTES % VEC == 0, "region rows must be a multiple of the copy width");
+    static_assert(PITCH % VEC == 0, "shared rows must keep the copy width's alignment");
+    constexpr int CPR = (int)(ROWBYTES / VEC);
 #pragma unroll 4
-    for (int c = tid; c < (int)(EXTENT / VEC); c += nthreads) {
-        const int64_t g = off + (int64_t)c * VEC;
-        int64_t valid = limit - g;
+    for (int c = tid; c < P * R * CPR; c += nthreads) {
+        const int row = c / CPR, col = c % CPR;
+        const int64_t g0 = o0 + row / R, g1 = o1 + row % R;
+        const int64_t gb = o2b + (int64_t)col * VEC;
+        int64_t valid = n2b - gb;
         valid = valid < 0 ? 0 : (valid > VEC ? VEC : valid);
-        copy(dst + (int64_t)c * VEC, valid ? base + g : base, (int)valid);
+        if (gb < 0 || g0 < 0 || g0 >= n0 || g1 < 0 || g1 >= n1)
+            valid = 0;
+        copy(dst + (int64_t)row * PITCH + (int64_t)col * VEC,
+             valid ? base + (g0 * n1 + g1) * n2b + gb : base, (int)valid);
+    }
+}
+
+/* Write a staged output's region back: the mirror of pg_region, with ordinary stores;
+ * only the bytes inside the array are written. */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH>
+__device__ __forceinline__ void pg_store_region(unsigned char *base, const unsigned char *src,
+                                                int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
+                                                int64_t n1, int64_t n2b, int tid, int nthreads)
+{
+    typedef typename pg_chunk<VEC>::type chunk_t;
+    constexpr int CPR = (int)(ROWBYTES / VEC);
+#pragma unroll 4
+    for (int c = tid; c < P * R * CPR; c += nthreads) {
+        const int row = c / CPR, col = c % CPR;
+        const int64_t g0 = o0 + row / R, g1 = o1 + row % R;
+        const int64_t gb = o2b + (int64_t)col * VEC;
+        if (gb < 0 || gb >= n2b || g0 < 0 || g0 >= n0 || g1 < 0 || g1 >= n1)
+            continue;
+        unsigned char *d = base + (g0 * n1 + g1) * n2b + gb;
+        const unsigned char *s = src + (int64_t)row * PITCH + (int64_t)col * VEC;
+        if (n2b - gb >= VEC) {
+            *reinterpret_cast<chunk_t *>(d) = *reinterpret_cast<const chunk_t *>(s);
+        } else {
+            for (int b = 0; b < (int)(n2b - gb); ++b)
+                d[b] = s[b];
+        }
     }
 }
 
@@ -190,7 +229,7 @@ __device__ __forceinline__ T pg_block_reduce(T v, T *scratch, Op op)
 #endif /* __CUDACC__ */
 #endif /* PIPEGEN_DEVICE_SUPPORT */
 
-/* Schedule for sm_80, lowering cp.async: 2 slot(s) of 2048 bytes, 4096 bytes of shared memory
+/* Schedule for sm_80, lowering cp.async: a ring of 2 slot(s), 4096 bytes of shared memory
  * per block, 128 threads, persistent grid.
  *   prologue p in [0,1): copy step=p if<trips; commit step=p
  *   loop t in [0,trips): wait 0; barrier; copy step=t+1 if<trips; commit step=t+1; compute step=t
@@ -200,19 +239,27 @@ __global__ void __launch_bounds__(128) mixed_types_sm80(const struct mixed_types
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     extern __shared__ __align__(128) unsigned char pg_smem[];
-    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const double scale = pg_args.scale;
     (void)scale;
     const int64_t n = pg_args.n;
     (void)n;
-    const unsigned char *const pg_g_h = (const unsigned char *)pg_args.h;
-    const unsigned char *const pg_g_b = (const unsigned char *)pg_args.b;
-    const unsigned char *const pg_g_d = (const unsigned char *)pg_args.d;
-    const unsigned char *const pg_g_u = (const unsigned char *)pg_args.u;
-    const unsigned char *const pg_g_k = (const unsigned char *)pg_args.k;
+    unsigned char *const pg_g_h = (unsigned char *)pg_args.h;
+    unsigned char *const pg_g_b = (unsigned char *)pg_args.b;
+    unsigned char *const pg_g_d = (unsigned char *)pg_args.d;
+    unsigned char *const pg_g_u = (unsigned char *)pg_args.u;
+    unsigned char *const pg_g_k = (unsigned char *)pg_args.k;
     double *const z = pg_args.z;
     (void)z;
+    const int64_t pg_ks = 1;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
+        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_trips = pg_items * pg_ks;
+    const int pg_ptid = threadIdx.x, pg_ctid = threadIdx.x;
+    constexpr int pg_pnt = 128, pg_cnt = 128;
+    (void)pg_ptid;
+    (void)pg_pnt;
+    (void)pg_ctid;
+    (void)pg_cnt;
     constexpr int pg_vec_h = VEC < 2 ? 2 : (VEC > 8 ? 8 : VEC);
     constexpr int pg_vec_b = VEC < 2 ? 2 : (VEC > 8 ? 8 : VEC);
     constexpr int pg_vec_d = VEC < 8 ? 8 : (VEC > 16 ? 16 : VEC);
@@ -222,26 +269,33 @@ __global__ void __launch_bounds__(128) mixed_types_sm80(const struct mixed_types
         {
             const int64_t pg_step = pg_p;
             if (pg_step < pg_trips) {
-                const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                int64_t pg_rest = pg_tile;
+                const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+                const int64_t pg_sub = pg_step % pg_ks;
+                (void)pg_sub;
+                int64_t pg_rest = pg_item;
                 const int64_t pg_org0 = pg_rest * 100;
                 (void)pg_org0;
                 const int pg_slot = (int)(pg_step % 2);
                 (void)pg_slot;
-                pg_region1<pg_vec_h, 200LL>(pg_smem + 0 + pg_slot * 256, pg_g_h,
-                    (pg_org0) * 2, (n) * 2, threadIdx.x, 128,
+                pg_region<pg_vec_h, 1, 1, 200LL, 200LL, pg_pnt>(pg_smem + 0 + pg_slot * 256, pg_g_h,
+                    0, 0, (pg_org0) * 2,
+                    1, 1, n * 2, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_h, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region1<pg_vec_b, 200LL>(pg_smem + 512 + pg_slot * 256, pg_g_b,
-                    (pg_org0) * 2, (n) * 2, threadIdx.x, 128,
+                pg_region<pg_vec_b, 1, 1, 200LL, 200LL, pg_pnt>(pg_smem + 512 + pg_slot * 256, pg_g_b,
+                    0, 0, (pg_org0) * 2,
+                    1, 1, n * 2, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_b, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region1<pg_vec_d, 800LL>(pg_smem + 1024 + pg_slot * 896, pg_g_d,
-                    (pg_org0) * 8, (n) * 8, threadIdx.x, 128,
+                pg_region<pg_vec_d, 1, 1, 800LL, 800LL, pg_pnt>(pg_smem + 1024 + pg_slot * 896, pg_g_d,
+                    0, 0, (pg_org0) * 8,
+                    1, 1, n * 8, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_d, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region1<pg_vec_u, 100LL>(pg_smem + 2816 + pg_slot * 128, pg_g_u,
-                    (pg_org0) * 1, (n) * 1, threadIdx.x, 128,
+                pg_region<pg_vec_u, 1, 1, 100LL, 100LL, pg_pnt>(pg_smem + 2816 + pg_slot * 128, pg_g_u,
+                    0, 0, (pg_org0) * 1,
+                    1, 1, n * 1, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region1<pg_vec_k, 400LL>(pg_smem + 3072 + pg_slot * 512, pg_g_k,
-                    (pg_org0) * 4, (n) * 4, threadIdx.x, 128,
+                pg_region<pg_vec_k, 1, 1, 400LL, 400LL, pg_pnt>(pg_smem + 3072 + pg_slot * 512, pg_g_k,
+                    0, 0, (pg_org0) * 4,
+                    1, 1, n * 4, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -253,51 +307,66 @@ __global__ void __launch_bounds__(128) mixed_types_sm80(const struct mixed_types
         {
             const int64_t pg_step = pg_t + 1;
             if (pg_step < pg_trips) {
-                const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                int64_t pg_rest = pg_tile;
+                const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+                const int64_t pg_sub = pg_step % pg_ks;
+                (void)pg_sub;
+                int64_t pg_rest = pg_item;
                 const int64_t pg_org0 = pg_rest * 100;
                 (void)pg_org0;
                 const int pg_slot = (int)(pg_step % 2);
                 (void)pg_slot;
-                pg_region1<pg_vec_h, 200LL>(pg_smem + 0 + pg_slot * 256, pg_g_h,
-                    (pg_org0) * 2, (n) * 2, threadIdx.x, 128,
+                pg_region<pg_vec_h, 1, 1, 200LL, 200LL, pg_pnt>(pg_smem + 0 + pg_slot * 256, pg_g_h,
+                    0, 0, (pg_org0) * 2,
+                    1, 1, n * 2, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_h, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region1<pg_vec_b, 200LL>(pg_smem + 512 + pg_slot * 256, pg_g_b,
-                    (pg_org0) * 2, (n) * 2, threadIdx.x, 128,
+                pg_region<pg_vec_b, 1, 1, 200LL, 200LL, pg_pnt>(pg_smem + 512 + pg_slot * 256, pg_g_b,
+                    0, 0, (pg_org0) * 2,
+                    1, 1, n * 2, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_b, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region1<pg_vec_d, 800LL>(pg_smem + 1024 + pg_slot * 896, pg_g_d,
-                    (pg_org0) * 8, (n) * 8, threadIdx.x, 128,
+                pg_region<pg_vec_d, 1, 1, 800LL, 800LL, pg_pnt>(pg_smem + 1024 + pg_slot * 896, pg_g_d,
+                    0, 0, (pg_org0) * 8,
+                    1, 1, n * 8, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_d, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region1<pg_vec_u, 100LL>(pg_smem + 2816 + pg_slot * 128, pg_g_u,
-                    (pg_org0) * 1, (n) * 1, threadIdx.x, 128,
+                pg_region<pg_vec_u, 1, 1, 100LL, 100LL, pg_pnt>(pg_smem + 2816 + pg_slot * 128, pg_g_u,
+                    0, 0, (pg_org0) * 1,
+                    1, 1, n * 1, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region1<pg_vec_k, 400LL>(pg_smem + 3072 + pg_slot * 512, pg_g_k,
-                    (pg_org0) * 4, (n) * 4, threadIdx.x, 128,
+                pg_region<pg_vec_k, 1, 1, 400LL, 400LL, pg_pnt>(pg_smem + 3072 + pg_slot * 512, pg_g_k,
+                    0, 0, (pg_org0) * 4,
+                    1, 1, n * 4, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
         pg_cp_async_commit();
         {
             const int64_t pg_step = pg_t;
-            const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            int64_t pg_rest = pg_tile;
+            const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+            const int64_t pg_sub = pg_step % pg_ks;
+            (void)pg_sub;
+            int64_t pg_rest = pg_item;
             const int64_t pg_org0 = pg_rest * 100;
             (void)pg_org0;
             const int pg_slot = (int)(pg_step % 2);
             (void)pg_slot;
             const pg_view1<const __half> h{(const __half *)(pg_smem + 0 + pg_slot * 256), (pg_org0)};
+            (void)h;
             const pg_view1<const __nv_bfloat16> b{(const __nv_bfloat16 *)(pg_smem + 512 + pg_slot * 256), (pg_org0)};
+            (void)b;
             const pg_view1<const double> d{(const double *)(pg_smem + 1024 + pg_slot * 896), (pg_org0)};
+            (void)d;
             const pg_view1<const unsigned char> u{(const unsigned char *)(pg_smem + 2816 + pg_slot * 128), (pg_org0)};
+            (void)u;
             const pg_view1<const int> k{(const int *)(pg_smem + 3072 + pg_slot * 512), (pg_org0)};
-            for (int pg_e = threadIdx.x; pg_e < 100; pg_e += 128) {
-                const int64_t i = pg_org0 + pg_e;
+            (void)k;
+            #pragma unroll 4
+            for (int pg_e = pg_ctid; pg_e < 100; pg_e += pg_cnt) {
+                const int64_t i = pg_org0 + (pg_e / 1) % 100;
                 if (i < n) {
 #line 18 "mixed_types.pipe"
 
     z[i] = scale * ((double)__half2float(h[i]) + (double)__bfloat162float(b[i]) + d[i] + u[i] + k[i]);
   
-#line 301 "mixed_types.cu"
+#line 370 "mixed_types.cu"
                 }
             }
         }
@@ -316,7 +385,7 @@ static pipert_kernel mixed_types_sm80_k[] = {
     {(const void *)mixed_types_sm80<1>, 128, 4096, {0}, {0}, {0}},
 };
 
-/* Schedule for sm_90, lowering cp.async: 2 slot(s) of 2048 bytes, 4096 bytes of shared memory
+/* Schedule for sm_90, lowering cp.async: a ring of 2 slot(s), 4096 bytes of shared memory
  * per block, 128 threads, persistent grid.
  *   prologue p in [0,1): copy step=p if<trips; commit step=p
  *   loop t in [0,trips): wait 0; barrier; copy step=t+1 if<trips; commit step=t+1; compute step=t
@@ -326,19 +395,27 @@ __global__ void __launch_bounds__(128) mixed_types_sm90(const struct mixed_types
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ __align__(128) unsigned char pg_smem[];
-    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const double scale = pg_args.scale;
     (void)scale;
     const int64_t n = pg_args.n;
     (void)n;
-    const unsigned char *const pg_g_h = (const unsigned char *)pg_args.h;
-    const unsigned char *const pg_g_b = (const unsigned char *)pg_args.b;
-    const unsigned char *const pg_g_d = (const unsigned char *)pg_args.d;
-    const unsigned char *const pg_g_u = (const unsigned char *)pg_args.u;
-    const unsigned char *const pg_g_k = (const unsigned char *)pg_args.k;
+    unsigned char *const pg_g_h = (unsigned char *)pg_args.h;
+    unsigned char *const pg_g_b = (unsigned char *)pg_args.b;
+    unsigned char *const pg_g_d = (unsigned char *)pg_args.d;
+    unsigned char *const pg_g_u = (unsigned char *)pg_args.u;
+    unsigned char *const pg_g_k = (unsigned char *)pg_args.k;
     double *const z = pg_args.z;
     (void)z;
+    const int64_t pg_ks = 1;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
+        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_trips = pg_items * pg_ks;
+    const int pg_ptid = threadIdx.x, pg_ctid = threadIdx.x;
+    constexpr int pg_pnt = 128, pg_cnt = 128;
+    (void)pg_ptid;
+    (void)pg_pnt;
+    (void)pg_ctid;
+    (void)pg_cnt;
     constexpr int pg_vec_h = VEC < 2 ? 2 : (VEC > 8 ? 8 : VEC);
     constexpr int pg_vec_b = VEC < 2 ? 2 : (VEC > 8 ? 8 : VEC);
     constexpr int pg_vec_d = VEC < 8 ? 8 : (VEC > 16 ? 16 : VEC);
@@ -348,26 +425,33 @@ __global__ void __launch_bounds__(128) mixed_types_sm90(const struct mixed_types
         {
             const int64_t pg_step = pg_p;
             if (pg_step < pg_trips) {
-                const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                int64_t pg_rest = pg_tile;
+                const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+                const int64_t pg_sub = pg_step % pg_ks;
+                (void)pg_sub;
+                int64_t pg_rest = pg_item;
                 const int64_t pg_org0 = pg_rest * 100;
                 (void)pg_org0;
                 const int pg_slot = (int)(pg_step % 2);
                 (void)pg_slot;
-                pg_region1<pg_vec_h, 200LL>(pg_smem + 0 + pg_slot * 256, pg_g_h,
-                    (pg_org0) * 2, (n) * 2, threadIdx.x, 128,
+                pg_region<pg_vec_h, 1, 1, 200LL, 200LL, pg_pnt>(pg_smem + 0 + pg_slot * 256, pg_g_h,
+                    0, 0, (pg_org0) * 2,
+                    1, 1, n * 2, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_h, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region1<pg_vec_b, 200LL>(pg_smem + 512 + pg_slot * 256, pg_g_b,
-                    (pg_org0) * 2, (n) * 2, threadIdx.x, 128,
+                pg_region<pg_vec_b, 1, 1, 200LL, 200LL, pg_pnt>(pg_smem + 512 + pg_slot * 256, pg_g_b,
+                    0, 0, (pg_org0) * 2,
+                    1, 1, n * 2, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_b, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region1<pg_vec_d, 800LL>(pg_smem + 1024 + pg_slot * 896, pg_g_d,
-                    (pg_org0) * 8, (n) * 8, threadIdx.x, 128,
+                pg_region<pg_vec_d, 1, 1, 800LL, 800LL, pg_pnt>(pg_smem + 1024 + pg_slot * 896, pg_g_d,
+                    0, 0, (pg_org0) * 8,
+                    1, 1, n * 8, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_d, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region1<pg_vec_u, 100LL>(pg_smem + 2816 + pg_slot * 128, pg_g_u,
-                    (pg_org0) * 1, (n) * 1, threadIdx.x, 128,
+                pg_region<pg_vec_u, 1, 1, 100LL, 100LL, pg_pnt>(pg_smem + 2816 + pg_slot * 128, pg_g_u,
+                    0, 0, (pg_org0) * 1,
+                    1, 1, n * 1, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region1<pg_vec_k, 400LL>(pg_smem + 3072 + pg_slot * 512, pg_g_k,
-                    (pg_org0) * 4, (n) * 4, threadIdx.x, 128,
+                pg_region<pg_vec_k, 1, 1, 400LL, 400LL, pg_pnt>(pg_smem + 3072 + pg_slot * 512, pg_g_k,
+                    0, 0, (pg_org0) * 4,
+                    1, 1, n * 4, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -379,51 +463,66 @@ __global__ void __launch_bounds__(128) mixed_types_sm90(const struct mixed_types
         {
             const int64_t pg_step = pg_t + 1;
             if (pg_step < pg_trips) {
-                const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                int64_t pg_rest = pg_tile;
+                const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+                const int64_t pg_sub = pg_step % pg_ks;
+                (void)pg_sub;
+                int64_t pg_rest = pg_item;
                 const int64_t pg_org0 = pg_rest * 100;
                 (void)pg_org0;
                 const int pg_slot = (int)(pg_step % 2);
                 (void)pg_slot;
-                pg_region1<pg_vec_h, 200LL>(pg_smem + 0 + pg_slot * 256, pg_g_h,
-                    (pg_org0) * 2, (n) * 2, threadIdx.x, 128,
+                pg_region<pg_vec_h, 1, 1, 200LL, 200LL, pg_pnt>(pg_smem + 0 + pg_slot * 256, pg_g_h,
+                    0, 0, (pg_org0) * 2,
+                    1, 1, n * 2, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_h, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region1<pg_vec_b, 200LL>(pg_smem + 512 + pg_slot * 256, pg_g_b,
-                    (pg_org0) * 2, (n) * 2, threadIdx.x, 128,
+                pg_region<pg_vec_b, 1, 1, 200LL, 200LL, pg_pnt>(pg_smem + 512 + pg_slot * 256, pg_g_b,
+                    0, 0, (pg_org0) * 2,
+                    1, 1, n * 2, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_b, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region1<pg_vec_d, 800LL>(pg_smem + 1024 + pg_slot * 896, pg_g_d,
-                    (pg_org0) * 8, (n) * 8, threadIdx.x, 128,
+                pg_region<pg_vec_d, 1, 1, 800LL, 800LL, pg_pnt>(pg_smem + 1024 + pg_slot * 896, pg_g_d,
+                    0, 0, (pg_org0) * 8,
+                    1, 1, n * 8, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_d, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region1<pg_vec_u, 100LL>(pg_smem + 2816 + pg_slot * 128, pg_g_u,
-                    (pg_org0) * 1, (n) * 1, threadIdx.x, 128,
+                pg_region<pg_vec_u, 1, 1, 100LL, 100LL, pg_pnt>(pg_smem + 2816 + pg_slot * 128, pg_g_u,
+                    0, 0, (pg_org0) * 1,
+                    1, 1, n * 1, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region1<pg_vec_k, 400LL>(pg_smem + 3072 + pg_slot * 512, pg_g_k,
-                    (pg_org0) * 4, (n) * 4, threadIdx.x, 128,
+                pg_region<pg_vec_k, 1, 1, 400LL, 400LL, pg_pnt>(pg_smem + 3072 + pg_slot * 512, pg_g_k,
+                    0, 0, (pg_org0) * 4,
+                    1, 1, n * 4, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
         pg_cp_async_commit();
         {
             const int64_t pg_step = pg_t;
-            const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            int64_t pg_rest = pg_tile;
+            const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+            const int64_t pg_sub = pg_step % pg_ks;
+            (void)pg_sub;
+            int64_t pg_rest = pg_item;
             const int64_t pg_org0 = pg_rest * 100;
             (void)pg_org0;
             const int pg_slot = (int)(pg_step % 2);
             (void)pg_slot;
             const pg_view1<const __half> h{(const __half *)(pg_smem + 0 + pg_slot * 256), (pg_org0)};
+            (void)h;
             const pg_view1<const __nv_bfloat16> b{(const __nv_bfloat16 *)(pg_smem + 512 + pg_slot * 256), (pg_org0)};
+            (void)b;
             const pg_view1<const double> d{(const double *)(pg_smem + 1024 + pg_slot * 896), (pg_org0)};
+            (void)d;
             const pg_view1<const unsigned char> u{(const unsigned char *)(pg_smem + 2816 + pg_slot * 128), (pg_org0)};
+            (void)u;
             const pg_view1<const int> k{(const int *)(pg_smem + 3072 + pg_slot * 512), (pg_org0)};
-            for (int pg_e = threadIdx.x; pg_e < 100; pg_e += 128) {
-                const int64_t i = pg_org0 + pg_e;
+            (void)k;
+            #pragma unroll 4
+            for (int pg_e = pg_ctid; pg_e < 100; pg_e += pg_cnt) {
+                const int64_t i = pg_org0 + (pg_e / 1) % 100;
                 if (i < n) {
 #line 18 "mixed_types.pipe"
 
     z[i] = scale * ((double)__half2float(h[i]) + (double)__bfloat162float(b[i]) + d[i] + u[i] + k[i]);
   
-#line 427 "mixed_types.cu"
+#line 526 "mixed_types.cu"
                 }
             }
         }
@@ -441,6 +540,11 @@ static pipert_kernel mixed_types_sm90_k[] = {
     {(const void *)mixed_types_sm90<2>, 128, 4096, {0}, {0}, {0}},
     {(const void *)mixed_types_sm90<1>, 128, 4096, {0}, {0}, {0}},
 };
+
+static unsigned pg_min_align(unsigned v, const void *p)
+{
+    return pipert_ptr_alignment(p) < v ? pipert_ptr_alignment(p) : v;
+}
 
 extern "C" cudaError_t mixed_types_launch_ex(const struct mixed_types_args *pg_a, cudaStream_t pg_stream,
     const pipert_launch_opts *pg_opts)
@@ -493,16 +597,11 @@ extern "C" cudaError_t mixed_types_launch_ex(const struct mixed_types_args *pg_a
     if (pg_ntiles == 0)
         return cudaSuccess;
     unsigned pg_vec = 16;
-    if (pipert_ptr_alignment(pg_a->h) < pg_vec)
-        pg_vec = pipert_ptr_alignment(pg_a->h);
-    if (pipert_ptr_alignment(pg_a->b) < pg_vec)
-        pg_vec = pipert_ptr_alignment(pg_a->b);
-    if (pipert_ptr_alignment(pg_a->d) < pg_vec)
-        pg_vec = pipert_ptr_alignment(pg_a->d);
-    if (pipert_ptr_alignment(pg_a->u) < pg_vec)
-        pg_vec = pipert_ptr_alignment(pg_a->u);
-    if (pipert_ptr_alignment(pg_a->k) < pg_vec)
-        pg_vec = pipert_ptr_alignment(pg_a->k);
+    pg_vec = pg_min_align(pg_vec, pg_a->h);
+    pg_vec = pg_min_align(pg_vec, pg_a->b);
+    pg_vec = pg_min_align(pg_vec, pg_a->d);
+    pg_vec = pg_min_align(pg_vec, pg_a->u);
+    pg_vec = pg_min_align(pg_vec, pg_a->k);
     int pg_vi = 0;
     for (unsigned pg_v = 16; pg_v > pg_vec; pg_v /= 2)
         ++pg_vi;

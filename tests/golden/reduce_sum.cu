@@ -151,22 +151,61 @@ __device__ __forceinline__ uint64_t pg_l2_policy()
     return p;
 }
 
-/* ---- region copies: a rank-1 byte range [off, off + EXTENT) of a global array of
- * `limit` bytes, split into VEC-byte chunks over the threads [tid, nthreads). Chunks past
- * the end of the array are zero-filled; the source address of an empty chunk is the
- * array's base, which is always valid. COPY(dst, src, valid) moves one chunk. ---- */
-template <int VEC, long long EXTENT, class Copy>
-__device__ __forceinline__ void pg_region1(unsigned char *dst, const unsigned char *base,
-                                           int64_t off, int64_t limit, int tid, int nthreads,
-                                           Copy copy)
+/* ---- region copies. A region of a global array is P planes x R rows x ROWBYTES bytes
+ * (rank 1: P = R = 1). Row (p, r) is global row (o0 + p, o1 + r) of an array of n0 planes
+ * of n1 rows of n2b bytes, starting at byte o2b of the row; in shared memory it starts at
+ * (p * R + r) * PITCH. The region is split into VEC-byte chunks over the threads
+ * [tid, nthreads). A chunk outside the array is zero-filled (valid = 0, its source the
+ * array's base, which is always a valid address); a chunk crossing the end of a row is
+ * partly valid. Chunks never cross the start of a row: the planner aligns origins to VEC.
+ * COPY(dst, src, valid) moves one chunk. ---- */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, class Copy>
+__device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned char *base,
+                                          int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
+                                          int64_t n1, int64_t n2b, int tid, int nthreads,
+                                          Copy copy)
 {
-    static_assert(EXTENT % VEC == 0, "region bytes must be a multiple of the copy width");
+    static_assert(ROWBYTES % VEC == 0, "region rows must be a multiple of the copy width");
+    static_assert(PITCH % VEC == 0, "shared rows must keep the copy width's alignment");
+    constexpr int CPR = (int)(ROWBYTES / VEC);
 #pragma unroll 4
-    for (int c = tid; c < (int)(EXTENT / VEC); c += nthreads) {
-        const int64_t g = off + (int64_t)c * VEC;
-        int64_t valid = limit - g;
+    for (int c = tid; c < P * R * CPR; c += nthreads) {
+        const int row = c / CPR, col = c % CPR;
+        const int64_t g0 = o0 + row / R, g1 = o1 + row % R;
+        const int64_t gb = o2b + (int64_t)col * VEC;
+        int64_t valid = n2b - gb;
         valid = valid < 0 ? 0 : (valid > VEC ? VEC : valid);
-        copy(dst + (int64_t)c * VEC, valid ? base + g : base, (int)valid);
+        if (gb < 0 || g0 < 0 || g0 >= n0 || g1 < 0 || g1 >= n1)
+            valid = 0;
+        copy(dst + (int64_t)row * PITCH + (int64_t)col * VEC,
+             valid ? base + (g0 * n1 + g1) * n2b + gb : base, (int)valid);
+    }
+}
+
+/* Write a staged output's region back: the mirror of pg_region, with ordinary stores;
+ * only the bytes inside the array are written. */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH>
+__device__ __forceinline__ void pg_store_region(unsigned char *base, const unsigned char *src,
+                                                int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
+                                                int64_t n1, int64_t n2b, int tid, int nthreads)
+{
+    typedef typename pg_chunk<VEC>::type chunk_t;
+    constexpr int CPR = (int)(ROWBYTES / VEC);
+#pragma unroll 4
+    for (int c = tid; c < P * R * CPR; c += nthreads) {
+        const int row = c / CPR, col = c % CPR;
+        const int64_t g0 = o0 + row / R, g1 = o1 + row % R;
+        const int64_t gb = o2b + (int64_t)col * VEC;
+        if (gb < 0 || gb >= n2b || g0 < 0 || g0 >= n0 || g1 < 0 || g1 >= n1)
+            continue;
+        unsigned char *d = base + (g0 * n1 + g1) * n2b + gb;
+        const unsigned char *s = src + (int64_t)row * PITCH + (int64_t)col * VEC;
+        if (n2b - gb >= VEC) {
+            *reinterpret_cast<chunk_t *>(d) = *reinterpret_cast<const chunk_t *>(s);
+        } else {
+            for (int b = 0; b < (int)(n2b - gb); ++b)
+                d[b] = s[b];
+        }
     }
 }
 
@@ -190,7 +229,7 @@ __device__ __forceinline__ T pg_block_reduce(T v, T *scratch, Op op)
 #endif /* __CUDACC__ */
 #endif /* PIPEGEN_DEVICE_SUPPORT */
 
-/* Schedule for sm_80, lowering cp.async: 3 slot(s) of 16384 bytes, 49152 bytes of shared memory
+/* Schedule for sm_80, lowering cp.async: a ring of 3 slot(s), 49152 bytes of shared memory
  * per block, 256 threads, persistent grid.
  *   prologue p in [0,2): copy step=p if<trips; commit step=p
  *   loop t in [0,trips): wait 1; barrier; copy step=t+2 if<trips; commit step=t+2; compute step=t
@@ -200,27 +239,38 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
     extern __shared__ __align__(128) unsigned char pg_smem[];
-    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t n = pg_args.n;
     (void)n;
-    const unsigned char *const pg_g_x = (const unsigned char *)pg_args.x;
+    unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
     float *const s = pg_args.s;
     (void)s;
+    const int64_t pg_ks = 1;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
+        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_trips = pg_items * pg_ks;
+    const int pg_ptid = threadIdx.x, pg_ctid = threadIdx.x;
+    constexpr int pg_pnt = 256, pg_cnt = 256;
+    (void)pg_ptid;
+    (void)pg_pnt;
+    (void)pg_ctid;
+    (void)pg_cnt;
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     float acc = 0.0f;
     for (int64_t pg_p = 0; pg_p < 2; ++pg_p) {
         {
             const int64_t pg_step = pg_p;
             if (pg_step < pg_trips) {
-                const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                int64_t pg_rest = pg_tile;
+                const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+                const int64_t pg_sub = pg_step % pg_ks;
+                (void)pg_sub;
+                int64_t pg_rest = pg_item;
                 const int64_t pg_org0 = pg_rest * 4096;
                 (void)pg_org0;
                 const int pg_slot = (int)(pg_step % 3);
                 (void)pg_slot;
-                pg_region1<pg_vec_x, 16384LL>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
-                    (pg_org0) * 4, (n) * 4, threadIdx.x, 256,
+                pg_region<pg_vec_x, 1, 1, 16384LL, 16384LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
+                    0, 0, (pg_org0) * 4,
+                    1, 1, n * 4, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -232,35 +282,42 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
         {
             const int64_t pg_step = pg_t + 2;
             if (pg_step < pg_trips) {
-                const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                int64_t pg_rest = pg_tile;
+                const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+                const int64_t pg_sub = pg_step % pg_ks;
+                (void)pg_sub;
+                int64_t pg_rest = pg_item;
                 const int64_t pg_org0 = pg_rest * 4096;
                 (void)pg_org0;
                 const int pg_slot = (int)(pg_step % 3);
                 (void)pg_slot;
-                pg_region1<pg_vec_x, 16384LL>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
-                    (pg_org0) * 4, (n) * 4, threadIdx.x, 256,
+                pg_region<pg_vec_x, 1, 1, 16384LL, 16384LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
+                    0, 0, (pg_org0) * 4,
+                    1, 1, n * 4, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
         pg_cp_async_commit();
         {
             const int64_t pg_step = pg_t;
-            const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            int64_t pg_rest = pg_tile;
+            const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+            const int64_t pg_sub = pg_step % pg_ks;
+            (void)pg_sub;
+            int64_t pg_rest = pg_item;
             const int64_t pg_org0 = pg_rest * 4096;
             (void)pg_org0;
             const int pg_slot = (int)(pg_step % 3);
             (void)pg_slot;
             const pg_view1<const float> x{(const float *)(pg_smem + 0 + pg_slot * 16384), (pg_org0)};
-            for (int pg_e = threadIdx.x; pg_e < 4096; pg_e += 256) {
-                const int64_t i = pg_org0 + pg_e;
+            (void)x;
+            #pragma unroll 4
+            for (int pg_e = pg_ctid; pg_e < 4096; pg_e += pg_cnt) {
+                const int64_t i = pg_org0 + (pg_e / 1) % 4096;
                 if (i < n) {
 #line 13 "reduce_sum.pipe"
 
     acc += x[i];
   
-#line 264 "reduce_sum.cu"
+#line 321 "reduce_sum.cu"
                 }
             }
         }
@@ -283,7 +340,7 @@ static pipert_kernel reduce_sum_sm80_k[] = {
     {(const void *)reduce_sum_sm80<4>, 256, 49152, {0}, {0}, {0}},
 };
 
-/* Schedule for sm_90, lowering cp.async: 3 slot(s) of 16384 bytes, 49152 bytes of shared memory
+/* Schedule for sm_90, lowering cp.async: a ring of 3 slot(s), 49152 bytes of shared memory
  * per block, 256 threads, persistent grid.
  *   prologue p in [0,2): copy step=p if<trips; commit step=p
  *   loop t in [0,trips): wait 1; barrier; copy step=t+2 if<trips; commit step=t+2; compute step=t
@@ -293,27 +350,38 @@ __global__ void __launch_bounds__(256) reduce_sum_sm90(const struct reduce_sum_a
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ __align__(128) unsigned char pg_smem[];
-    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t n = pg_args.n;
     (void)n;
-    const unsigned char *const pg_g_x = (const unsigned char *)pg_args.x;
+    unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
     float *const s = pg_args.s;
     (void)s;
+    const int64_t pg_ks = 1;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
+        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_trips = pg_items * pg_ks;
+    const int pg_ptid = threadIdx.x, pg_ctid = threadIdx.x;
+    constexpr int pg_pnt = 256, pg_cnt = 256;
+    (void)pg_ptid;
+    (void)pg_pnt;
+    (void)pg_ctid;
+    (void)pg_cnt;
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     float acc = 0.0f;
     for (int64_t pg_p = 0; pg_p < 2; ++pg_p) {
         {
             const int64_t pg_step = pg_p;
             if (pg_step < pg_trips) {
-                const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                int64_t pg_rest = pg_tile;
+                const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+                const int64_t pg_sub = pg_step % pg_ks;
+                (void)pg_sub;
+                int64_t pg_rest = pg_item;
                 const int64_t pg_org0 = pg_rest * 4096;
                 (void)pg_org0;
                 const int pg_slot = (int)(pg_step % 3);
                 (void)pg_slot;
-                pg_region1<pg_vec_x, 16384LL>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
-                    (pg_org0) * 4, (n) * 4, threadIdx.x, 256,
+                pg_region<pg_vec_x, 1, 1, 16384LL, 16384LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
+                    0, 0, (pg_org0) * 4,
+                    1, 1, n * 4, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -325,35 +393,42 @@ __global__ void __launch_bounds__(256) reduce_sum_sm90(const struct reduce_sum_a
         {
             const int64_t pg_step = pg_t + 2;
             if (pg_step < pg_trips) {
-                const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                int64_t pg_rest = pg_tile;
+                const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+                const int64_t pg_sub = pg_step % pg_ks;
+                (void)pg_sub;
+                int64_t pg_rest = pg_item;
                 const int64_t pg_org0 = pg_rest * 4096;
                 (void)pg_org0;
                 const int pg_slot = (int)(pg_step % 3);
                 (void)pg_slot;
-                pg_region1<pg_vec_x, 16384LL>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
-                    (pg_org0) * 4, (n) * 4, threadIdx.x, 256,
+                pg_region<pg_vec_x, 1, 1, 16384LL, 16384LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
+                    0, 0, (pg_org0) * 4,
+                    1, 1, n * 4, pg_ptid,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
         pg_cp_async_commit();
         {
             const int64_t pg_step = pg_t;
-            const int64_t pg_tile = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            int64_t pg_rest = pg_tile;
+            const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
+            const int64_t pg_sub = pg_step % pg_ks;
+            (void)pg_sub;
+            int64_t pg_rest = pg_item;
             const int64_t pg_org0 = pg_rest * 4096;
             (void)pg_org0;
             const int pg_slot = (int)(pg_step % 3);
             (void)pg_slot;
             const pg_view1<const float> x{(const float *)(pg_smem + 0 + pg_slot * 16384), (pg_org0)};
-            for (int pg_e = threadIdx.x; pg_e < 4096; pg_e += 256) {
-                const int64_t i = pg_org0 + pg_e;
+            (void)x;
+            #pragma unroll 4
+            for (int pg_e = pg_ctid; pg_e < 4096; pg_e += pg_cnt) {
+                const int64_t i = pg_org0 + (pg_e / 1) % 4096;
                 if (i < n) {
 #line 13 "reduce_sum.pipe"
 
     acc += x[i];
   
-#line 357 "reduce_sum.cu"
+#line 432 "reduce_sum.cu"
                 }
             }
         }
@@ -396,6 +471,11 @@ static cudaError_t reduce_sum_combine_launch(const struct reduce_sum_args *pg_a,
     return cudaGetLastError();
 }
 
+static unsigned pg_min_align(unsigned v, const void *p)
+{
+    return pipert_ptr_alignment(p) < v ? pipert_ptr_alignment(p) : v;
+}
+
 extern "C" cudaError_t reduce_sum_launch_ex(const struct reduce_sum_args *pg_a, cudaStream_t pg_stream,
     const pipert_launch_opts *pg_opts)
 {
@@ -419,8 +499,7 @@ extern "C" cudaError_t reduce_sum_launch_ex(const struct reduce_sum_args *pg_a, 
     if (pg_ntiles == 0 && !(pg_opts && pg_opts->grid_blocks))
         return reduce_sum_combine_launch(pg_a, 0, pg_stream);
     unsigned pg_vec = 16;
-    if (pipert_ptr_alignment(pg_a->x) < pg_vec)
-        pg_vec = pipert_ptr_alignment(pg_a->x);
+    pg_vec = pg_min_align(pg_vec, pg_a->x);
     int pg_vi = 0;
     for (unsigned pg_v = 16; pg_v > pg_vec; pg_v /= 2)
         ++pg_vi;
