@@ -539,7 +539,25 @@ void ir_op_print(strbuf *sb, const ir_op *op, const char *var);
 /* Print the IR in a stable text form (for --dump-ir and golden tests). */
 void ir_dump(FILE *out, const sched *sc);
 
-/* ==================================================================== verify.c */
+/* ==================================================================== verify.c
+ *
+ * The verifier reads the IR above with these precisions (docs/verifier.md):
+ *   - ARRIVE and RELEASE: every thread of the role arrives (ROLE_ALL: sc->threads, the
+ *     producer: producer_threads, the consumer: threads - producer_threads); ARRIVE_TX:
+ *     one elected thread arrives once and expects `bytes`.
+ *   - Under TRACK_BARRIER, copies complete by transaction bytes on their slot's full
+ *     barrier when the schedule has an ARRIVE_TX (bulk, tensor: issued by one thread),
+ *     else through the issuing thread's ARRIVE on_copies (and its commit groups).
+ *   - A STORE with fence = FENCE_PROXY_ASYNC reads through the async proxy (TMA store, by
+ *     one thread): the compute's writes need an OP_FENCE after them, and the store reads
+ *     on until a WAIT covers its commit group.
+ *   - The barriers are initialised by one thread in the frame, before the first section;
+ *     the IR must publish that with a block BARRIER (and, where the async proxy uses
+ *     them, an OP_FENCE before it) ahead of any barrier operation.
+ *   - A stage whose copy_plan has nslots == 1 uses slot 0 for every step.
+ * Rules reported, each once per schedule, as "[mech] RULE: ...": IR, RAW, WAR, parity,
+ * arrivals, expect_tx, fence, init, deadlock, drain.
+ */
 
 typedef enum fault_kind {
     FAULT_NONE, FAULT_DROP_WAIT, FAULT_WAIT_PLUS_ONE, FAULT_DROP_COMMIT, FAULT_FLIP_PARITY,

@@ -53,7 +53,7 @@ const char *verify_fault_name(fault_kind k) { return fault_names[k]; }
 
 enum {
     VERIFY_THREADS = 4,      /* two agents of two threads */
-    VERIFY_MAX_STAGES = 16,  /* sched.stage_off has 16 entries */
+    VERIFY_MAX_STAGES = 16,  /* sched.copy has 16 entries */
 };
 
 typedef enum vrule {
@@ -696,7 +696,10 @@ static void join_threads(sim *s, unsigned mask)
 }
 
 /* The share of a role's nthreads arrivals that representative thread k brings. */
-static int arrival_share(int nthreads, int k) { return k == 0 ? nthreads - nthreads / 2 : nthreads / 2; }
+static int arrival_share(int nthreads, int k)
+{
+    return k == 0 ? nthreads - nthreads / 2 : nthreads / 2;
+}
 
 static void do_arrive(sim *s, const agent *a, const ir_op *op, int set, long long gs)
 {

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# Mutation tests of the schedule verifier (docs/verifier.md).
+#
+# For every samples/*/*.pipe, every implemented lowering (pipegen --list-lowerings, auto
+# excepted), both grids and every fault kind, run
+#     PIPEGEN --verify --inject-fault=KIND --lower=M --grid=G SPEC
+# exit 2 means the fault does not apply to that schedule; exit 1 with a diagnostic tagged
+# with one of the rules expected for the kind ("] RULE: ") means it was caught; anything
+# else is a miss. Without a fault, every sample, lowering and grid must verify: exit 0 and
+# nothing on stderr (a false positive otherwise).
+#
+# usage: tests/mutation/run.sh PIPEGEN
+#   MUTATION_VERBOSE=1   print every case
+set -u
+
+if [ $# -ne 1 ]; then
+    echo "usage: $0 PIPEGEN" >&2
+    exit 2
+fi
+pipegen=$1
+case $pipegen in /*) ;; *) pipegen=$PWD/$pipegen ;; esac
+if [ ! -x "$pipegen" ]; then
+    echo "mutation: '$pipegen' is not an executable" >&2
+    exit 2
+fi
+root=$(cd "$(dirname "$0")/../.." && pwd) || exit 2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pg-mutation.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+
+# Sanitizer reports must not pass for an expected exit status.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=87:print_stacktrace=1}
+
+# The rules each fault kind must be caught under (docs/verifier.md, "Fault kinds").
+declare -A expect=(
+    [drop-wait]='RAW|WAR|drain'
+    [wait-plus-one]='RAW|WAR'
+    [drop-commit]='RAW|WAR|drain'
+    [flip-parity]='parity|RAW|deadlock'
+    [expect-tx-short]='expect_tx|RAW'
+    [expect-tx-long]='expect_tx|deadlock'
+    [drop-fence]='fence'
+    [one-slot-short]='WAR|deadlock'
+    [drop-release]='deadlock'
+    [drop-arrive]='deadlock|arrivals'
+    [early-release]='WAR'
+)
+kinds=(drop-wait wait-plus-one drop-commit flip-parity expect-tx-short expect-tx-long
+       drop-fence one-slot-short drop-release drop-arrive early-release)
+
+mechs=()
+while read -r name _ state _; do
+    [ "$name" = auto ] && continue
+    [ "$state" = implemented ] && mechs+=("$name")
+done < <("$pipegen" --list-lowerings)
+if [ ${#mechs[@]} -eq 0 ]; then
+    echo "mutation: no implemented lowering listed by $pipegen --list-lowerings" >&2
+    exit 2
+fi
+
+specs=("$root"/samples/*/*.pipe)
+grids=(per_tile persistent)
+verbose=${MUTATION_VERBOSE:-0}
+
+caught=0 applicable=0 missed=0 na=0 fp=0 clean=0
+
+for spec in "${specs[@]}"; do
+    rel=${spec#"$root"/}
+    for m in "${mechs[@]}"; do
+        for g in "${grids[@]}"; do
+            # No fault: the schedule is proven, silently.
+            timeout 60 "$pipegen" --verify --lower="$m" --grid="$g" "$spec" \
+                >"$tmp/out" 2>"$tmp/err"
+            status=$?
+            if [ $status -ne 0 ] || [ -s "$tmp/err" ]; then
+                fp=$((fp + 1))
+                echo "FALSE POSITIVE $rel --lower=$m --grid=$g: exit $status"
+                head -n 8 "$tmp/err" | sed 's/^/    /'
+            else
+                clean=$((clean + 1))
+                [ "$verbose" = 1 ] && echo "ok   $rel --lower=$m --grid=$g: proven"
+            fi
+            for k in "${kinds[@]}"; do
+                timeout 60 "$pipegen" --verify --inject-fault="$k" --lower="$m" --grid="$g" \
+                    "$spec" >"$tmp/out" 2>"$tmp/err"
+                status=$?
+                case_name="$rel --lower=$m --grid=$g --inject-fault=$k"
+                if [ $status -eq 2 ] && grep -q "is not applicable" "$tmp/err"; then
+                    na=$((na + 1))
+                    [ "$verbose" = 1 ] && echo "n/a  $case_name"
+                    continue
+                fi
+                applicable=$((applicable + 1))
+                if [ $status -eq 1 ] && grep -Eq "\] (${expect[$k]}): " "$tmp/err"; then
+                    caught=$((caught + 1))
+                    rule=$(grep -Eo "\] [A-Za-z_]+: " "$tmp/err" | head -n 1)
+                    [ "$verbose" = 1 ] && echo "ok   $case_name: caught ($rule)"
+                else
+                    missed=$((missed + 1))
+                    echo "MISSED $case_name: exit $status (expected rule ${expect[$k]})"
+                    head -n 8 "$tmp/err" | sed 's/^/    /'
+                fi
+            done
+        done
+    done
+done
+
+echo "mutation: ${#specs[@]} specs x ${#mechs[@]} lowerings (${mechs[*]}) x ${#grids[@]} grids" \
+     "x ${#kinds[@]} faults; $na not applicable"
+echo "mutation: caught $caught / applicable $applicable, false positives $fp" \
+     "(of $((fp + clean)) clean schedules)"
+passed=$((caught + clean))
+failed=$((missed + fp))
+echo "mutation: $passed passed, $failed failed"
+[ $failed -eq 0 ]

@@ -1,0 +1,1078 @@
+/* Unit tests of verify.c: the schedule verifier and its fault injection.
+ *
+ * The mechanisms that use barriers, roles and fences are not planned yet, so their
+ * schedules are built here by hand, as a planner would: a warp-specialized full/empty
+ * mbarrier ring with transaction bytes, a unified cuda::pipeline-like ring with
+ * cp.async.mbarrier.arrive.noinc arrivals, and a bulk ring with a staged output written back
+ * by an async-proxy store. Each is proven for every trip count and work-item sequence, and
+ * each fault that applies to it is caught under the right rule. The real planners (sync,
+ * cp.async) are checked through parsed specs: proven, faults caught or not applicable. */
+#include "pipegen.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------------ fixtures */
+
+typedef struct fx {
+    arena *a;
+    spec s;
+    spec_stage st[2];
+    sched sc;
+    planner p;
+    char *out;               /* diagnostics of the last verify */
+    size_t len;
+} fx;
+
+static const char *src_text = "line one\nline two\n";
+
+/* A spec with one staged input of `bytes` (and a staged output when with_out). */
+static void fx_init(fx *f, int nslots, bool with_out)
+{
+    memset(f, 0, sizeof *f);
+    f->a = arena_new();
+    f->st[0] = (spec_stage){.loc = {"t.pipe", 2, 6}, .rank = 1, .bytes = 4096};
+    f->st[1] = (spec_stage){.loc = {"t.pipe", 2, 9}, .array = 1, .is_output = true, .rank = 1,
+                            .bytes = 4096};
+    f->s = (spec){.name = "t", .loc = {"t.pipe", 1, 1}, .stages = f->st,
+                  .nstages = with_out ? 2 : 1, .threads = 256};
+    f->sc = (sched){.spec = &f->s, .mech = MECH_CP_ASYNC, .sm = 90, .nslots = nslots,
+                    .threads = 256, .track = TRACK_GROUPS};
+    f->p = (planner){f->a, NULL, &f->s, &f->sc};
+}
+
+static void fx_free(fx *f)
+{
+    free(f->out);
+    arena_free(f->a);
+}
+
+static ir_op *op_r(fx *f, ir_section *sec, ir_op_kind k, int off, ir_role role)
+{
+    ir_op *op = plan_op(&f->p, sec, k, off);
+    op->role = role;
+    return op;
+}
+
+static ir_op *op(fx *f, ir_section *sec, ir_op_kind k, int off)
+{
+    return op_r(f, sec, k, off, ROLE_ALL);
+}
+
+static ir_op *bar_op(fx *f, ir_section *sec, ir_op_kind k, int off, ir_role role,
+                     ir_barrier_set set)
+{
+    ir_op *o = op_r(f, sec, k, off, role);
+    o->bar = set;
+    return o;
+}
+
+/* The barriers' initialisation published: a fence (for the async proxy) and a block
+ * barrier, once per work item before the ring starts. */
+static void init_section(fx *f, bool fence)
+{
+    ir_section *init = plan_section(&f->p, SEC_PROLOGUE, 1);
+    if (fence)
+        op(f, init, OP_FENCE, 0)->fence = FENCE_MBARRIER_INIT;
+    op(f, init, OP_BARRIER, 0);
+}
+
+/* Warp-specialized ring: one producer warp, 256 consumer threads; the producer acquires the
+ * slot (empty barrier), expects the bytes and issues the bulk copy; the consumer waits for
+ * the full barrier, computes and releases. */
+static void build_ws_ring(fx *f, int S)
+{
+    fx_init(f, S, false);
+    f->sc.mech = MECH_BULK;
+    f->sc.track = TRACK_BARRIER;
+    f->sc.threads = 288;
+    f->sc.producer_threads = 32;
+    f->sc.full_arrivals = 1;
+    f->sc.empty_arrivals = 256;
+    init_section(f, true);
+    ir_section *loop = plan_section(&f->p, SEC_LOOP, 0);
+    op_r(f, loop, OP_ACQUIRE, 0, ROLE_PRODUCER);
+    bar_op(f, loop, OP_ARRIVE_TX, 0, ROLE_PRODUCER, BAR_FULL)->bytes = 4096;
+    op_r(f, loop, OP_COPY, 0, ROLE_PRODUCER);
+    bar_op(f, loop, OP_WAIT_PARITY, 0, ROLE_CONSUMER, BAR_FULL);
+    op_r(f, loop, OP_COMPUTE, 0, ROLE_CONSUMER);
+    op_r(f, loop, OP_RELEASE, 0, ROLE_CONSUMER);
+}
+
+/* One step of the unified ring: acquire, copy, arrive when the copies complete. */
+static void unified_fill(fx *f, ir_section *sec, int off)
+{
+    op(f, sec, OP_ACQUIRE, off)->guarded = true;
+    plan_copy(&f->p, sec, off);
+    ir_op *arr = bar_op(f, sec, OP_ARRIVE, off, ROLE_ALL, BAR_FULL);
+    arr->on_copies = true;
+    arr->guarded = true;
+}
+
+/* Unified ring (every thread produces and consumes, as cuda::pipeline does), copies by
+ * cp.async tracked by cp.async.mbarrier.arrive.noinc on the full barrier. */
+static void build_unified_ring(fx *f, int S)
+{
+    fx_init(f, S, false);
+    f->sc.mech = MECH_CP_ASYNC_MBARRIER;
+    f->sc.track = TRACK_BARRIER;
+    f->sc.full_arrivals = 256;
+    f->sc.empty_arrivals = 256;
+    init_section(f, false);
+    ir_section *pro = plan_section(&f->p, SEC_PROLOGUE, S - 1);
+    unified_fill(f, pro, 0);
+    ir_section *loop = plan_section(&f->p, SEC_LOOP, 0);
+    unified_fill(f, loop, S - 1);
+    bar_op(f, loop, OP_WAIT_PARITY, 0, ROLE_ALL, BAR_FULL);
+    op(f, loop, OP_COMPUTE, 0);
+    op(f, loop, OP_RELEASE, 0);
+}
+
+/* Bulk ring with a staged output: the bulk copy in, the compute writes the output slot,
+ * a proxy fence and a barrier, then one thread's TMA store, one bulk group per step; the
+ * output slot is reused only after wait_group.read (S-1 groups may pend). */
+static void build_bulk_store(fx *f, int S)
+{
+    fx_init(f, S, true);
+    f->sc.mech = MECH_BULK;
+    f->sc.track = TRACK_BARRIER;
+    f->sc.full_arrivals = 1;
+    f->sc.empty_arrivals = 256;
+    init_section(f, true);
+    ir_section *loop = plan_section(&f->p, SEC_LOOP, 0);
+    plan_wait(&f->p, loop, S - 1);
+    op(f, loop, OP_BARRIER, 0);
+    bar_op(f, loop, OP_ARRIVE_TX, 0, ROLE_ALL, BAR_FULL)->bytes = 4096;
+    op(f, loop, OP_COPY, 0)->stage = 0;
+    bar_op(f, loop, OP_WAIT_PARITY, 0, ROLE_ALL, BAR_FULL);
+    op(f, loop, OP_COMPUTE, 0);
+    op(f, loop, OP_FENCE, 0)->fence = FENCE_PROXY_ASYNC;
+    op(f, loop, OP_BARRIER, 0);
+    op(f, loop, OP_STORE, 0)->fence = FENCE_PROXY_ASYNC;
+    op(f, loop, OP_COMMIT, 0);
+    ir_section *epi = plan_section(&f->p, SEC_EPILOGUE, 0);
+    plan_wait(&f->p, epi, 0);
+}
+
+/* The cp.async ring as mech_cp_async plans it, built by hand (S >= 2). */
+static void build_groups_ring(fx *f, int S)
+{
+    fx_init(f, S, false);
+    ir_section *pro = plan_section(&f->p, SEC_PROLOGUE, S - 1);
+    plan_copy(&f->p, pro, 0);
+    op(f, pro, OP_COMMIT, 0);
+    ir_section *loop = plan_section(&f->p, SEC_LOOP, 0);
+    plan_wait(&f->p, loop, S - 2);
+    op(f, loop, OP_BARRIER, 0);
+    plan_copy(&f->p, loop, S - 1);
+    op(f, loop, OP_COMMIT, S - 1);
+    op(f, loop, OP_COMPUTE, 0);
+}
+
+/* sync: copy, barrier, compute, barrier (trailing: without it, WAR). */
+static void build_sync(fx *f, bool trailing)
+{
+    fx_init(f, 1, false);
+    f->sc.mech = MECH_SYNC;
+    f->sc.track = TRACK_SYNC;
+    ir_section *loop = plan_section(&f->p, SEC_LOOP, 0);
+    plan_copy(&f->p, loop, 0);
+    op(f, loop, OP_BARRIER, 0);
+    op(f, loop, OP_COMPUTE, 0);
+    if (trailing)
+        op(f, loop, OP_BARRIER, 0);
+}
+
+/* Run the verifier; its diagnostics land in f->out. */
+static bool run_verify(fx *f)
+{
+    free(f->out);
+    f->out = NULL;
+    FILE *m = open_memstream(&f->out, &f->len);
+    ck_assert_ptr_nonnull(m);
+    diag_ctx d;
+    diag_init(&d, m, "t.pipe", src_text, strlen(src_text));
+    bool ok = verify_schedule(&d, &f->sc);
+    fclose(m);
+    ck_assert_int_eq(ok, d.errors == 0);
+    return ok;
+}
+
+static int count_of(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+        n++;
+    return n;
+}
+
+static void expect_proven(fx *f)
+{
+    bool ok = run_verify(f);
+    ck_assert_msg(ok, "expected a proof, got:\n%s", f->out);
+    ck_assert_str_eq(f->out, "");
+}
+
+/* Not proven, with a diagnostic of rule `rule` (a "] rule:" tag) and one per rule. */
+static void expect_rule(fx *f, const char *rule)
+{
+    bool ok = run_verify(f);
+    if (getenv("VERIFY_SHOW"))
+        fprintf(stderr, "--- %s\n%s", rule, f->out);
+    char tag[64];
+    snprintf(tag, sizeof tag, "] %s: ", rule);
+    ck_assert_msg(!ok, "expected rule %s to be broken, but the schedule was proven", rule);
+    ck_assert_msg(strstr(f->out, tag), "expected rule %s, got:\n%s", rule, f->out);
+    ck_assert_msg(count_of(f->out, tag) == 1, "rule %s reported more than once:\n%s", rule,
+                  f->out);
+}
+
+static void inject_expect(fx *f, fault_kind k, const char *rule)
+{
+    ck_assert_msg(verify_inject(&f->sc, k), "fault %s does not apply", verify_fault_name(k));
+    expect_rule(f, rule);
+}
+
+/* ------------------------------------------------------------------ fault names */
+
+START_TEST(fault_names_round_trip)
+{
+    for (int k = 0; k < FAULT__COUNT; ++k)
+        ck_assert_int_eq(verify_fault_from_name(verify_fault_name((fault_kind)k)), k);
+    ck_assert_int_eq(verify_fault_from_name("drop-everything"), FAULT__COUNT);
+    ck_assert_str_eq(verify_fault_name(FAULT_WAIT_PLUS_ONE), "wait-plus-one");
+}
+END_TEST
+
+/* ------------------------------------------------------------------ warp-specialized ring */
+
+START_TEST(ws_ring_proven)
+{
+    for (int S = 1; S <= 5; ++S) {
+        fx f;
+        build_ws_ring(&f, S);
+        expect_proven(&f);
+        fx_free(&f);
+    }
+}
+END_TEST
+
+START_TEST(ws_flip_parity_caught)
+{
+    fx f;
+    build_ws_ring(&f, 3);
+    inject_expect(&f, FAULT_FLIP_PARITY, "parity");
+    ck_assert_ptr_nonnull(strstr(f.out, "the consumer waits at step 0 (slot 0, use 0) for "
+                                        "parity 1 of the full barrier"));
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(ws_flip_acquire_parity_deadlocks)
+{
+    fx f;
+    build_ws_ring(&f, 3);
+    /* The producer's acquire flipped: its first use waits for a release that never comes. */
+    f.sc.secs[1].ops[0].parity_flip = true;
+    expect_rule(&f, "deadlock");
+    ck_assert_ptr_nonnull(strstr(f.out, "the producer waits at step 0 for parity 0 of the "
+                                        "empty barrier of slot 0"));
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(ws_expect_tx_short_caught)
+{
+    fx f;
+    build_ws_ring(&f, 2);
+    inject_expect(&f, FAULT_EXPECT_TX_SHORT, "expect_tx");
+    ck_assert_ptr_nonnull(strstr(f.out, "when 4080 of the 4096 bytes of step 0's copy arrived"));
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(ws_expect_tx_long_caught)
+{
+    fx f;
+    build_ws_ring(&f, 2);
+    inject_expect(&f, FAULT_EXPECT_TX_LONG, "expect_tx");
+    ck_assert_ptr_nonnull(strstr(f.out, "expects 4112 bytes but its copies deliver 4096"));
+    ck_assert_ptr_nonnull(strstr(f.out, "deadlock"));
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(ws_drop_fence_caught)
+{
+    fx f;
+    build_ws_ring(&f, 2);
+    inject_expect(&f, FAULT_DROP_FENCE, "fence");
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(ws_drop_release_caught)
+{
+    fx f;
+    build_ws_ring(&f, 2);
+    inject_expect(&f, FAULT_DROP_RELEASE, "deadlock");
+    /* Found at the first reuse of a slot: S+1 = 3 trips. */
+    ck_assert_ptr_nonnull(strstr(f.out, "(trips 3)"));
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(ws_drop_arrive_caught)
+{
+    fx f;
+    build_ws_ring(&f, 2);
+    inject_expect(&f, FAULT_DROP_ARRIVE, "deadlock");
+    ck_assert_ptr_nonnull(strstr(f.out, "0 of 1 arrivals"));
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(ws_early_release_caught)
+{
+    fx f;
+    build_ws_ring(&f, 2);
+    inject_expect(&f, FAULT_EARLY_RELEASE, "WAR");
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(ws_not_applicable)
+{
+    fx f;
+    build_ws_ring(&f, 3);
+    /* No groups; the roles pace the ring, so one slot fewer is not a bug there. */
+    ck_assert(!verify_inject(&f.sc, FAULT_DROP_WAIT));
+    ck_assert(!verify_inject(&f.sc, FAULT_WAIT_PLUS_ONE));
+    ck_assert(!verify_inject(&f.sc, FAULT_DROP_COMMIT));
+    ck_assert(!verify_inject(&f.sc, FAULT_ONE_SLOT_SHORT));
+    expect_proven(&f);
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(ws_arrival_count_wrong)
+{
+    fx f;
+    build_ws_ring(&f, 2);
+    f.sc.empty_arrivals = 255;          /* 256 consumers release */
+    expect_rule(&f, "arrivals");
+    ck_assert_ptr_nonnull(strstr(f.out, "empty barrier of slot 0"));
+    fx_free(&f);
+    build_ws_ring(&f, 2);
+    f.sc.full_arrivals = 2;             /* one elected producer arrives */
+    expect_rule(&f, "deadlock");
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(ws_init_not_published)
+{
+    fx f;
+    build_ws_ring(&f, 2);
+    f.sc.secs[0].nops = 1;              /* the fence without the block barrier */
+    expect_rule(&f, "init");
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(ws_producer_first_and_consumer_first)
+{
+    /* A consumer that reads the slot again after releasing it: caught whichever role
+     * the simulation runs first. */
+    fx f;
+    build_ws_ring(&f, 2);
+    ir_section *loop = &f.sc.secs[1];
+    op_r(&f, loop, OP_COMPUTE, 0, ROLE_CONSUMER);
+    expect_rule(&f, "WAR");
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(ws_block_barrier_between_roles)
+{
+    /* A block barrier the producer must pass before it fills the slot the consumer waits
+     * for: each role waits for the other. */
+    fx f;
+    fx_init(&f, 2, false);
+    f.sc.mech = MECH_BULK;
+    f.sc.track = TRACK_BARRIER;
+    f.sc.threads = 288;
+    f.sc.producer_threads = 32;
+    f.sc.full_arrivals = 1;
+    f.sc.empty_arrivals = 256;
+    init_section(&f, true);
+    ir_section *loop = plan_section(&f.p, SEC_LOOP, 0);
+    bar_op(&f, loop, OP_WAIT_PARITY, 0, ROLE_CONSUMER, BAR_FULL);
+    op_r(&f, loop, OP_COMPUTE, 0, ROLE_CONSUMER);
+    op_r(&f, loop, OP_RELEASE, 0, ROLE_CONSUMER);
+    op(&f, loop, OP_BARRIER, 0);
+    op_r(&f, loop, OP_ACQUIRE, 0, ROLE_PRODUCER);
+    bar_op(&f, loop, OP_ARRIVE_TX, 0, ROLE_PRODUCER, BAR_FULL)->bytes = 4096;
+    op_r(&f, loop, OP_COPY, 0, ROLE_PRODUCER);
+    expect_rule(&f, "deadlock");
+    ck_assert_ptr_nonnull(strstr(f.out, "the producer waits at a block barrier that the other "
+                                        "role never reaches; the consumer waits at step 0"));
+    fx_free(&f);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ unified ring */
+
+START_TEST(unified_ring_proven)
+{
+    for (int S = 1; S <= 5; ++S) {
+        fx f;
+        build_unified_ring(&f, S);
+        expect_proven(&f);
+        fx_free(&f);
+    }
+}
+END_TEST
+
+START_TEST(unified_faults_caught)
+{
+    static const struct {
+        fault_kind k;
+        const char *rule;
+    } cases[] = {
+        {FAULT_FLIP_PARITY, "parity"}, {FAULT_DROP_RELEASE, "deadlock"},
+        {FAULT_DROP_ARRIVE, "deadlock"}, {FAULT_EARLY_RELEASE, "WAR"},
+        {FAULT_ONE_SLOT_SHORT, "deadlock"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        fx f;
+        build_unified_ring(&f, 3);
+        inject_expect(&f, cases[i].k, cases[i].rule);
+        fx_free(&f);
+    }
+}
+END_TEST
+
+START_TEST(unified_not_applicable)
+{
+    fx f;
+    build_unified_ring(&f, 3);
+    ck_assert(!verify_inject(&f.sc, FAULT_EXPECT_TX_SHORT));
+    ck_assert(!verify_inject(&f.sc, FAULT_EXPECT_TX_LONG));
+    /* No async proxy here: no fence to drop (and none needed). */
+    ck_assert(!verify_inject(&f.sc, FAULT_DROP_FENCE));
+    ck_assert(!verify_inject(&f.sc, FAULT_DROP_WAIT));
+    expect_proven(&f);
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(unified_arrivals_too_many)
+{
+    fx f;
+    build_unified_ring(&f, 2);
+    f.sc.full_arrivals = 255;
+    expect_rule(&f, "arrivals");
+    ck_assert_ptr_nonnull(strstr(f.out, "full barrier of slot 0"));
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(unified_wait_on_copy_without_arrival_raw)
+{
+    /* Reading before waiting on the full barrier: the copies are still in flight. */
+    fx f;
+    build_unified_ring(&f, 2);
+    ir_section *loop = &f.sc.secs[2];
+    ir_op tmp = loop->ops[3];           /* wait_parity <-> compute */
+    loop->ops[3] = loop->ops[4];
+    loop->ops[4] = tmp;
+    expect_rule(&f, "RAW");
+    ck_assert_ptr_nonnull(strstr(f.out, "no completed barrier phase covers it"));
+    fx_free(&f);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ bulk ring with a store */
+
+START_TEST(bulk_store_proven)
+{
+    for (int S = 1; S <= 4; ++S) {
+        fx f;
+        build_bulk_store(&f, S);
+        expect_proven(&f);
+        fx_free(&f);
+    }
+}
+END_TEST
+
+START_TEST(bulk_store_faults_caught)
+{
+    static const struct {
+        fault_kind k;
+        const char *rule;
+    } cases[] = {
+        {FAULT_DROP_FENCE, "fence"}, {FAULT_DROP_WAIT, "WAR"}, {FAULT_WAIT_PLUS_ONE, "WAR"},
+        {FAULT_DROP_COMMIT, "WAR"}, {FAULT_EXPECT_TX_SHORT, "expect_tx"},
+        {FAULT_EXPECT_TX_LONG, "expect_tx"}, {FAULT_FLIP_PARITY, "parity"},
+        {FAULT_DROP_ARRIVE, "deadlock"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+        fx f;
+        build_bulk_store(&f, 2);
+        inject_expect(&f, cases[i].k, cases[i].rule);
+        fx_free(&f);
+    }
+}
+END_TEST
+
+START_TEST(bulk_store_fence_after_barrier_only)
+{
+    /* The store fence removed, the init fence kept: only the store is unfenced. */
+    fx f;
+    build_bulk_store(&f, 2);
+    ir_section *loop = &f.sc.secs[1];
+    memmove(&loop->ops[6], &loop->ops[7], sizeof *loop->ops * (size_t)(loop->nops - 7));
+    loop->nops--;
+    expect_rule(&f, "fence");
+    ck_assert_ptr_nonnull(strstr(f.out, "no proxy fence between the compute's shared-memory "
+                                        "writes and the store"));
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(bulk_store_no_drain)
+{
+    fx f;
+    build_bulk_store(&f, 2);
+    f.sc.nsecs = 2;                     /* no wait_group 0 at the end */
+    expect_rule(&f, "drain");
+    ck_assert_ptr_nonnull(strstr(f.out, "async store from slot"));
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(bulk_store_before_barrier_raw)
+{
+    fx f;
+    build_bulk_store(&f, 2);
+    ir_section *loop = &f.sc.secs[1];
+    /* fence, barrier, store -> fence, store, barrier */
+    ir_op tmp = loop->ops[7];
+    loop->ops[7] = loop->ops[8];
+    loop->ops[8] = tmp;
+    expect_rule(&f, "RAW");
+    ck_assert_ptr_nonnull(strstr(f.out, "the store of step 0"));
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(bulk_store_single_output_slot)
+{
+    /* An output stage planned with one slot: wait_group.read must then let no store pend
+     * when the slot is rewritten; S-1 is right only for an output ring. */
+    fx f;
+    build_bulk_store(&f, 2);
+    f.sc.copy[1].nslots = 1;
+    expect_rule(&f, "WAR");
+    ck_assert_ptr_nonnull(strstr(f.out, "the compute of step 1 (every thread) writes slot 0 "
+                                        "while step 0 may still store from it"));
+    f.sc.secs[1].ops[0].n = 0;
+    expect_proven(&f);
+    fx_free(&f);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ group rings */
+
+START_TEST(groups_ring_proven)
+{
+    for (int S = 2; S <= 6; ++S) {
+        fx f;
+        build_groups_ring(&f, S);
+        expect_proven(&f);
+        fx_free(&f);
+    }
+}
+END_TEST
+
+START_TEST(groups_faults_caught)
+{
+    static const struct {
+        fault_kind k;
+        const char *rule;
+    } cases[] = {
+        {FAULT_DROP_WAIT, "RAW"}, {FAULT_WAIT_PLUS_ONE, "RAW"}, {FAULT_DROP_COMMIT, "RAW"},
+        {FAULT_ONE_SLOT_SHORT, "WAR"},
+    };
+    for (int S = 2; S <= 5; ++S)
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+            fx f;
+            build_groups_ring(&f, S);
+            inject_expect(&f, cases[i].k, cases[i].rule);
+            fx_free(&f);
+        }
+}
+END_TEST
+
+START_TEST(groups_not_applicable)
+{
+    static const fault_kind na[] = {
+        FAULT_FLIP_PARITY, FAULT_EXPECT_TX_SHORT, FAULT_EXPECT_TX_LONG, FAULT_DROP_FENCE,
+        FAULT_DROP_RELEASE, FAULT_DROP_ARRIVE, FAULT_EARLY_RELEASE,
+    };
+    fx f;
+    build_groups_ring(&f, 4);
+    for (size_t i = 0; i < sizeof na / sizeof *na; ++i)
+        ck_assert_msg(!verify_inject(&f.sc, na[i]), "%s applies", verify_fault_name(na[i]));
+    expect_proven(&f);
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(groups_barrier_missing_raw)
+{
+    /* Completed in each thread by its wait, but not published by a barrier. */
+    fx f;
+    build_groups_ring(&f, 3);
+    ir_section *loop = &f.sc.secs[1];
+    memmove(&loop->ops[1], &loop->ops[2], sizeof *loop->ops * 3);
+    loop->nops--;
+    expect_rule(&f, "RAW");
+    ck_assert_ptr_nonnull(strstr(f.out, "no barrier after the copy completed in its thread"));
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(groups_guarded_commit_raw)
+{
+    /* A guarded commit: at the tail fewer groups are closed and the wait lets the last
+     * steps' groups pend. */
+    fx f;
+    build_groups_ring(&f, 3);
+    f.sc.secs[1].ops[3].guarded = true;
+    expect_rule(&f, "RAW");
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(groups_diag_format)
+{
+    fx f;
+    build_groups_ring(&f, 4);
+    ck_assert(verify_inject(&f.sc, FAULT_ONE_SLOT_SHORT));
+    ck_assert(!run_verify(&f));
+    ck_assert_str_eq(f.out,
+                     "t.pipe:2:6: error: [cp.async] WAR: the copy of step 3 (every thread) "
+                     "writes slot 0 before step 0 was read from it (the ring has 3 slots) "
+                     "(trips 4)\n"
+                     "line two\n"
+                     "     ^\n");
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(groups_drain)
+{
+    /* Copies that nothing waits for are still in flight when the block exits. */
+    fx f;
+    fx_init(&f, 2, false);
+    ir_section *loop = plan_section(&f.p, SEC_LOOP, 0);
+    plan_copy(&f.p, loop, 0);
+    op(&f, loop, OP_COMMIT, 0);
+    expect_rule(&f, "drain");
+    fx_free(&f);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ sync */
+
+START_TEST(sync_proven_and_trailing_barrier_needed)
+{
+    fx f;
+    build_sync(&f, true);
+    expect_proven(&f);
+    for (int k = FAULT_NONE + 1; k < FAULT__COUNT; ++k)
+        ck_assert_msg(!verify_inject(&f.sc, (fault_kind)k), "%s applies to sync",
+                      verify_fault_name((fault_kind)k));
+    fx_free(&f);
+    build_sync(&f, false);
+    expect_rule(&f, "WAR");
+    ck_assert_ptr_nonnull(strstr(f.out, "while step 0 may still read it"));
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(sync_no_barrier_raw)
+{
+    fx f;
+    build_sync(&f, true);
+    f.sc.secs[0].ops[1].kind = OP_FENCE;   /* the publishing barrier gone */
+    expect_rule(&f, "RAW");
+    fx_free(&f);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ structure */
+
+START_TEST(ir_roles_without_producers)
+{
+    fx f;
+    build_ws_ring(&f, 2);
+    f.sc.producer_threads = 0;
+    expect_rule(&f, "IR");
+    ck_assert_ptr_nonnull(strstr(f.out, "of the producer in a schedule without roles"));
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(ir_bad_counts)
+{
+    fx f;
+    build_ws_ring(&f, 2);
+    f.sc.full_arrivals = 0;
+    expect_rule(&f, "IR");
+    fx_free(&f);
+    build_groups_ring(&f, 2);
+    f.sc.secs[1].ops[0].n = -1;
+    expect_rule(&f, "IR");
+    fx_free(&f);
+    build_groups_ring(&f, 2);
+    f.sc.nslots = 0;
+    expect_rule(&f, "IR");
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(no_staged_arrays_location)
+{
+    fx f;
+    build_sync(&f, false);
+    f.s.nstages = 0;                    /* nothing staged: nothing to break */
+    expect_proven(&f);
+    f.sc.nslots = 0;
+    ck_assert(!run_verify(&f));
+    ck_assert_ptr_nonnull(strstr(f.out, "t.pipe:1:1: error: [sync] IR:"));
+    fx_free(&f);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ phase table */
+
+static char *table_of(fx *f)
+{
+    strbuf sb;
+    sb_init(&sb, f->a);
+    verify_phase_table(&sb, &f->sc);
+    if (getenv("VERIFY_SHOW"))
+        fputs(sb.data, stderr);
+    return sb.data;
+}
+
+START_TEST(phase_table_groups)
+{
+    fx f;
+    build_groups_ring(&f, 4);
+    const char *t = table_of(&f);
+    ck_assert_ptr_nonnull(strstr(t, "/* Phase table of the cp.async ring: 4 slots, the first 9 "
+                                    "steps of a block.\n"));
+    ck_assert_ptr_nonnull(strstr(t, " *  step slot  use group  completed by\n"));
+    ck_assert_ptr_nonnull(strstr(t, " *     0    0    0     0  wait_group 2 in loop t=0\n"));
+    ck_assert_ptr_nonnull(strstr(t, " *     8    0    2     8  wait_group 2 in loop t=8\n"));
+    ck_assert_ptr_null(strstr(t, "full"));
+    ck_assert_ptr_nonnull(strstr(t, " */\n"));
+    ck_assert_ptr_null(strstr(t, "does not verify"));
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(phase_table_one_slot_tail)
+{
+    /* With one slot the group of step 2 is the third commit, completed in the same trip. */
+    fx f;
+    fx_init(&f, 1, false);
+    ir_section *loop = plan_section(&f.p, SEC_LOOP, 0);
+    plan_copy(&f.p, loop, 0);
+    op(&f, loop, OP_COMMIT, 0);
+    plan_wait(&f.p, loop, 0);
+    op(&f, loop, OP_BARRIER, 0);
+    op(&f, loop, OP_COMPUTE, 0);
+    op(&f, loop, OP_BARRIER, 0);
+    const char *t = table_of(&f);
+    ck_assert_ptr_nonnull(strstr(t, " *     2    0    2     2  wait_group 0 in loop t=2\n"));
+    ck_assert_ptr_nonnull(strstr(t, "it repeats every 2 steps"));
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(phase_table_barriers)
+{
+    fx f;
+    build_ws_ring(&f, 2);
+    const char *t = table_of(&f);
+    ck_assert_ptr_nonnull(strstr(t, " *  step slot  use   full  empty          expect_tx\n"));
+    ck_assert_ptr_nonnull(strstr(t, " *     0    0    0      0      1 (passes)      4096\n"));
+    ck_assert_ptr_nonnull(strstr(t, " *     2    0    1      1      0               4096\n"));
+    ck_assert_ptr_nonnull(strstr(t, " *     4    0    2      0      1               4096\n"));
+    ck_assert_ptr_null(strstr(t, "group"));
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(phase_table_broken)
+{
+    fx f;
+    build_groups_ring(&f, 3);
+    ck_assert(verify_inject(&f.sc, FAULT_DROP_WAIT));
+    const char *t = table_of(&f);
+    ck_assert_ptr_nonnull(strstr(t, "(not waited for)"));
+    ck_assert_ptr_nonnull(strstr(t, " * (the schedule does not verify: pipegen --verify says "
+                                    "why)\n */\n"));
+    fx_free(&f);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ the real planners */
+
+typedef struct planned {
+    arena *a;
+    spec s;
+    sched *sc;
+    char *out;
+    size_t len;
+} planned;
+
+static const char *saxpy_src =
+    "pipeline saxpy {\n"
+    "  param float a;\n"
+    "  in float x[n];\n"
+    "  in float y[n];\n"
+    "  out float z[n];\n"
+    "  threads 256;\n"
+    "  stages %d;\n"
+    "  grid %s;\n"
+    "  tile z[2048];\n"
+    "  stage x, y;\n"
+    "  compute elementwise (i) { z[i] = a * x[i] + y[i]; }\n"
+    "}\n";
+
+static void plan_saxpy(planned *p, mech m, int stages, const char *grid)
+{
+    static const target tgt = {{80}, 1};
+    char src[1024];
+    snprintf(src, sizeof src, saxpy_src, stages, grid);
+    p->a = arena_new();
+    p->out = NULL;
+    FILE *mf = open_memstream(&p->out, &p->len);
+    diag_ctx d;
+    diag_init(&d, mf, "saxpy.pipe", src, strlen(src));
+    ast_file *f = parse_source(p->a, &d, "saxpy.pipe", src, strlen(src));
+    ck_assert_int_eq(d.errors, 0);
+    ck_assert(sema_check(p->a, &d, f, &tgt, &p->s));
+    p->sc = plan_schedule(p->a, &d, &p->s, m, 80);
+    fclose(mf);
+    ck_assert_ptr_nonnull(p->sc);
+}
+
+static bool planned_verify(planned *p)
+{
+    free(p->out);
+    p->out = NULL;
+    FILE *mf = open_memstream(&p->out, &p->len);
+    diag_ctx d;
+    diag_init(&d, mf, "saxpy.pipe", "", 0);
+    bool ok = verify_schedule(&d, p->sc);
+    fclose(mf);
+    return ok;
+}
+
+static void planned_free(planned *p)
+{
+    free(p->out);
+    arena_free(p->a);
+}
+
+START_TEST(planned_schedules_proven)
+{
+    static const char *grids[] = {"per_tile", "persistent"};
+    for (int g = 0; g < 2; ++g)
+        for (int S = 1; S <= 6; ++S) {
+            planned p;
+            plan_saxpy(&p, MECH_CP_ASYNC, S, grids[g]);
+            ck_assert_msg(planned_verify(&p), "%s", p.out);
+            ck_assert_str_eq(p.out, "");
+            planned_free(&p);
+            plan_saxpy(&p, MECH_SYNC, S, grids[g]);
+            ck_assert_msg(planned_verify(&p), "%s", p.out);
+            planned_free(&p);
+        }
+}
+END_TEST
+
+START_TEST(planned_cp_async_faults)
+{
+    static const struct {
+        fault_kind k;
+        const char *tag;
+    } cases[] = {
+        {FAULT_DROP_WAIT, "] RAW: "}, {FAULT_WAIT_PLUS_ONE, "] RAW: "},
+        {FAULT_DROP_COMMIT, "] RAW: "}, {FAULT_ONE_SLOT_SHORT, "] WAR: "},
+    };
+    for (int S = 2; S <= 5; ++S)
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; ++i) {
+            planned p;
+            plan_saxpy(&p, MECH_CP_ASYNC, S, "persistent");
+            ck_assert(verify_inject(p.sc, cases[i].k));
+            ck_assert(!planned_verify(&p));
+            ck_assert_msg(strstr(p.out, cases[i].tag), "%s: %s",
+                          verify_fault_name(cases[i].k), p.out);
+            ck_assert_int_eq(count_of(p.out, "error:"), 1);
+            planned_free(&p);
+        }
+}
+END_TEST
+
+START_TEST(planned_cp_async_one_slot)
+{
+    planned p;
+    plan_saxpy(&p, MECH_CP_ASYNC, 4, "per_tile");
+    ck_assert_int_eq(p.sc->nslots, 1);
+    ck_assert(!verify_inject(p.sc, FAULT_ONE_SLOT_SHORT));
+    ck_assert(verify_inject(p.sc, FAULT_WAIT_PLUS_ONE));
+    ck_assert(!planned_verify(&p));
+    ck_assert_ptr_nonnull(strstr(p.out, "[cp.async] RAW: the compute of step 0"));
+    planned_free(&p);
+}
+END_TEST
+
+static const char *staged_out_src =
+    "pipeline so {\n"
+    "  in float x[n];\n"
+    "  out float z[n];\n"
+    "  stages 3;\n"
+    "  grid persistent;\n"
+    "  tile z[1024];\n"
+    "  stage x, z;\n"
+    "  compute elementwise (i) { z[i] = 2 * x[i]; }\n"
+    "}\n";
+
+START_TEST(planned_staged_output)
+{
+    static const target tgt = {{80}, 1};
+    static const mech mechs[] = {MECH_SYNC, MECH_CP_ASYNC};
+    for (int i = 0; i < 2; ++i) {
+        planned p = {.a = arena_new()};
+        FILE *mf = open_memstream(&p.out, &p.len);
+        diag_ctx d;
+        diag_init(&d, mf, "so.pipe", staged_out_src, strlen(staged_out_src));
+        ast_file *f = parse_source(p.a, &d, "so.pipe", staged_out_src, strlen(staged_out_src));
+        ck_assert(f && sema_check(p.a, &d, f, &tgt, &p.s));
+        p.sc = plan_schedule(p.a, &d, &p.s, mechs[i], 80);
+        fclose(mf);
+        ck_assert_ptr_nonnull(p.sc);
+        ck_assert_msg(planned_verify(&p), "%s", p.out);
+        /* The barrier between the compute and the store removed: the store reads the
+         * output slot before every thread's writes are visible to it. */
+        ir_section *loop = &p.sc->secs[p.sc->nsecs - 1];
+        ck_assert_int_eq(loop->ops[loop->nops - 1].kind, OP_STORE);
+        ck_assert_int_eq(loop->ops[loop->nops - 2].kind, OP_BARRIER);
+        loop->ops[loop->nops - 2] = loop->ops[loop->nops - 1];
+        loop->nops--;
+        ck_assert(!planned_verify(&p));
+        ck_assert_ptr_nonnull(strstr(p.out, "] RAW: the store of step 0 (every thread) reads "
+                                            "slot 0 before the compute's writes of every thread "
+                                            "are visible"));
+        planned_free(&p);
+    }
+}
+END_TEST
+
+/* ------------------------------------------------------------------ main */
+
+static Suite *verify_suite(void)
+{
+    Suite *s = suite_create("verify");
+    TCase *names = tcase_create("names");
+    tcase_add_test(names, fault_names_round_trip);
+    suite_add_tcase(s, names);
+
+    TCase *ws = tcase_create("ws_ring");
+    tcase_add_test(ws, ws_ring_proven);
+    tcase_add_test(ws, ws_flip_parity_caught);
+    tcase_add_test(ws, ws_flip_acquire_parity_deadlocks);
+    tcase_add_test(ws, ws_expect_tx_short_caught);
+    tcase_add_test(ws, ws_expect_tx_long_caught);
+    tcase_add_test(ws, ws_drop_fence_caught);
+    tcase_add_test(ws, ws_drop_release_caught);
+    tcase_add_test(ws, ws_drop_arrive_caught);
+    tcase_add_test(ws, ws_early_release_caught);
+    tcase_add_test(ws, ws_not_applicable);
+    tcase_add_test(ws, ws_arrival_count_wrong);
+    tcase_add_test(ws, ws_init_not_published);
+    tcase_add_test(ws, ws_producer_first_and_consumer_first);
+    tcase_add_test(ws, ws_block_barrier_between_roles);
+    suite_add_tcase(s, ws);
+
+    TCase *un = tcase_create("unified_ring");
+    tcase_add_test(un, unified_ring_proven);
+    tcase_add_test(un, unified_faults_caught);
+    tcase_add_test(un, unified_not_applicable);
+    tcase_add_test(un, unified_arrivals_too_many);
+    tcase_add_test(un, unified_wait_on_copy_without_arrival_raw);
+    suite_add_tcase(s, un);
+
+    TCase *bs = tcase_create("bulk_store");
+    tcase_add_test(bs, bulk_store_proven);
+    tcase_add_test(bs, bulk_store_faults_caught);
+    tcase_add_test(bs, bulk_store_fence_after_barrier_only);
+    tcase_add_test(bs, bulk_store_no_drain);
+    tcase_add_test(bs, bulk_store_before_barrier_raw);
+    tcase_add_test(bs, bulk_store_single_output_slot);
+    suite_add_tcase(s, bs);
+
+    TCase *gr = tcase_create("groups");
+    tcase_add_test(gr, groups_ring_proven);
+    tcase_add_test(gr, groups_faults_caught);
+    tcase_add_test(gr, groups_not_applicable);
+    tcase_add_test(gr, groups_barrier_missing_raw);
+    tcase_add_test(gr, groups_guarded_commit_raw);
+    tcase_add_test(gr, groups_diag_format);
+    tcase_add_test(gr, groups_drain);
+    suite_add_tcase(s, gr);
+
+    TCase *sy = tcase_create("sync");
+    tcase_add_test(sy, sync_proven_and_trailing_barrier_needed);
+    tcase_add_test(sy, sync_no_barrier_raw);
+    suite_add_tcase(s, sy);
+
+    TCase *ir = tcase_create("structure");
+    tcase_add_test(ir, ir_roles_without_producers);
+    tcase_add_test(ir, ir_bad_counts);
+    tcase_add_test(ir, no_staged_arrays_location);
+    suite_add_tcase(s, ir);
+
+    TCase *pt = tcase_create("phase_table");
+    tcase_add_test(pt, phase_table_groups);
+    tcase_add_test(pt, phase_table_one_slot_tail);
+    tcase_add_test(pt, phase_table_barriers);
+    tcase_add_test(pt, phase_table_broken);
+    suite_add_tcase(s, pt);
+
+    TCase *pl = tcase_create("planned");
+    tcase_add_test(pl, planned_schedules_proven);
+    tcase_add_test(pl, planned_cp_async_faults);
+    tcase_add_test(pl, planned_cp_async_one_slot);
+    tcase_add_test(pl, planned_staged_output);
+    suite_add_tcase(s, pl);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(verify_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
