@@ -127,7 +127,7 @@ static void emit_work_counts(kctx *k)
         emit_dim(k, &s->step_bound);
         kp(k, " + %lld) / %lld : 1;\n", s->step_by - 1, s->step_by);
     } else {
-        kp(k, "const int64_t pg_ks = %lld;\n", s->march ? s->march : 1);
+        kp(k, "constexpr int64_t pg_ks = %lld;\n", s->march ? s->march : 1);
     }
     kp(k, "const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles\n"
           "    ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;\n"
@@ -140,15 +140,16 @@ static void emit_tile_origin(kctx *k)
 {
     const spec *s = k->s;
     const spec_array *arr = &s->arrays[s->tile_array];
-    kp(k, "const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;\n"
-          "const int64_t pg_sub = pg_step %% pg_ks;\n(void)pg_sub;\nint64_t pg_rest = pg_item;\n");
+    kp(k, "const int64_t pg_item = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;\n"
+          "const int64_t pg_sub = pg_mod(pg_step, pg_ks);\n(void)pg_sub;\n"
+          "int64_t pg_rest = pg_item;\n");
     for (int d = s->tile_rank - 1; d > 0; --d) {
         kp(k, "const int64_t pg_tiles%d = (", d);
         emit_dim(k, &arr->dims[d]);
         kp(k, " + %lld) / %lld;\n", s->tile[d] - 1, s->tile[d]);
-        kp(k, "const int64_t %s = (pg_rest %% pg_tiles%d) * %lld;\n", s->tile_at[d], d,
+        kp(k, "const int64_t %s = pg_mod(pg_rest, pg_tiles%d) * %lld;\n", s->tile_at[d], d,
            s->tile[d]);
-        kp(k, "pg_rest /= pg_tiles%d;\n", d);
+        kp(k, "pg_rest = pg_div(pg_rest, pg_tiles%d);\n", d);
     }
     if (s->march)
         kp(k, "const int64_t %s = (pg_rest * %lld + pg_sub) * %lld;\n", s->tile_at[0], s->march,
@@ -302,20 +303,20 @@ static void emit_staged_views(kctx *k)
         const spec_array *arr = &s->arrays[st->array];
         const copy_plan *cp = &k->sc->copy[i];
         long long pitch = cp->pitch / ast_type_size(arr->type);
-        kp(k, "const ");
-        emit_view_type(k->out, arr);
-        kp(k, " %s{(%s%s *)(", arr->name, arr->dir == DIR_IN ? "const " : "",
-           elem_ctype(arr->type));
+        const char *c = arr->dir == DIR_IN ? "const " : "", *t = elem_ctype(arr->type);
+        if (st->rank == 1)
+            kp(k, "const pg_view1<%s%s>", c, t);
+        else if (st->rank == 2)
+            kp(k, "const pg_sview2<%s%s, %lld>", c, t, pitch);
+        else
+            kp(k, "const pg_sview3<%s%s, %lld, %lld>", c, t, pitch, pitch * cp->extent[1]);
+        kp(k, " %s{(%s%s *)(", arr->name, c, t);
         emit_slot_addr(k, i);
         kp(k, ")");
         for (int d = 0; d < st->rank; ++d) {
             kp(k, ", ");
             emit_affine(k->out, &cp->origin[d]);
         }
-        if (st->rank == 3)
-            kp(k, ", %lldLL", pitch * cp->extent[1]);
-        if (st->rank >= 2)
-            kp(k, ", %lldLL", pitch);
         kp(k, "};\n(void)%s;\n", arr->name);
     }
 }

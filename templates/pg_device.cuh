@@ -27,6 +27,28 @@ template <class T> struct pg_view2 {
     }
 };
 
+/* Views of staged slots: as above, with the pitch a constant and offsets inside the slot
+ * computed in 32 bits (a slot is far smaller than 2^31 elements). */
+template <class T> struct pg_srow {
+    T *row;
+    int64_t origin;
+    __device__ T &operator[](int64_t i) const { return row[(int)(i - origin)]; }
+};
+template <class T, int PITCH> struct pg_sview2 {
+    T *base;
+    int64_t origin0, origin1;
+    __device__ pg_srow<T> operator[](int64_t j) const {
+        return pg_srow<T>{base + (int)(j - origin0) * PITCH, origin1};
+    }
+};
+template <class T, int PITCH1, int PITCH0> struct pg_sview3 {
+    T *base;
+    int64_t origin0, origin1, origin2;
+    __device__ pg_sview2<T, PITCH1> operator[](int64_t k) const {
+        return pg_sview2<T, PITCH1>{base + (int)(k - origin0) * PITCH0, origin1, origin2};
+    }
+};
+
 /* A rank-3 view: v[k][j][i]. */
 template <class T> struct pg_view3 {
     T *base;
@@ -37,6 +59,17 @@ template <class T> struct pg_view3 {
 };
 
 #ifdef __CUDACC__
+/* Quotient and remainder of non-negative 64-bit values, in 32 bits when both fit (the
+ * usual case: 64-bit division is a long software sequence on the GPU). */
+__device__ __forceinline__ int64_t pg_div(int64_t a, int64_t b)
+{
+    return ((uint64_t)a | (uint64_t)b) >> 32 ? a / b : (int64_t)((uint32_t)a / (uint32_t)b);
+}
+__device__ __forceinline__ int64_t pg_mod(int64_t a, int64_t b)
+{
+    return ((uint64_t)a | (uint64_t)b) >> 32 ? a % b : (int64_t)((uint32_t)a % (uint32_t)b);
+}
+
 /* ---- synchronous copies (mechanism `sync`, and the fallback for pointers aligned to
  * less than 4 bytes) ---- */
 template <int VEC> struct pg_chunk;
@@ -147,57 +180,101 @@ __device__ __forceinline__ uint64_t pg_l2_policy()
 /* ---- region copies. A region of a global array is P planes x R rows x ROWBYTES bytes
  * (rank 1: P = R = 1). Row (p, r) is global row (o0 + p, o1 + r) of an array of n0 planes
  * of n1 rows of n2b bytes, starting at byte o2b of the row; in shared memory it starts at
- * (p * R + r) * PITCH. The region is split into VEC-byte chunks over the threads
- * [tid, nthreads). A chunk outside the array is zero-filled (valid = 0, its source the
- * array's base, which is always a valid address); a chunk crossing the end of a row is
- * partly valid. Chunks never cross the start of a row: the planner aligns origins to VEC.
- * COPY(dst, src, valid) moves one chunk. ---- */
-template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, class Copy>
+ * (p * R + r) * PITCH. The region is split into VEC-byte chunks dealt to the NT threads
+ * of the copying role (tid is the thread's index among them). A chunk outside the array
+ * is zero-filled (valid = 0, its source the array's base, which is always a valid
+ * address); a chunk crossing the end of a row is partly valid. Chunks never cross the
+ * start of a row: the planner aligns origins to VEC. COPY(dst, src, valid) moves one. ---- */
+template <int VEC>
+__device__ __forceinline__ int pg_valid(int64_t gb, int64_t n2b)
+{
+    const int64_t v = n2b - gb;
+    return gb < 0 ? 0 : (v < 0 ? 0 : (v > VEC ? VEC : (int)v));
+}
+
+template <int R>
+__device__ __forceinline__ bool pg_row_in(int row, int64_t o0, int64_t o1, int64_t n0, int64_t n1,
+                                          int64_t *g0, int64_t *g1)
+{
+    *g0 = o0 + row / R;
+    *g1 = o1 + row % R;
+    return *g0 >= 0 && *g0 < n0 && *g1 >= 0 && *g1 < n1;
+}
+
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT, class Copy>
 __device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned char *base,
                                           int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
-                                          int64_t n1, int64_t n2b, int tid, int nthreads,
-                                          Copy copy)
+                                          int64_t n1, int64_t n2b, int tid, Copy copy)
 {
     static_assert(ROWBYTES % VEC == 0, "region rows must be a multiple of the copy width");
     static_assert(PITCH % VEC == 0, "shared rows must keep the copy width's alignment");
-    constexpr int CPR = (int)(ROWBYTES / VEC);
-#pragma unroll 4
-    for (int c = tid; c < P * R * CPR; c += nthreads) {
-        const int row = c / CPR, col = c % CPR;
-        const int64_t g0 = o0 + row / R, g1 = o1 + row % R;
+    constexpr int CPR = (int)(ROWBYTES / VEC), ROWS = P * R;
+    if constexpr (NT % CPR == 0) {
+        /* Each thread keeps one column and walks the rows: no division per chunk. */
+        const int col = tid % CPR;
         const int64_t gb = o2b + (int64_t)col * VEC;
-        int64_t valid = n2b - gb;
-        valid = valid < 0 ? 0 : (valid > VEC ? VEC : valid);
-        if (gb < 0 || g0 < 0 || g0 >= n0 || g1 < 0 || g1 >= n1)
-            valid = 0;
-        copy(dst + (int64_t)row * PITCH + (int64_t)col * VEC,
-             valid ? base + (g0 * n1 + g1) * n2b + gb : base, (int)valid);
+        const int cvalid = pg_valid<VEC>(gb, n2b);
+#pragma unroll
+        for (int row = tid / CPR; row < ROWS; row += NT / CPR) {
+            int64_t g0, g1;
+            const int valid = pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1) ? cvalid : 0;
+            copy(dst + row * PITCH + col * VEC,
+                 valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
+        }
+    } else {
+#pragma unroll 4
+        for (int c = tid; c < ROWS * CPR; c += NT) {
+            const int row = c / CPR, col = c % CPR;
+            const int64_t gb = o2b + (int64_t)col * VEC;
+            int64_t g0, g1;
+            const int valid = pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1) ? pg_valid<VEC>(gb, n2b) : 0;
+            copy(dst + (int64_t)row * PITCH + (int64_t)col * VEC,
+                 valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
+        }
     }
 }
 
 /* Write a staged output's region back: the mirror of pg_region, with ordinary stores;
  * only the bytes inside the array are written. */
-template <int VEC, int P, int R, long long ROWBYTES, long long PITCH>
-__device__ __forceinline__ void pg_store_region(unsigned char *base, const unsigned char *src,
-                                                int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
-                                                int64_t n1, int64_t n2b, int tid, int nthreads)
+template <int VEC>
+__device__ __forceinline__ void pg_store_chunk(unsigned char *d, const unsigned char *s, int valid)
 {
     typedef typename pg_chunk<VEC>::type chunk_t;
-    constexpr int CPR = (int)(ROWBYTES / VEC);
-#pragma unroll 4
-    for (int c = tid; c < P * R * CPR; c += nthreads) {
-        const int row = c / CPR, col = c % CPR;
-        const int64_t g0 = o0 + row / R, g1 = o1 + row % R;
+    if (valid == VEC) {
+        *reinterpret_cast<chunk_t *>(d) = *reinterpret_cast<const chunk_t *>(s);
+        return;
+    }
+    for (int b = 0; b < valid; ++b)
+        d[b] = s[b];
+}
+
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT>
+__device__ __forceinline__ void pg_store_region(unsigned char *base, const unsigned char *src,
+                                                int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
+                                                int64_t n1, int64_t n2b, int tid)
+{
+    constexpr int CPR = (int)(ROWBYTES / VEC), ROWS = P * R;
+    if constexpr (NT % CPR == 0) {
+        const int col = tid % CPR;
         const int64_t gb = o2b + (int64_t)col * VEC;
-        if (gb < 0 || gb >= n2b || g0 < 0 || g0 >= n0 || g1 < 0 || g1 >= n1)
-            continue;
-        unsigned char *d = base + (g0 * n1 + g1) * n2b + gb;
-        const unsigned char *s = src + (int64_t)row * PITCH + (int64_t)col * VEC;
-        if (n2b - gb >= VEC) {
-            *reinterpret_cast<chunk_t *>(d) = *reinterpret_cast<const chunk_t *>(s);
-        } else {
-            for (int b = 0; b < (int)(n2b - gb); ++b)
-                d[b] = s[b];
+        const int cvalid = pg_valid<VEC>(gb, n2b);
+#pragma unroll
+        for (int row = tid / CPR; row < ROWS; row += NT / CPR) {
+            int64_t g0, g1;
+            if (cvalid && pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1))
+                pg_store_chunk<VEC>(base + (g0 * n1 + g1) * n2b + gb,
+                                    src + row * PITCH + col * VEC, cvalid);
+        }
+    } else {
+#pragma unroll 4
+        for (int c = tid; c < ROWS * CPR; c += NT) {
+            const int row = c / CPR, col = c % CPR;
+            const int64_t gb = o2b + (int64_t)col * VEC;
+            int64_t g0, g1;
+            const int valid = pg_valid<VEC>(gb, n2b);
+            if (valid && pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1))
+                pg_store_chunk<VEC>(base + (g0 * n1 + g1) * n2b + gb,
+                                    src + (int64_t)row * PITCH + (int64_t)col * VEC, valid);
         }
     }
 }
