@@ -16,7 +16,7 @@ GEN_WARN  = -std=c11 -Wall -Werror -Wno-unused-function -Wno-sign-compare
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 B = build
-SRC = arena diag ast sema mech plan mech_sync mech_cp_async verify emit emit_kernel emit_test main
+SRC = arena diag ast sema mech plan mech_sync mech_cp_async mech_cp_async_mbarrier verify emit emit_kernel emit_test main
 OBJ = $(SRC:%=$(B)/obj/%.o) $(B)/obj/lexer.o $(B)/obj/parser.o $(B)/obj/templates.o
 ASAN_OBJ = $(OBJ:$(B)/obj/%=$(B)/asan/%)
 LIB_OBJ = $(filter-out %/main.o,$(OBJ))
@@ -24,7 +24,7 @@ ASAN_LIB_OBJ = $(filter-out %/main.o,$(ASAN_OBJ))
 TEMPLATES = $(wildcard templates/*.cuh)
 
 .PHONY: all demo check unit golden errors fuzz compile-test valgrind gpu-check bench \
-        install clean deps samples
+        install clean deps samples mutation cli
 .DELETE_ON_ERROR:
 
 all: deps $(B)/pipegen $(B)/libpipert.a
@@ -105,8 +105,14 @@ compile-test: $(B)/pipegen
 valgrind: $(B)/pipegen
 	@tests/valgrind.sh $(B)/pipegen
 
+mutation: $(B)/asan/pipegen
+	@tests/mutation/run.sh $(B)/asan/pipegen
+
+cli: $(B)/pipegen
+	@tests/cli/run.sh $(B)/pipegen
+
 check: all
-	@$(MAKE) --no-print-directory unit golden errors fuzz compile-test valgrind
+	@$(MAKE) --no-print-directory unit golden errors mutation cli fuzz compile-test valgrind
 	@echo "make check: all suites passed"
 
 # ---------------------------------------------------------------- GPU (device machine)

@@ -329,6 +329,7 @@ void emit_source(strbuf *out, const emit_unit *u)
     sb_puts(out, "\n");
     for (int i = 0; i < u->nscheds; ++i) {
         emit_schedule_comment(out, u->scheds[i]);
+        verify_phase_table(out, u->scheds[i]);
         emit_kernel(out, u, u->scheds[i]);
         emit_kernel_table(out, u, u->scheds[i]);
     }

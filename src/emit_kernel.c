@@ -261,6 +261,14 @@ static void emit_region_copy(kctx *k, int si, chunk_printer chunk)
     kp(k, "; });\n");
 }
 
+void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name)
+{
+    bool hint = st->evict != EVICT_DEFAULT;
+    kp(k, "pg_copy_chunk_async<pg_vec_%s, %s, %d, %s>(pg_d, pg_s, pg_v, %s%s)", name,
+       st->cache == CACHE_CA ? "false" : "true", st->prefetch, hint ? "true" : "false",
+       hint ? "pg_pol_" : "0", hint ? name : "");
+}
+
 void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk)
 {
     emit_step_open(k, op);
@@ -363,6 +371,8 @@ static void emit_ops(kctx *k, const ir_section *sec)
 {
     for (int i = 0; i < sec->nops; ++i) {
         const ir_op *op = &sec->ops[i];
+        if (k->role != ROLE_ALL && op->role != ROLE_ALL && op->role != k->role)
+            continue;
         op_printer print = mech_module_of(k->sc->mech)->print[op->kind];
         /* The planner only emits operations its mechanism prints; a hole here is a bug
          * that nvcc will point at. */
@@ -382,7 +392,8 @@ static void emit_loop(kctx *k, const ir_section *sec)
 {
     const spec *s = k->s;
     k->var = "pg_t";
-    if (!s->has_prologue && !s->has_epilogue) {
+    /* Producer warps run no bodies: only the compute threads do. */
+    if ((!s->has_prologue && !s->has_epilogue) || k->role == ROLE_PRODUCER) {
         kp(k, "for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {\n");
         k->ind += 4;
         emit_ops(k, sec);
@@ -407,7 +418,39 @@ static void emit_loop(kctx *k, const ir_section *sec)
     kp(k, "}\n");
 }
 
+static bool has_roles(const ir_section *sec)
+{
+    for (int i = 0; i < sec->nops; ++i)
+        if (sec->ops[i].role != ROLE_ALL)
+            return true;
+    return false;
+}
+
+static void emit_one_section(kctx *k, const ir_section *sec);
+
+/* A section whose operations belong to roles is printed once per role, in the branch of
+ * the role's warps. */
 static void emit_section(kctx *k, const ir_section *sec)
+{
+    if (!has_roles(sec)) {
+        emit_one_section(k, sec);
+        return;
+    }
+    kp(k, "if ((int)threadIdx.x < %d) {\n", k->sc->producer_threads);
+    k->ind += 4;
+    k->role = ROLE_PRODUCER;
+    emit_one_section(k, sec);
+    k->ind -= 4;
+    kp(k, "} else {\n");
+    k->ind += 4;
+    k->role = ROLE_CONSUMER;
+    emit_one_section(k, sec);
+    k->ind -= 4;
+    k->role = ROLE_ALL;
+    kp(k, "}\n");
+}
+
+static void emit_one_section(kctx *k, const ir_section *sec)
 {
     if (sec->kind == SEC_LOOP) {
         emit_loop(k, sec);
@@ -523,7 +566,7 @@ static void emit_roles(kctx *k)
 void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc)
 {
     const spec *s = u->spec;
-    kctx k = {out, u, s, sc, "pg_t", 0};
+    kctx k = {out, u, s, sc, "pg_t", 0, ROLE_ALL};
     kp(&k, "template <int VEC>\n__global__ void __launch_bounds__(%d) %s_sm%d(const struct "
            "%s_args pg_args, const int64_t pg_ntiles)\n{\n", sc->threads, s->name, sc->sm,
        s->name);
@@ -533,6 +576,8 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc)
     emit_bindings(&k);
     emit_work_counts(&k);
     emit_roles(&k);
+    if (mech_module_of(sc->mech)->setup)
+        mech_module_of(sc->mech)->setup(&k);
     emit_stage_consts(&k);
     for (int i = 0; i < s->naccums; ++i)
         kp(&k, "%s %s = %s;\n", elem_ctype(s->accums[i].type), s->accums[i].name,

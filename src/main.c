@@ -22,6 +22,9 @@ typedef struct options {
     mech lower;                  /* MECH__COUNT: as the spec says */
     int grid;                    /* --grid: -1 as the spec says, else an ast_grid */
     fault_kind fault;
+    bool no_verify;              /* --no-verify: write even an unproven schedule (testing) */
+    long long watchdog;          /* --watchdog[=CYCLES] */
+    int producer_warps;          /* --producer-warps=N; -1 as the spec says */
     target tgt;
 } options;
 
@@ -43,7 +46,11 @@ static const char usage[] =
     "  --no-lines          no #line directives into the spec\n"
     "  --dump-ast, --dump-ir\n"
     "                      print the AST or the schedule IR and exit\n"
+    "  --producer-warps=N  warp-specialize: N warps copy, the others compute\n"
+    "  --watchdog[=CYCLES] barrier waits trap with a message after CYCLES (default 2e9)\n"
     "  --inject-fault=KIND corrupt the schedule before verification (testing the verifier)\n"
+    "  --no-verify         write the output even when the verifier finds an error (with\n"
+    "                      --inject-fault and --watchdog: see a fault trap on the GPU)\n"
     "  --version, --help\n";
 
 /* ------------------------------------------------------------------ options */
@@ -108,6 +115,22 @@ static bool parse_value_opt(options *o, const char *arg, diag_ctx *d)
             return false;
         }
         o->grid = strcmp(v, "per_tile") ? GRID_PERSISTENT : GRID_PER_TILE;
+    } else if ((v = opt_value(arg, "--producer-warps"))) {
+        char *end;
+        long n = strtol(v, &end, 10);
+        if (*end || end == v || n < 0 || n > 31) {
+            diag_fatal_noloc(d, "bad --producer-warps '%s' (expected 0 to 31)", v);
+            return false;
+        }
+        o->producer_warps = (int)n;
+    } else if ((v = opt_value(arg, "--watchdog"))) {
+        char *end;
+        double c = strtod(v, &end);
+        if (*end || end == v || c < 1 || c > 9e18) {
+            diag_fatal_noloc(d, "bad --watchdog '%s' (expected a number of cycles)", v);
+            return false;
+        }
+        o->watchdog = (long long)c;
     } else if ((v = opt_value(arg, "--arch"))) {
         return parse_arch(v, &o->tgt, d);
     } else if ((v = opt_value(arg, "--emit-test"))) {
@@ -153,6 +176,8 @@ static int parse_args(int argc, char **argv, options *o, diag_ctx *d)
         else if (!strcmp(a, "-MD")) o->depend = true;
         else if (!strcmp(a, "--no-lines")) o->lines = false;
         else if (!strcmp(a, "--verify")) o->verify_only = true;
+        else if (!strcmp(a, "--no-verify")) o->no_verify = true;
+        else if (!strcmp(a, "--watchdog")) o->watchdog = 2000000000LL;
         else if (!strcmp(a, "--dump-ast")) o->dump_ast = true;
         else if (!strcmp(a, "--dump-ir")) o->dump_ir = true;
         else if (!strcmp(a, "--version")) { printf("pipegen %s\n", PIPEGEN_VERSION); return 1; }
@@ -285,7 +310,7 @@ static bool plan_all(run *r)
         }
         if (r->o.dump_ir)
             ir_dump(stdout, sc);
-        if (!verify_schedule(&r->d, sc))
+        if (!verify_schedule(&r->d, sc) && !r->o.no_verify)
             return false;
         r->u.scheds[r->u.nscheds++] = sc;
     }
@@ -312,7 +337,8 @@ static bool emit_all(run *r)
                                   : with_ext(r->a, cu, ".cuh");
     r->u.opts = (emit_opts){.lines = o->lines, .spec_path = o->input,
                             .source_name = to_stdout ? "<stdout>" : base_name(cu),
-                            .header_name = base_name(cuh), .guard = guard_of(r->a, cuh)};
+                            .header_name = base_name(cuh), .guard = guard_of(r->a, cuh),
+                            .watchdog = o->watchdog};
     strbuf text[5];
     pending files[5] = {{0}};
     int nfiles = 0;
@@ -365,6 +391,13 @@ static int compile(run *r)
     r->s.file = base_name(r->o.input);
     if (r->o.grid >= 0)
         r->s.grid = (ast_grid)r->o.grid;
+    if (r->o.producer_warps >= 0)
+        r->s.producer_warps = r->o.producer_warps;
+    if (r->s.producer_warps * 32 >= r->s.threads) {
+        diag_fatal_noloc(&r->d, "%d producer warps leave no consumer warp in a block of %d "
+                         "threads", r->s.producer_warps, r->s.threads);
+        return 1;
+    }
     if (!plan_all(r))
         return 1;
     if (r->o.verify_only || r->o.dump_ir)
@@ -377,7 +410,7 @@ int main(int argc, char **argv)
     run r = {.a = arena_new()};
     diag_init(&r.d, stderr, "pipegen", "", 0);
     r.o = (options){.lines = true, .lower = MECH__COUNT, .fault = FAULT_NONE,
-                  .grid = -1};
+                  .grid = -1, .producer_warps = -1};
     parse_arch("sm_80,sm_90", &r.o.tgt, &r.d);
     int status = parse_args(argc, argv, &r.o, &r.d);
     if (status)

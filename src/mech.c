@@ -18,7 +18,7 @@ static const struct {
     [MECH_PIPELINE_THREAD] = {"pipeline-thread", 80, NULL},
     [MECH_PRIMITIVES] = {"primitives", 80, NULL},
     [MECH_CP_ASYNC] = {"cp.async", 80, &mech_cp_async_module},
-    [MECH_CP_ASYNC_MBARRIER] = {"cp.async.mbarrier", 80, NULL},
+    [MECH_CP_ASYNC_MBARRIER] = {"cp.async.mbarrier", 80, &mech_cp_async_mbarrier_module},
     [MECH_BULK] = {"bulk", 90, NULL},
     [MECH_TENSOR] = {"tensor", 90, NULL},
     [MECH_AUTO] = {"auto", 0, NULL},

@@ -40,17 +40,9 @@ static bool plan(planner *p)
     return true;
 }
 
-static void chunk(kctx *k, const spec_stage *st, const char *name)
-{
-    bool hint = st->evict != EVICT_DEFAULT;
-    kp(k, "pg_copy_chunk_async<pg_vec_%s, %s, %d, %s>(pg_d, pg_s, pg_v, %s%s)", name,
-       st->cache == CACHE_CA ? "false" : "true", st->prefetch, hint ? "true" : "false",
-       hint ? "pg_pol_" : "0", hint ? name : "");
-}
-
 static void print_copy(kctx *k, const ir_op *op)
 {
-    emit_copy_regions(k, op, chunk);
+    emit_copy_regions(k, op, emit_chunk_cp_async);
 }
 
 static void print_commit(kctx *k, const ir_op *op)

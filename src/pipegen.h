@@ -611,6 +611,7 @@ typedef struct kctx {
     const sched *sc;
     const char *var;             /* the current section's loop variable */
     int ind;                     /* indentation of the current block, in spaces */
+    ir_role role;                /* the role being printed (ROLE_ALL: no role branches) */
 } kctx;
 
 /* Print at the current indentation; every line of the text is indented. */
@@ -621,6 +622,8 @@ void emit_step_close(kctx *k, const ir_op *op);
 /* How a mechanism moves one chunk of a region: a statement over pg_d (destination),
  * pg_s (source) and pg_v (valid bytes). */
 typedef void (*chunk_printer)(kctx *k, const spec_stage *st, const char *name);
+/* One chunk through cp.async with the stage's cache operator, prefetch and policy. */
+void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name);
 /* Copy every staged input the operation names, chunk by chunk, in a step scope. */
 void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk);
 
@@ -633,10 +636,13 @@ void emit_print_store(kctx *k, const ir_op *op);
 typedef struct mech_module {
     bool (*plan)(planner *p);
     op_printer print[OP__COUNT];
+    void (*setup)(kctx *k);      /* kernel-scope declarations (barriers); may be NULL */
+    bool roles;                  /* plans producer warps (spec producer_warps > 0) */
 } mech_module;
 
 extern const mech_module mech_sync_module;
 extern const mech_module mech_cp_async_module;
+extern const mech_module mech_cp_async_mbarrier_module;
 /* The module of a mechanism; NULL while it is not implemented (and for auto). */
 const mech_module *mech_module_of(mech m);
 
@@ -648,6 +654,7 @@ typedef struct emit_opts {
     const char *source_name; /* the .cu being written, for #line back into it */
     const char *header_name; /* how the .cu includes its header ("out.cuh") */
     const char *guard;       /* include guard of the header */
+    long long watchdog;      /* --watchdog: cycles a barrier wait may take before it traps */
 } emit_opts;
 
 /* One schedule per target architecture, all of the same spec. */

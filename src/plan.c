@@ -167,8 +167,6 @@ static bool sorry(planner *p, srcloc at, const char *what)
 static bool check_supported(planner *p)
 {
     const spec *s = p->s;
-    if (s->producer_warps)
-        return sorry(p, s->loc, "producer warps");
     for (int i = 0; i < s->nstages; ++i)
         if (s->stages[i].halo && s->stages[i].halo_fill == HALO_CLAMP)
             return sorry(p, s->stages[i].loc, "a clamped halo");
@@ -210,6 +208,11 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm)
     if (mech_min_sm(m) > sm) {
         diag_error(d, s->mech == m ? s->mech_loc : s->loc, "the %s lowering needs sm_%d or "
                    "newer, but sm_%d is a target", mech_name(m), mech_min_sm(m), sm);
+        return NULL;
+    }
+    if (s->producer_warps && !mod->roles) {
+        diag_error(d, s->loc, "producer warps are planned by cp.async.mbarrier (and, later, "
+                   "pipeline-roles, bulk and tensor), not by the %s lowering", mech_name(m));
         return NULL;
     }
     if (!check_supported(&p) || !mod->plan(&p))

@@ -20,21 +20,24 @@ echo "gpu-check on $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n
 # 1. Generate and build every case (in parallel: nvcc is the slow part).
 build_case() {
     local sample=$1 mech=$2 grid=$3 dir=$4
+    shift 4
     mkdir -p "$dir"
-    "$PG" "$ROOT/samples/$sample/$sample.pipe" --lower="$mech" --grid="$grid" --arch="$ARCH" \
+    "$PG" "$ROOT/samples/$sample/$sample.pipe" --lower="$mech" --grid="$grid" --arch="$ARCH" "$@" \
         -o "$dir/$sample.cu" --emit-test="$dir/test.cu" >"$dir/build.log" 2>&1 &&
     "$NVCC" -O2 -std=c++17 -arch="$ARCH" -I"$ROOT/runtime" -I"$dir" -o "$dir/test" \
         "$dir/test.cu" "$dir/$sample.cu" "$ROOT/build/libpipert.a" >>"$dir/build.log" 2>&1
 }
 export -f build_case
 export PG ROOT NVCC ARCH
+# A case's directory names its flags too: saxpy.cp.async.persistent.producer-warps=1
+case_dir() { local d="$W/$1.$2.$3"; shift 3; for f in "$@"; do d="$d.${f#--}"; done; echo "$d"; }
 cases=()
-while read -r sample mech grid; do
+while read -r sample mech grid flags; do
     case "$sample" in ''|'#'*) continue ;; esac
-    cases+=("$sample $mech $grid")
+    cases+=("$sample $mech $grid $flags")
 done <"$ROOT/tests/gpu/matrix"
-printf '%s\n' "${cases[@]}" | while read -r s m g; do
-    echo "$s $m $g $W/$s.$m.$g"
+printf '%s\n' "${cases[@]}" | while read -r s m g f; do
+    echo "$s $m $g $(case_dir $s $m $g $f) $f"
 done | xargs -P "$(nproc)" -L 1 bash -c 'build_case "$@"' _
 
 # A sanitizer run is clean when its summary line says so (racecheck words it its own way).
@@ -46,8 +49,8 @@ clean_summary() {
 pass=0; fail=0
 for c in "${cases[@]}"; do
     set -- $c
-    dir="$W/$1.$2.$3"
-    name="$1 --lower=$2 --grid=$3"
+    dir=$(case_dir "$@")
+    name="$1 --lower=$2 --grid=$3${4:+ $4}"
     if [ ! -x "$dir/test" ]; then
         echo "FAIL build   $name"; sed 's/^/    /' "$dir/build.log" | tail -n 20; fail=$((fail+1)); continue
     fi
@@ -67,5 +70,20 @@ for c in "${cases[@]}"; do
         fi
     done
 done
+# 3. The watchdog: a schedule with a dropped arrival (written despite the verifier) must
+# trap with its message instead of hanging.
+wd="$W/watchdog"
+mkdir -p "$wd"
+if "$PG" "$ROOT/samples/saxpy/saxpy.pipe" --lower=cp.async.mbarrier --grid=persistent \
+       --producer-warps=1 --inject-fault=drop-arrive --no-verify --watchdog=200000000 \
+       --arch="$ARCH" -o "$wd/saxpy.cu" --emit-test="$wd/test.cu" >"$wd/build.log" 2>&1 &&
+   "$NVCC" -O2 -std=c++17 -arch="$ARCH" -I"$ROOT/runtime" -I"$wd" -o "$wd/test" "$wd/test.cu" \
+       "$wd/saxpy.cu" "$ROOT/build/libpipert.a" >>"$wd/build.log" 2>&1 &&
+   ! timeout 120 "$wd/test" >"$wd/run.log" 2>&1 && grep -q "pipegen watchdog:" "$wd/run.log"; then
+    echo "ok   watchdog: $(grep -m1 'pipegen watchdog:' "$wd/run.log")"; pass=$((pass+1))
+else
+    echo "FAIL watchdog: no trap message"; tail -n 5 "$wd/build.log" "$wd/run.log" | sed 's/^/    /'
+    fail=$((fail+1))
+fi
 echo "gpu-check: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

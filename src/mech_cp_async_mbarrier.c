@@ -1,0 +1,168 @@
+/* mech_cp_async_mbarrier: cp.async copies whose completion arrives on an mbarrier per
+ * slot (cp.async.mbarrier.arrive.noinc), consumers waiting on its phase parity.
+ *
+ * Without producer warps every thread copies and computes: a full barrier per slot
+ * counts one arrival per thread; a block barrier after each compute frees the slot for
+ * the copy S steps ahead. With producer warps (warp specialization) the first warps only
+ * copy and the others only compute, and a second barrier per slot (empty) counts the
+ * consumers' releases, which the producers wait on before refilling the slot. Barriers are
+ * initialised by thread 0 and published by a block barrier before first use. */
+#include "pipegen.h"
+
+/* Barrier initialisation: its own one-pass section, before any barrier operation. */
+static void plan_init(planner *p)
+{
+    ir_section *init = plan_section(p, SEC_PROLOGUE, 1);
+    plan_op(p, init, OP_FENCE, 0)->fence = FENCE_MBARRIER_INIT;
+    plan_op(p, init, OP_BARRIER, 0);
+}
+
+static ir_op *arrive_full(planner *p, ir_section *sec, int step_off, ir_role role)
+{
+    ir_op *op = plan_op(p, sec, OP_ARRIVE, step_off);
+    op->bar = BAR_FULL;
+    op->on_copies = true;
+    op->guarded = true;
+    op->role = role;
+    return op;
+}
+
+static ir_op *role_op(planner *p, ir_section *sec, ir_op_kind kind, ir_role role)
+{
+    ir_op *op = plan_op(p, sec, kind, 0);
+    op->role = role;
+    return op;
+}
+
+/* Every thread copies and computes. */
+static void plan_shared(planner *p, int S)
+{
+    p->sc->full_arrivals = p->sc->threads;
+    ir_section *pro = plan_section(p, SEC_PROLOGUE, S);
+    plan_copy(p, pro, 0);
+    arrive_full(p, pro, 0, ROLE_ALL);
+    ir_section *loop = plan_section(p, SEC_LOOP, 0);
+    plan_op(p, loop, OP_WAIT_PARITY, 0)->bar = BAR_FULL;
+    plan_op(p, loop, OP_COMPUTE, 0);
+    plan_op(p, loop, OP_BARRIER, 0);
+    if (plan_has_outputs(p)) {
+        plan_store(p, loop);
+        plan_op(p, loop, OP_BARRIER, 0);
+    }
+    plan_copy(p, loop, S);
+    arrive_full(p, loop, S, ROLE_ALL);
+}
+
+/* Producer warps copy, consumer warps compute; full and empty barriers hand slots over. */
+static void plan_roles(planner *p)
+{
+    sched *sc = p->sc;
+    sc->producer_threads = p->s->producer_warps * 32;
+    sc->full_arrivals = sc->producer_threads;
+    sc->empty_arrivals = sc->threads - sc->producer_threads;
+    ir_section *loop = plan_section(p, SEC_LOOP, 0);
+    role_op(p, loop, OP_ACQUIRE, ROLE_PRODUCER)->bar = BAR_EMPTY;
+    plan_copy(p, loop, 0)->role = ROLE_PRODUCER;
+    arrive_full(p, loop, 0, ROLE_PRODUCER);
+    role_op(p, loop, OP_WAIT_PARITY, ROLE_CONSUMER)->bar = BAR_FULL;
+    role_op(p, loop, OP_COMPUTE, ROLE_CONSUMER);
+    if (plan_has_outputs(p)) {
+        role_op(p, loop, OP_BARRIER, ROLE_CONSUMER);
+        role_op(p, loop, OP_RELEASE, ROLE_CONSUMER)->bar = BAR_EMPTY;
+        role_op(p, loop, OP_STORE, ROLE_CONSUMER);
+        role_op(p, loop, OP_BARRIER, ROLE_CONSUMER);
+    } else {
+        role_op(p, loop, OP_RELEASE, ROLE_CONSUMER)->bar = BAR_EMPTY;
+    }
+}
+
+static bool plan(planner *p)
+{
+    int S = sema_ring_slots(p->s);
+    plan_layout(p, S);
+    p->sc->track = TRACK_BARRIER;
+    plan_init(p);
+    if (p->s->producer_warps)
+        plan_roles(p);
+    else
+        plan_shared(p, S);
+    return true;
+}
+
+/* ------------------------------------------------------------------ printing */
+
+static void setup(kctx *k)
+{
+    kp(k, "__shared__ __align__(8) uint64_t pg_full[%d];\n", k->sc->nslots);
+    if (k->sc->empty_arrivals)
+        kp(k, "__shared__ __align__(8) uint64_t pg_empty[%d];\n", k->sc->nslots);
+}
+
+static void print_copy(kctx *k, const ir_op *op)
+{
+    emit_copy_regions(k, op, emit_chunk_cp_async);
+}
+
+static void print_init(kctx *k, const ir_op *op)
+{
+    (void)op;
+    kp(k, "if (threadIdx.x == 0) {\n    for (int pg_i = 0; pg_i < %d; ++pg_i) {\n"
+          "        pg_mbar_init(&pg_full[pg_i], %d);\n", k->sc->nslots, k->sc->full_arrivals);
+    if (k->sc->empty_arrivals)
+        kp(k, "        pg_mbar_init(&pg_empty[pg_i], %d);\n", k->sc->empty_arrivals);
+    kp(k, "    }\n    pg_fence_mbar_init();\n}\n");
+}
+
+/* Arrivals and waits name the slot of their step; guarded ones are skipped past the
+ * block's last step, as the planner says. */
+static void open_slot(kctx *k, const ir_op *op)
+{
+    kp(k, "{\n");
+    k->ind += 4;
+    kp(k, "const int64_t pg_step = %s + %d;\n", k->var, op->step_off);
+    if (op->guarded) {
+        kp(k, "if (pg_step < pg_trips) {\n");
+        k->ind += 4;
+    }
+}
+
+static void print_arrive(kctx *k, const ir_op *op)
+{
+    const char *bar = op->bar == BAR_FULL ? "pg_full" : "pg_empty";
+    open_slot(k, op);
+    kp(k, "%s(&%s[pg_step %% %d]);\n", op->on_copies ? "pg_cp_async_mbar_arrive"
+       : "pg_mbar_arrive", bar, k->sc->nslots);
+    emit_step_close(k, op);
+}
+
+static void print_wait(kctx *k, const ir_op *op)
+{
+    bool empty = op->kind == OP_ACQUIRE || op->bar == BAR_EMPTY;
+    open_slot(k, op);
+    kp(k, "const int64_t pg_use = pg_step / %d;\n", k->sc->nslots);
+    kp(k, "pg_mbar_wait<%lldLL>(&%s[pg_step %% %d], (unsigned)(pg_use & 1)%s%s, \"%s %s "
+          "barrier\", (int)(pg_step %% %d), pg_use);\n", k->u->opts.watchdog,
+       empty ? "pg_empty" : "pg_full", k->sc->nslots, empty ? " ^ 1u" : "",
+       op->parity_flip ? " ^ 1u" : "", k->s->name, empty ? "empty" : "full", k->sc->nslots);
+    emit_step_close(k, op);
+}
+
+static void print_barrier(kctx *k, const ir_op *op)
+{
+    if (op->role == ROLE_ALL)
+        emit_print_barrier(k, op);
+    else
+        kp(k, "pg_role_barrier<%d>();\n", k->sc->threads - k->sc->producer_threads);
+}
+
+const mech_module mech_cp_async_mbarrier_module = {
+    .plan = plan,
+    .print = {
+        [OP_COPY] = print_copy, [OP_FENCE] = print_init, [OP_ARRIVE] = print_arrive,
+        [OP_RELEASE] = print_arrive, [OP_WAIT_PARITY] = print_wait, [OP_ACQUIRE] = print_wait,
+        [OP_BARRIER] = print_barrier, [OP_COMPUTE] = emit_print_compute,
+        [OP_STORE] = emit_print_store,
+    },
+    .setup = setup,
+    .roles = true,
+};
