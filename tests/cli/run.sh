@@ -1,0 +1,401 @@
+#!/usr/bin/env bash
+# CLI tests: the options of pipegen, their exit statuses and messages, the files each run
+# leaves behind (exactly those, and none at all on error), depfiles as gcc writes them.
+# Every case runs in a fresh directory with a copy of samples/saxpy/saxpy.pipe (saxpy.pipe)
+# and a spec with a semantic error (bad.pipe).
+#
+# usage: tests/cli/run.sh PIPEGEN [CASE...]
+# One line per case; the last line is `cli: N passed, M failed`. Cases listed in `known`
+# below are bugs that were reported and not fixed yet: they print "xfail" and do not count
+# as failures, and one that starts passing fails the suite ("XPASS") so that it is taken
+# off the list.
+set -u
+
+if [ $# -lt 1 ]; then
+    echo "usage: $0 PIPEGEN [CASE...]" >&2
+    exit 2
+fi
+pipegen=$1
+shift
+case $pipegen in /*) ;; *) pipegen=$PWD/$pipegen ;; esac
+if [ ! -x "$pipegen" ]; then
+    echo "cli: '$pipegen' is not an executable" >&2
+    exit 2
+fi
+root=$(cd "$(dirname "$0")/../.." && pwd)
+version=$(sed -n 's/^#define PIPEGEN_VERSION "\(.*\)"/\1/p' "$root/src/pipegen.h")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pg-cli.XXXXXX") || exit 2
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86:detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=87:print_stacktrace=1}
+
+# Known failures (reported bugs), each with the reason shown on its xfail line.
+declare -A known=(
+    [depfile_escapes_spaces]="the depfile does not escape spaces in names (gcc writes 'my\\ spec.pipe')"
+    [depfile_several_mt]="several -MT options: only the last is kept (gcc lists them all)"
+    [error_after_rename_leaves_nothing]="an output that cannot be renamed into place (a directory) leaves the outputs renamed before it"
+    [arch_empty]="--arch= exits 1 without a message"
+    [driver_lines_name_the_driver]="the test driver's #line directives point back into the .cu (source_name), not into the driver"
+)
+
+# ------------------------------------------------------------------ helpers
+problems=()
+fail() { problems+=("$*"); }
+
+# pg ARGS...: run pipegen in the case directory; stdout, stderr and the status are kept.
+pg() {
+    "$pipegen" "$@" >"$case_dir/.out" 2>"$case_dir/.err"
+    status=$?
+    out=$(cat "$case_dir/.out")
+    err=$(cat "$case_dir/.err")
+}
+expect_status() { [ "$status" -eq "$1" ] || fail "exit status $status, expected $1 ($(head -c 200 "$case_dir/.err" | tr '\n' ' '))"; }
+expect_out() { [ "$out" = "$1" ] || fail "stdout '$(head -c 300 <<<"$out")', expected '$1'"; }
+expect_err() { [ "$err" = "$1" ] || fail "stderr '$(head -c 300 <<<"$err")', expected '$1'"; }
+expect_out_has() { grep -qF -- "$1" "$case_dir/.out" || fail "stdout lacks '$1'"; }
+expect_err_has() { grep -qF -- "$1" "$case_dir/.err" || fail "stderr lacks '$1'"; }
+expect_no_err() { [ -z "$err" ] || fail "stderr not empty: $(head -c 200 <<<"$err")"; }
+expect_no_out() { [ -z "$out" ] || fail "stdout not empty: $(head -c 200 <<<"$out")"; }
+# expect_files FILE...: the case directory holds exactly the fixtures and these files.
+expect_files() {
+    local want got
+    want=$(printf '%s\n' bad.pipe saxpy.pipe "$@" | sort)
+    got=$(cd "$case_dir" && find . -type f ! -name '.out' ! -name '.err' | sed 's|^\./||' | sort)
+    [ "$got" = "$want" ] || fail "files: $(tr '\n' ' ' <<<"$got")expected: $(tr '\n' ' ' <<<"$want")"
+}
+expect_file_eq() { [ "$(cat "$case_dir/$1" 2>/dev/null)" = "$2" ] || fail "$1 is '$(head -c 300 "$case_dir/$1" 2>/dev/null)', expected '$2'"; }
+expect_file_has() { grep -qF -- "$2" "$case_dir/$1" 2>/dev/null || fail "$1 lacks '$2'"; }
+
+# ------------------------------------------------------------------ cases
+c_version() {
+    pg --version
+    expect_status 0; expect_out "pipegen $version"; expect_no_err; expect_files
+}
+c_help() {
+    pg --help
+    expect_status 0; expect_no_err; expect_files
+    [[ $out == "usage: pipegen [options] SPEC.pipe"* ]] || fail "--help does not start with the usage line"
+    local o
+    for o in "-o FILE" "--header FILE" "--lower=NAME" "--arch=LIST" "--grid=KIND" \
+             "--list-lowerings" "--verify" "--emit-test=FILE" "--emit-bench=FILE" "-MD" \
+             "-MF FILE" "-MT TARGET" "--no-lines" "--dump-ast" "--dump-ir" "--version"; do
+        expect_out_has "$o"
+    done
+}
+c_no_input() {
+    pg
+    expect_status 1; expect_no_out; expect_err_has "usage: pipegen [options] SPEC.pipe"
+}
+c_list_lowerings() {
+    pg --list-lowerings
+    expect_status 0; expect_no_err; expect_files
+    local names
+    names=$(awk '{print $1}' <<<"$out" | tr '\n' ' ')
+    [ "$names" = "sync cg barrier pipeline pipeline-roles pipeline-thread primitives cp.async cp.async.mbarrier bulk tensor auto " ] \
+        || fail "names: $names"
+    # NAME ARCH STATUS, ARCH as DESIGN section 4 says.
+    local want_arch="sync=all cg=sm_80 barrier=sm_80 pipeline=sm_80 pipeline-roles=sm_80 pipeline-thread=sm_80 primitives=sm_80 cp.async=sm_80 cp.async.mbarrier=sm_80 bulk=sm_90 tensor=sm_90 auto=all "
+    local arch
+    arch=$(awk '{printf "%s=%s ", $1, $2}' <<<"$out")
+    [ "$arch" = "$want_arch" ] || fail "architectures: $arch"
+    local bad
+    bad=$(awk '{s=$3; for (i = 4; i <= NF; ++i) s = s " " $i} s != "implemented" && s != "not implemented yet"' <<<"$out")
+    [ -z "$bad" ] && [ "$(grep -c '' <<<"$out")" = 12 ] || fail "status column: $bad"
+    for n in sync cp.async auto; do
+        grep -qE "^$n +[a-z_0-9]+ +implemented$" <<<"$out" || fail "$n is not implemented"
+    done
+}
+c_default_output_names() {
+    pg saxpy.pipe
+    expect_status 0; expect_no_out; expect_no_err
+    expect_files saxpy.cu saxpy.cuh
+    expect_file_has saxpy.cu "// Code generated by pipegen $version from saxpy.pipe. DO NOT EDIT."
+    expect_file_has saxpy.cu '#include "saxpy.cuh"'
+    expect_file_has saxpy.cuh "#ifndef PIPEGEN_SAXPY_CUH_"
+}
+c_output_beside() {
+    mkdir gen
+    pg saxpy.pipe -o gen/k.cu
+    expect_status 0; expect_no_out; expect_no_err
+    expect_files gen/k.cu gen/k.cuh
+    expect_file_has gen/k.cu '#include "k.cuh"'
+    expect_file_has gen/k.cuh "#ifndef PIPEGEN_K_CUH_"
+    # #line directives name the spec as given and the source by its base name.
+    expect_file_has gen/k.cu '"saxpy.pipe"'
+    grep -q '^#line [0-9]* "k.cu"$' gen/k.cu || fail "no #line back into k.cu"
+    grep -q "$case_dir" gen/k.cu && fail "an absolute path in the output"
+}
+c_stdout() {
+    pg saxpy.pipe -o saxpy.cu
+    mv saxpy.cu file.cu && rm saxpy.cuh
+    pg saxpy.pipe -o -
+    expect_status 0; expect_no_err
+    expect_files file.cu
+    expect_out_has "// Code generated by pipegen $version from saxpy.pipe. DO NOT EDIT."
+    expect_out_has '#include "saxpy.cuh"'
+    # The same text as -o saxpy.cu, with #line back into "<stdout>".
+    sed 's/^\(#line [0-9]*\) "<stdout>"$/\1 "saxpy.cu"/' .out >stdout.cu
+    cmp -s stdout.cu file.cu || fail "-o - differs from -o saxpy.cu beyond the #line names"
+    rm -f stdout.cu
+}
+c_stdout_with_header() {
+    pg saxpy.pipe -o - --header inc.cuh
+    expect_status 0; expect_no_err
+    expect_files inc.cuh
+    expect_out_has '#include "inc.cuh"'
+    expect_file_has inc.cuh "struct saxpy_args {"
+}
+c_header_option() {
+    mkdir inc
+    pg saxpy.pipe -o k.cu --header inc/api.cuh
+    expect_status 0; expect_no_out; expect_no_err
+    expect_files k.cu inc/api.cuh
+    expect_file_has k.cu '#include "api.cuh"'
+    expect_file_has inc/api.cuh "#ifndef PIPEGEN_API_CUH_"
+}
+c_drivers() {
+    pg saxpy.pipe -o k.cu --emit-test=t.cu --emit-bench=b.cu
+    expect_status 0; expect_no_out; expect_no_err
+    expect_files k.cu k.cuh t.cu b.cu
+    expect_file_has t.cu '#include "k.cuh"'
+    expect_file_has b.cu '#include "k.cuh"'
+}
+c_depfile_md() {
+    mkdir gen
+    pg saxpy.pipe -o gen/k.cu -MD
+    expect_status 0; expect_no_out; expect_no_err
+    expect_files gen/k.cu gen/k.cuh gen/k.d
+    expect_file_eq gen/k.d "gen/k.cu gen/k.cuh: saxpy.pipe"
+}
+c_depfile_mf_mt() {
+    pg saxpy.pipe -o k.cu -MD -MF deps/../k.deps -MT 'all-gen'
+    expect_status 1   # deps/ does not exist: nothing is written
+    expect_files
+    pg saxpy.pipe -o k.cu -MD -MF k.deps -MT all-gen
+    expect_status 0; expect_no_err
+    expect_files k.cu k.cuh k.deps
+    expect_file_eq k.deps "all-gen: saxpy.pipe"
+}
+c_depfile_mf_alone() {
+    # As with gcc, -MF names the depfile but only -MD asks for one.
+    pg saxpy.pipe -o k.cu -MF k.deps
+    expect_status 0; expect_files k.cu k.cuh
+}
+c_depfile_several_mt() {
+    pg saxpy.pipe -o k.cu -MD -MF k.d -MT one -MT two
+    expect_status 0
+    expect_file_eq k.d "one two: saxpy.pipe"
+}
+c_depfile_escapes_spaces() {
+    cp saxpy.pipe 'my spec.pipe'
+    pg 'my spec.pipe' -o 'o u t.cu' -MD
+    expect_status 0
+    expect_file_eq 'o u t.d' 'o\ u\ t.cu o\ u\ t.cuh: my\ spec.pipe'
+    rm -f 'my spec.pipe' 'o u t.cu' 'o u t.cuh' 'o u t.d'
+}
+c_error_writes_nothing() {
+    mkdir gen
+    pg bad.pipe -o gen/k.cu --header gen/h.cuh --emit-test=gen/t.cu --emit-bench=gen/b.cu -MD
+    expect_status 1; expect_no_out
+    expect_err_has "bad.pipe:5:12: error: unknown array 'w'"
+    expect_files
+}
+c_error_keeps_old_output() {
+    echo OLD >k.cu
+    pg bad.pipe -o k.cu
+    expect_status 1
+    expect_file_eq k.cu OLD
+    expect_files k.cu
+}
+c_unwritable_directory() {
+    pg saxpy.pipe -o missing/k.cu
+    expect_status 1; expect_err_has "cannot write 'missing/k.cu'"; expect_files
+    touch plain
+    pg saxpy.pipe -o plain/k.cu --emit-test=t.cu
+    expect_status 1; expect_err_has "cannot write 'plain/k.cu'"; expect_files plain
+    if [ "$(id -u)" != 0 ]; then   # root writes into a read-only directory anyway
+        mkdir ro && chmod 555 ro
+        pg saxpy.pipe -o ro/k.cu -MD
+        expect_status 1; expect_err_has "cannot write 'ro/k.cu'"; expect_files plain
+        chmod 755 ro
+    fi
+}
+c_unwritable_driver() {
+    # The source and header are ready when the test driver cannot be written: none stays.
+    mkdir gen
+    pg saxpy.pipe -o gen/k.cu --emit-test=missing/t.cu
+    expect_status 1; expect_err_has "cannot write 'missing/t.cu'"; expect_files
+    pg saxpy.pipe -o gen/k.cu --emit-bench=missing/b.cu -MD
+    expect_status 1; expect_err_has "cannot write 'missing/b.cu'"; expect_files
+    pg saxpy.pipe -o gen/k.cu -MD -MF missing/k.d
+    expect_status 1; expect_err_has "cannot write 'missing/k.d'"; expect_files
+}
+c_error_after_rename_leaves_nothing() {
+    mkdir -p gen/h.cuh
+    pg saxpy.pipe -o gen/k.cu --header gen/h.cuh
+    expect_status 1; expect_err_has "cannot write 'gen/h.cuh'"
+    [ -e gen/k.cu ] && fail "gen/k.cu was left behind"
+    rmdir gen/h.cuh
+}
+c_unknown_option() {
+    pg saxpy.pipe --frobnicate
+    expect_status 1; expect_no_out
+    expect_err "pipegen: error: unknown option '--frobnicate' (pipegen --help)"
+    expect_files
+    pg -x saxpy.pipe
+    expect_status 1; expect_err_has "unknown option '-x'"
+}
+c_missing_argument() {
+    local o
+    for o in -o --header -MF -MT; do
+        pg saxpy.pipe "$o"
+        expect_status 1; expect_err "pipegen: error: option '$o' needs an argument"
+    done
+    expect_files
+}
+c_two_inputs() {
+    pg saxpy.pipe bad.pipe
+    expect_status 1; expect_err "pipegen: error: more than one input file"; expect_files
+}
+c_unreadable_input() {
+    pg nothere.pipe -o k.cu
+    expect_status 1; expect_err "pipegen: error: cannot read 'nothere.pipe': No such file or directory"
+    expect_files
+}
+c_stdin_input() {
+    "$pipegen" - -o k.cu <saxpy.pipe >.out 2>.err
+    status=$?
+    expect_status 0; expect_files k.cu k.cuh
+    expect_file_has k.cu "struct saxpy_args"
+}
+c_arch() {
+    pg saxpy.pipe --arch=sm_90,sm_80,sm_90 -o k.cu
+    expect_status 0; expect_no_err
+    # Deduplicated and sorted: one kernel per architecture, the highest tried first.
+    [ "$(grep -c '^__global__ void .* saxpy_sm80(' k.cu)" = 1 ] || fail "no single saxpy_sm80"
+    [ "$(grep -c '^__global__ void .* saxpy_sm90(' k.cu)" = 1 ] || fail "no single saxpy_sm90"
+    pg saxpy.pipe --arch=sm_86 --dump-ir
+    expect_status 0; expect_out_has " sm_86 "
+    [ "$(grep -c '^schedule ' .out)" = 1 ] || fail "--arch=sm_86: not one schedule"
+    local bad
+    for bad in sm_75 sm_8 sm_80x sm_80,,sm_90 80 sm_80:sm_90; do
+        pg saxpy.pipe --arch="$bad" -o k.cu
+        expect_status 1; expect_no_out
+        expect_err_has "bad --arch '$bad'"
+    done
+    rm -f k.cu k.cuh
+    expect_files
+}
+c_arch_empty() {
+    pg saxpy.pipe --arch= -o k.cu
+    expect_status 1; expect_err_has "bad --arch ''"; expect_files
+}
+c_lower() {
+    pg saxpy.pipe --lower=bogus -o k.cu
+    expect_status 1; expect_no_out
+    expect_err "pipegen: error: unknown lowering 'bogus' (pipegen --list-lowerings)"
+    expect_files
+    pg saxpy.pipe --lower=sync --dump-ir
+    expect_status 0; expect_out_has "mech=sync sm_80"; expect_out_has "mech=sync sm_90"
+    pg saxpy.pipe --lower=auto --dump-ir
+    expect_status 0; expect_out_has "mech=cp.async sm_80"
+    # An unimplemented (or sm_90-only) lowering is an error that writes nothing.
+    local m
+    for m in $("$pipegen" --list-lowerings | awk '$3 != "implemented" {print $1}'); do
+        pg saxpy.pipe --lower="$m" -o k.cu
+        expect_status 1; expect_err_has "error: the $m lowering"
+    done
+    expect_files
+}
+c_grid() {
+    pg saxpy.pipe --grid=per_tile --dump-ir
+    expect_status 0; expect_out_has "grid=per_tile"
+    pg saxpy.pipe --grid=persistent --dump-ir
+    expect_status 0; expect_out_has "grid=persistent"
+    pg saxpy.pipe --grid=diagonal
+    expect_status 1
+    expect_err "pipegen: error: bad --grid 'diagonal' (expected per_tile or persistent)"
+    expect_files
+}
+c_verify_and_dumps_write_nothing() {
+    pg saxpy.pipe --verify -o k.cu
+    expect_status 0; expect_no_out; expect_no_err
+    pg saxpy.pipe --dump-ast -o k.cu
+    expect_status 0; expect_out_has "(pipeline saxpy @"
+    pg saxpy.pipe --dump-ir -o k.cu
+    expect_status 0; expect_out_has "schedule saxpy mech="
+    pg bad.pipe --verify
+    expect_status 1; expect_err_has "unknown array 'w'"
+    expect_files
+}
+c_no_lines() {
+    pg saxpy.pipe --no-lines -o k.cu --emit-test=t.cu
+    expect_status 0
+    grep -q '^#line' k.cu t.cu && fail "#line with --no-lines"
+    pg saxpy.pipe -o k.cu
+    grep -q '^#line [0-9]* "saxpy.pipe"$' k.cu || fail "no #line without --no-lines"
+}
+c_driver_lines_name_the_driver() {
+    # A #line in a driver names the spec or the driver itself, never another file.
+    pg saxpy.pipe -o k.cu --emit-test=t.cu --emit-bench=b.cu
+    expect_status 0
+    local f others
+    for f in t.cu b.cu; do
+        others=$(sed -n 's/^#line [0-9]* "\(.*\)"$/\1/p' "$f" | sort -u | grep -vx -e saxpy.pipe -e "$f")
+        [ -z "$others" ] || fail "$f has #line into $(tr '\n' ' ' <<<"$others")"
+    done
+}
+c_inject_fault() {
+    pg saxpy.pipe --inject-fault=bogus
+    expect_status 1; expect_err "pipegen: error: unknown fault kind 'bogus'"
+    expect_files
+}
+c_deterministic() {
+    pg saxpy.pipe -o a.cu --emit-test=ta.cu --emit-bench=ba.cu
+    pg saxpy.pipe -o b.cu --emit-test=tb.cu --emit-bench=bb.cu
+    sed 's/"b\.cu"/"a.cu"/; s/"b\.cuh"/"a.cuh"/' b.cu | cmp -s - a.cu || fail "two runs differ"
+    sed 's/"b\.cuh"/"a.cuh"/; s/"b\.cu"/"a.cu"/' tb.cu | cmp -s - ta.cu || fail "two test drivers differ"
+    sed 's/B_CUH_/A_CUH_/' b.cuh | cmp -s - a.cuh || fail "two headers differ"
+}
+
+# ------------------------------------------------------------------ driver
+all_cases=$(declare -F | awk '{print $3}' | grep '^c_' | sed 's/^c_//')
+# In the order written above.
+all_cases=$(for c in $all_cases; do
+    printf '%s %s\n' "$(grep -n "^c_$c()" "$0" | cut -d: -f1)" "$c"
+done | sort -n | awk '{print $2}')
+if [ $# -gt 0 ]; then cases="$*"; else cases=$all_cases; fi
+
+passed=0
+failed=0
+xfailed=0
+for c in $cases; do
+    case_dir=$(mktemp -d "$tmp/$c.XXXX")
+    cp "$root/samples/saxpy/saxpy.pipe" "$case_dir/saxpy.pipe"
+    printf '%s\n' "pipeline p {" "  in  float x[n];" "  out float z[n];" "  tile z[256];" \
+        "  stage x, w;" "  compute elementwise (i) { z[i] = x[i]; }" "}" >"$case_dir/bad.pipe"
+    # Each case runs in a subshell (its own directory); its problems come back as lines.
+    (cd "$case_dir" && problems=() && { "c_$c"; printf '%s\n' "${problems[@]}"; }) \
+        >"$tmp/$c.result" 2>&1
+    msgs=$(grep -v '^$' "$tmp/$c.result")
+    if [ -n "${known[$c]:-}" ]; then
+        if [ -n "$msgs" ]; then
+            echo "xfail $c: ${known[$c]}"
+            echo "      got: $(head -n 1 <<<"$msgs" | cut -c1-200)"
+            xfailed=$((xfailed + 1))
+        else
+            echo "XPASS $c: fixed? take it off the known failures in $0"
+            failed=$((failed + 1))
+        fi
+    elif [ -z "$msgs" ]; then
+        echo "ok   $c"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $c: $(head -n 1 <<<"$msgs")"
+        tail -n +2 <<<"$msgs" | head -n 10 | sed 's/^/     /'
+        failed=$((failed + 1))
+    fi
+done
+echo "cli: $xfailed known failure(s) (reported bugs)"
+echo "cli: $passed passed, $failed failed"
+[ $failed -eq 0 ]

@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# Compile tests (no GPU needed): every samples/*/*.pipe and tests/golden/*.pipe, lowered
+# with every implemented mechanism (`pipegen --list-lowerings`; `auto` is covered by a run
+# with the spec's own lowering) and both grids, goes through
+#   1. pipegen SPEC --lower=L --grid=G -o SPEC.cu --emit-test=test.cu --emit-bench=bench.cu
+#   2. nvcc -std=c++17 -c SPEC.cu for sm_80 and sm_90 (only sm_90 for sm_90-only
+#      mechanisms) with -Werror all-warnings; any "warning" in nvcc's output fails too
+#   3. nvcc -ptx per architecture: the PTX must hold (or lack) what tests/compile/expect
+#      lists for the lowering the schedule resolved to (--dump-ir's mech=)
+#   4. nvcc -c of the test and bench drivers
+#   5. the header through gcc -std=c11 and g++ -std=c++17 (-fsyntax-only, -Wall -Wextra
+#      -Werror): it must be includable from C and C++
+# A lowering that reports a spec feature as "not implemented yet" is a skip, not a failure.
+# One line per (spec, lowering, grid); the last line is `compile: N passed, M failed`.
+# Without nvcc the suite says so and exits 0 (CI machines may lack CUDA).
+#
+# usage: tests/compile/run.sh PIPEGEN [SPEC.pipe...]
+#   COMPILE_JOBS=2          parallel jobs (xargs -P)
+#   COMPILE_PTX_GRIDS=both  check the PTX for both grids, or only `persistent` (faster)
+#   COMPILE_KEEP=DIR        keep the work directory (generated files, logs) in DIR
+#   NVCC=/path/to/nvcc      the compiler (default: nvcc on PATH, else /usr/local/cuda/bin)
+set -u
+
+# ------------------------------------------------------------------ one job (a worker)
+if [ "${1:-}" = --job ]; then
+    shift
+    pipegen=$1 root=$2 dir=$3 spec=$4 lower=$5 grid=$6 ptx=$7 archs=$8
+    mkdir -p "$dir"
+    log=$dir/log
+    : >"$log"
+    result() { echo "$*" >"$dir/result"; exit 0; }
+    run() {     # run CMD...: log it, fail the job with its output when it fails or warns
+        echo "+ $*" >>"$log"
+        "$@" >"$dir/cmd.out" 2>&1
+        local status=$?
+        cat "$dir/cmd.out" >>"$log"
+        if [ $status -ne 0 ]; then
+            result "FAIL $(basename "$1") exited with $status: $(grep -m 2 -iE 'error|warning' "$dir/cmd.out" | sed "s|$dir/||g" | tr '\n' ' ' | cut -c1-300)"
+        fi
+        if grep -qi 'warning' "$dir/cmd.out"; then
+            result "FAIL $(basename "$1") warned: $(grep -m 2 -i 'warning' "$dir/cmd.out" | sed "s|$dir/||g" | tr '\n' ' ' | cut -c1-300)"
+        fi
+    }
+    name=$(basename "$spec" .pipe)
+    lower_opt=()
+    [ "$lower" = default ] || lower_opt=(--lower="$lower")
+    gen=("$pipegen" "$spec" "${lower_opt[@]}" --grid="$grid" --arch="$archs")
+
+    # 1. generate
+    echo "+ ${gen[*]} -o $dir/$name.cu ..." >>"$log"
+    if ! "${gen[@]}" -o "$dir/$name.cu" --emit-test="$dir/test.cu" --emit-bench="$dir/bench.cu" \
+            >"$dir/gen.out" 2>&1; then
+        cat "$dir/gen.out" >>"$log"
+        if grep -q 'not implemented yet' "$dir/gen.out"; then
+            result "skip $(grep -m 1 -o 'error: .*' "$dir/gen.out" | cut -c8-200)"
+        fi
+        result "FAIL pipegen: $(head -n 1 "$dir/gen.out" | cut -c1-300)"
+    fi
+    [ -s "$dir/gen.out" ] && result "FAIL pipegen printed: $(head -n 1 "$dir/gen.out")"
+    for f in "$name.cu" "$name.cuh" test.cu bench.cu; do
+        [ -s "$dir/$f" ] || result "FAIL pipegen wrote no $f"
+    done
+    "${gen[@]}" --dump-ir >"$dir/ir" 2>>"$log" || result "FAIL pipegen --dump-ir"
+    "$pipegen" "$spec" --dump-ast >"$dir/ast" 2>>"$log" || result "FAIL pipegen --dump-ast"
+
+    # 2. the source, for every architecture at once
+    gencode=()
+    for a in ${archs//,/ }; do
+        gencode+=(-gencode "arch=compute_${a#sm_},code=$a")
+    done
+    inc=(-I"$root/runtime" -I"$dir")
+    run "$NVCC" -std=c++17 -Werror all-warnings "${gencode[@]}" "${inc[@]}" -c "$dir/$name.cu" \
+        -o "$dir/$name.o"
+
+    # 3. PTX per architecture, against the expectations of the lowering it resolved to
+    if [ "$ptx" = 1 ]; then
+        flags=" $grid spec=$name "
+        stages=$(grep '^  (stage ' "$dir/ast")
+        if [ -n "$stages" ]; then
+            grep -q ' cache ca ' <<<"$stages" && flags+="ca "
+            grep -vq ' cache ca ' <<<"$stages" && flags+="cg "
+        fi
+        for n in 64 128 256; do
+            grep -q " prefetch $n " <<<"$stages" && flags+="prefetch-$n "
+        done
+        for w in first last normal unchanged; do
+            grep -q " evict $w " <<<"$stages" && flags+="evict evict-$w "
+        done
+        grep -q '^  (accum ' "$dir/ast" && flags+="accum "
+        for a in ${archs//,/ }; do
+            mech=$(sed -n "s/^schedule .* mech=\([^ ]*\) $a .*/\1/p" "$dir/ir" | head -n 1)
+            [ -n "$mech" ] || result "FAIL no schedule for $a in --dump-ir"
+            run "$NVCC" -std=c++17 -Werror all-warnings -ptx -arch="$a" "${inc[@]}" \
+                "$dir/$name.cu" -o "$dir/$name.$a.ptx"
+            checked=0
+            while read -r l sign text conds; do
+                case "$l" in ''|'#'*) continue ;; esac
+                [ "$l" = "$mech" ] || [ "$l" = '*' ] || continue
+                applies=1
+                for c in $conds; do
+                    if [ "${c#!}" != "$c" ]; then
+                        [[ "$flags $a " == *" ${c#!} "* ]] && applies=0
+                    else
+                        [[ "$flags $a " == *" $c "* ]] || applies=0
+                    fi
+                done
+                [ $applies = 1 ] || continue
+                [ "$l" = '*' ] || checked=$((checked + 1))
+                if [ "$sign" = + ] && ! grep -qF -- "$text" "$dir/$name.$a.ptx"; then
+                    result "FAIL $a PTX of $mech lacks $text"
+                elif [ "$sign" = - ] && grep -qF -- "$text" "$dir/$name.$a.ptx"; then
+                    result "FAIL $a PTX of $mech has $text"
+                fi
+            done <"$root/tests/compile/expect"
+            [ $checked -gt 0 ] || result "FAIL no expectations for lowering $mech in tests/compile/expect"
+        done
+    fi
+
+    # 4. the drivers
+    run "$NVCC" -std=c++17 -Werror all-warnings "${gencode[@]}" "${inc[@]}" -c "$dir/test.cu" \
+        -o "$dir/test.o"
+    run "$NVCC" -std=c++17 -Werror all-warnings "${gencode[@]}" "${inc[@]}" -c "$dir/bench.cu" \
+        -o "$dir/bench.o"
+
+    # 5. the header from C and C++
+    hinc=(-I"$CUDA_HOME/include" -I"$root/runtime")
+    run "${CC:-gcc}" -std=c11 -Wall -Wextra -Werror -fsyntax-only -x c "${hinc[@]}" "$dir/$name.cuh"
+    run "${CXX:-g++}" -std=c++17 -Wall -Wextra -Werror -fsyntax-only -x c++ "${hinc[@]}" "$dir/$name.cuh"
+    result ok
+fi
+
+# ------------------------------------------------------------------ the driver
+if [ $# -lt 1 ]; then
+    echo "usage: $0 PIPEGEN [SPEC.pipe...]" >&2
+    exit 2
+fi
+pipegen=$1
+shift
+case $pipegen in /*) ;; *) pipegen=$PWD/$pipegen ;; esac
+if [ ! -x "$pipegen" ]; then
+    echo "compile: '$pipegen' is not an executable" >&2
+    exit 2
+fi
+root=$(cd "$(dirname "$0")/../.." && pwd)
+self=$root/tests/compile/run.sh
+
+NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
+if [ ! -x "$NVCC" ]; then
+    echo "compile: SKIPPED: no nvcc (not on PATH, not at /usr/local/cuda/bin/nvcc; set NVCC=)."
+    echo "compile: nothing was compiled and nothing passed"
+    echo "compile: 0 passed, 0 failed"
+    exit 0
+fi
+CUDA_HOME=${CUDA_HOME:-$(cd "$(dirname "$NVCC")/.." && pwd)}
+export NVCC CUDA_HOME
+
+if [ $# -gt 0 ]; then
+    specs=("$@")
+else
+    specs=()
+    for s in "$root"/samples/*/*.pipe "$root"/tests/golden/*.pipe; do
+        [ -e "$s" ] && specs+=("$s")
+    done
+fi
+
+# The implemented lowerings and the architectures each needs ("all"/"sm_80": both).
+lowerings=(default)
+declare -A arch_of=([default]=sm_80,sm_90)
+while read -r name arch status; do
+    [ "$status" = implemented ] || continue
+    [ "$name" = auto ] && continue
+    lowerings+=("$name")
+    [ "$arch" = sm_90 ] && arch_of[$name]=sm_90 || arch_of[$name]=sm_80,sm_90
+done < <("$pipegen" --list-lowerings)
+
+if [ -n "${COMPILE_KEEP:-}" ]; then
+    work=$COMPILE_KEEP
+    rm -rf "$work" && mkdir -p "$work" || exit 2
+else
+    work=$(mktemp -d "${TMPDIR:-/tmp}/pg-compile.XXXXXX") || exit 2
+    trap 'rm -rf "$work"' EXIT
+fi
+
+jobs=${COMPILE_JOBS:-2}
+echo "compile: $("$NVCC" --version | grep -m 1 -o 'release [0-9.]*'), ${#specs[@]} specs x ${#lowerings[@]} lowerings (${lowerings[*]}) x 2 grids, $jobs jobs"
+start=$SECONDS
+list=$work/jobs
+: >"$list"
+ids=()
+for spec in "${specs[@]}"; do
+    spec=$(cd "$(dirname "$spec")" && pwd)/$(basename "$spec")
+    name=$(basename "$spec" .pipe)
+    # samples/NAME/NAME.pipe -> NAME; tests/golden/NAME.pipe -> golden/NAME (names repeat)
+    case $spec in
+    "$root"/samples/*) tag=$name ;;
+    *) tag=$(basename "$(dirname "$spec")")/$name ;;
+    esac
+    for lower in "${lowerings[@]}"; do
+        for grid in per_tile persistent; do
+            ptx=1
+            [ "${COMPILE_PTX_GRIDS:-both}" = persistent ] && [ $grid = per_tile ] && ptx=0
+            id=$tag.$lower.$grid
+            ids+=("$id")
+            printf '%s\0' --job "$pipegen" "$root" "$work/$id" "$spec" "$lower" "$grid" "$ptx" \
+                "${arch_of[$lower]}" >>"$list"
+        done
+    done
+done
+# Each job is 9 NUL-separated words.
+xargs -0 -n 9 -P "$jobs" "$self" <"$list"
+
+passed=0
+failed=0
+skipped=0
+for id in "${ids[@]}"; do
+    res=$(cat "$work/$id/result" 2>/dev/null || echo "FAIL the job left no result")
+    case $res in
+    ok)
+        printf 'ok   %s\n' "$id"
+        passed=$((passed + 1)) ;;
+    skip*)
+        printf 'skip %s: %s\n' "$id" "${res#skip }"
+        skipped=$((skipped + 1)) ;;
+    *)
+        printf 'FAIL %s: %s\n' "$id" "${res#FAIL }"
+        # The log of the first few failures (COMPILE_KEEP=DIR keeps them all).
+        [ $failed -lt 4 ] && tail -n 12 "$work/$id/log" 2>/dev/null | cut -c1-240 | sed 's/^/    | /'
+        failed=$((failed + 1)) ;;
+    esac
+done
+echo "compile: $skipped skipped (a lowering that does not handle the spec yet), $((SECONDS - start))s"
+echo "compile: $passed passed, $failed failed"
+[ $failed -eq 0 ]
