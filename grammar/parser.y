@@ -100,6 +100,7 @@ static void yyerror(const srcloc *loc, yyscan_t scanner, parse_ctx *ctx, const c
 
 %token KW_PIPELINE "pipeline" KW_PARAM "param" KW_IN "in" KW_OUT "out" KW_INOUT "inout"
 %token KW_THREADS "threads" KW_STAGES "stages" KW_PRODUCER_WARPS "producer_warps"
+%token KW_BLOCKS_PER_SM "blocks_per_sm"
 %token KW_MARCH "march" KW_GRID "grid" KW_TILE "tile" KW_STEPS "steps" KW_STAGE "stage"
 %token KW_ACCUM "accum" KW_COMPUTE "compute" KW_PROLOGUE "prologue"
 %token KW_EPILOGUE "epilogue" KW_REFERENCE "reference"
@@ -154,6 +155,7 @@ item
     | "threads" INT ';'        { $$ = ast_int_item(ctx->a, @1, IT_THREADS, $2, @2); }
     | "stages" INT ';'         { $$ = ast_int_item(ctx->a, @1, IT_STAGES, $2, @2); }
     | "producer_warps" INT ';' { $$ = ast_int_item(ctx->a, @1, IT_PRODUCER_WARPS, $2, @2); }
+    | "blocks_per_sm" INT ';'  { $$ = ast_int_item(ctx->a, @1, IT_BLOCKS_PER_SM, $2, @2); }
     | "march" INT ';'          { $$ = ast_int_item(ctx->a, @1, IT_MARCH, $2, @2); }
     | "grid" "per_tile" ';'    { $$ = ast_grid_item(ctx->a, @1, GRID_PER_TILE); }
     | "grid" "persistent" ';'  { $$ = ast_grid_item(ctx->a, @1, GRID_PERSISTENT); }

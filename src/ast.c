@@ -526,6 +526,7 @@ static const char *item_int_name(ast_item_kind k)
     case IT_THREADS: return "threads";
     case IT_STAGES: return "stages";
     case IT_PRODUCER_WARPS: return "producer_warps";
+    case IT_BLOCKS_PER_SM: return "blocks_per_sm";
     default: return "march";
     }
 }
@@ -539,7 +540,7 @@ static void dump_item_body(FILE *out, const ast_item *it)
         fprintf(out, "array %s %s %s", dir_names[it->dir], ast_type_name(it->type), it->name);
         dump_dims(out, it->dims, it->rank);
         break;
-    case IT_THREADS: case IT_STAGES: case IT_PRODUCER_WARPS: case IT_MARCH:
+    case IT_THREADS: case IT_STAGES: case IT_PRODUCER_WARPS: case IT_MARCH: case IT_BLOCKS_PER_SM:
         fprintf(out, "%s %lld", item_int_name(it->kind), it->value);
         break;
     case IT_GRID:

@@ -567,9 +567,11 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc)
 {
     const spec *s = u->spec;
     kctx k = {out, u, s, sc, "pg_t", 0, ROLE_ALL};
-    kp(&k, "template <int VEC>\n__global__ void __launch_bounds__(%d) %s_sm%d(const struct "
-           "%s_args pg_args, const int64_t pg_ntiles)\n{\n", sc->threads, s->name, sc->sm,
-       s->name);
+    kp(&k, "template <int VEC>\n__global__ void __launch_bounds__(%d", sc->threads);
+    if (s->blocks_per_sm)
+        kp(&k, ", %d", s->blocks_per_sm);
+    kp(&k, ") %s_sm%d(const struct %s_args pg_args, const int64_t pg_ntiles)\n{\n", s->name,
+       sc->sm, s->name);
     kp(&k, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= %d0\n", sc->sm);
     k.ind = 4;
     kp(&k, "extern __shared__ __align__(128) unsigned char pg_smem[];\n");

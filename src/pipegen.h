@@ -147,7 +147,7 @@ typedef struct ast_stage_opts {
 } ast_stage_opts;
 
 typedef enum ast_item_kind {
-    IT_PARAM, IT_ARRAY, IT_THREADS, IT_STAGES, IT_PRODUCER_WARPS, IT_GRID, IT_TILE,
+    IT_PARAM, IT_ARRAY, IT_THREADS, IT_STAGES, IT_PRODUCER_WARPS, IT_BLOCKS_PER_SM, IT_GRID, IT_TILE,
     IT_STEPS, IT_MARCH, IT_STAGE, IT_ACCUM, IT_BODY
 } ast_item_kind;
 
@@ -382,6 +382,9 @@ typedef struct spec {
     int threads;                     /* default 256 */
     int nstages_ring;                /* `stages N`, default 2 */
     int producer_warps;              /* default 0 */
+    int blocks_per_sm;               /* `blocks_per_sm N`: the occupancy the compiler must
+                                        keep (registers), __launch_bounds__'s second value;
+                                        0: not given */
     ast_grid grid;                   /* default GRID_PER_TILE */
     srcloc grid_loc;
 

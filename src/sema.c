@@ -44,6 +44,7 @@ static const char *item_word(const ast_item *it)
 {
     static const char *words[] = {
         [IT_THREADS] = "threads", [IT_STAGES] = "stages", [IT_PRODUCER_WARPS] = "producer_warps",
+        [IT_BLOCKS_PER_SM] = "blocks_per_sm",
         [IT_GRID] = "grid", [IT_TILE] = "tile", [IT_STEPS] = "steps", [IT_MARCH] = "march",
     };
     static const char *bodies[] = {
@@ -216,6 +217,10 @@ static void check_scalar_item(checker *c, const ast_item *it)
     case IT_STAGES:
         if (in_range(c, it, 1, 16))
             s->nstages_ring = (int)it->value;
+        break;
+    case IT_BLOCKS_PER_SM:
+        if (in_range(c, it, 1, 32))
+            s->blocks_per_sm = (int)it->value;
         break;
     case IT_PRODUCER_WARPS:
         if (in_range(c, it, 0, 31))

@@ -36,8 +36,9 @@ while read -r sample mech grid flags; do
     case "$sample" in ''|'#'*) continue ;; esac
     cases+=("$sample $mech $grid $flags")
 done <"$ROOT/tests/gpu/matrix"
+# (no trailing blank on a line: xargs -L would join it with the next)
 printf '%s\n' "${cases[@]}" | while read -r s m g f; do
-    echo "$s $m $g $(case_dir $s $m $g $f) $f"
+    echo "$s $m $g $(case_dir $s $m $g $f)${f:+ $f}"
 done | xargs -P "$(nproc)" -L 1 bash -c 'build_case "$@"' _
 
 # A sanitizer run is clean when its summary line says so (racecheck words it its own way).

@@ -20,13 +20,11 @@ export -f variant
 export PG ROOT ARCH W
 cat >"$W/list" <<'LIST'
 base||--lower=cp.async
-s4|s/stages  3/stages 4/|--lower=cp.async
-s2|s/stages  3/stages 2/|--lower=cp.async
-k32|s/by 16;/by 32;/;s/k : 16\]/k : 32]/g;s/k4 < 16/k4 < 32/|--lower=cp.async
-k32-s2|s/by 16;/by 32;/;s/k : 16\]/k : 32]/g;s/k4 < 16/k4 < 32/;s/stages  3/stages 2/|--lower=cp.async
+no-bps|/blocks_per_sm/d|--lower=cp.async
+s3|s/stages  2/stages 3/|--lower=cp.async
+k16|s/by 32;/by 16;/;s/k : 32\]/k : 16]/g;s/kk < 32/kk < 16/|--lower=cp.async
+k16-s3|s/by 32;/by 16;/;s/k : 32\]/k : 16]/g;s/kk < 32/kk < 16/;s/stages  2/stages 3/|--lower=cp.async
 mbar||--lower=cp.async.mbarrier
-sync||--lower=sync
-persistent||--lower=cp.async --grid=persistent
 LIST
 while IFS='|' read -r n e f; do printf '%s\0%s\0%s\0' "$n" "$e" "$f"; done <"$W/list" |
     xargs -0 -n 3 -P "$(nproc)" bash -c 'variant "$@"' _
