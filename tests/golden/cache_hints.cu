@@ -34,6 +34,28 @@ template <class T> struct pg_view2 {
     }
 };
 
+/* Views of staged slots: as above, with the pitch a constant and offsets inside the slot
+ * computed in 32 bits (a slot is far smaller than 2^31 elements). */
+template <class T> struct pg_srow {
+    T *row;
+    int64_t origin;
+    __device__ T &operator[](int64_t i) const { return row[(int)(i - origin)]; }
+};
+template <class T, int PITCH> struct pg_sview2 {
+    T *base;
+    int64_t origin0, origin1;
+    __device__ pg_srow<T> operator[](int64_t j) const {
+        return pg_srow<T>{base + (int)(j - origin0) * PITCH, origin1};
+    }
+};
+template <class T, int PITCH1, int PITCH0> struct pg_sview3 {
+    T *base;
+    int64_t origin0, origin1, origin2;
+    __device__ pg_sview2<T, PITCH1> operator[](int64_t k) const {
+        return pg_sview2<T, PITCH1>{base + (int)(k - origin0) * PITCH0, origin1, origin2};
+    }
+};
+
 /* A rank-3 view: v[k][j][i]. */
 template <class T> struct pg_view3 {
     T *base;
@@ -44,6 +66,17 @@ template <class T> struct pg_view3 {
 };
 
 #ifdef __CUDACC__
+/* Quotient and remainder of non-negative 64-bit values, in 32 bits when both fit (the
+ * usual case: 64-bit division is a long software sequence on the GPU). */
+__device__ __forceinline__ int64_t pg_div(int64_t a, int64_t b)
+{
+    return ((uint64_t)a | (uint64_t)b) >> 32 ? a / b : (int64_t)((uint32_t)a / (uint32_t)b);
+}
+__device__ __forceinline__ int64_t pg_mod(int64_t a, int64_t b)
+{
+    return ((uint64_t)a | (uint64_t)b) >> 32 ? a % b : (int64_t)((uint32_t)a % (uint32_t)b);
+}
+
 /* ---- synchronous copies (mechanism `sync`, and the fallback for pointers aligned to
  * less than 4 bytes) ---- */
 template <int VEC> struct pg_chunk;
@@ -136,6 +169,87 @@ __device__ __forceinline__ void pg_copy_chunk_async(unsigned char *dst, const un
         pg_copy_chunk_sync<VEC>(dst, src, valid);
 }
 
+/* ---- mbarrier (sm_80+; try_wait on sm_90, test_wait before) ---- */
+__device__ __forceinline__ void pg_mbar_init(uint64_t *bar, unsigned count)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(pg_smem_addr(bar)), "r"(count)
+                 : "memory");
+#endif
+}
+
+/* Make barrier initialisation visible to the async proxy (sm_90: TMA completes on them). */
+__device__ __forceinline__ void pg_fence_mbar_init()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void pg_mbar_arrive(uint64_t *bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.shared.b64 state, [%0];\n}\n"
+                 ::"r"(pg_smem_addr(bar)) : "memory");
+#endif
+}
+
+/* Arrive on the barrier when all of this thread's earlier cp.async copies complete; the
+ * arrival is one of the barrier's expected count (.noinc). */
+__device__ __forceinline__ void pg_cp_async_mbar_arrive(uint64_t *bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(pg_smem_addr(bar))
+                 : "memory");
+#endif
+}
+
+__device__ __forceinline__ bool pg_mbar_test_parity(uint64_t *bar, unsigned parity)
+{
+    unsigned done = 1;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared.b64 p, [%1], %2;\n"
+                 " selp.u32 %0, 1, 0, p;\n}\n" : "=r"(done)
+                 : "r"(pg_smem_addr(bar)), "r"(parity) : "memory");
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("{\n .reg .pred p;\n mbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n"
+                 " selp.u32 %0, 1, 0, p;\n}\n" : "=r"(done)
+                 : "r"(pg_smem_addr(bar)), "r"(parity) : "memory");
+#endif
+    return done != 0;
+}
+
+/* Wait until the barrier completed the phase of the given parity. With WATCHDOG (a cycle
+ * bound, 0 for none) a wait that outlasts it traps with a message naming the pipeline,
+ * the barrier, its slot and the phase, instead of hanging. */
+template <long long WATCHDOG>
+__device__ __forceinline__ void pg_mbar_wait(uint64_t *bar, unsigned parity, const char *what,
+                                             int slot, long long use)
+{
+    if constexpr (WATCHDOG > 0) {
+        const long long start = clock64();
+        while (!pg_mbar_test_parity(bar, parity)) {
+            if (clock64() - start > WATCHDOG) {
+                printf("pipegen watchdog: %s: block %d thread %d waited %lld cycles on slot %d "
+                       "for use %lld (parity %u)\n", what, (int)blockIdx.x, (int)threadIdx.x,
+                       WATCHDOG, slot, use, parity);
+                __trap();
+            }
+        }
+    } else {
+        (void)what; (void)slot; (void)use;
+        while (!pg_mbar_test_parity(bar, parity)) {
+        }
+    }
+}
+
+/* A barrier of `count` threads of one role (named barrier 1; 0 is __syncthreads). */
+template <int COUNT>
+__device__ __forceinline__ void pg_role_barrier()
+{
+    asm volatile("bar.sync 1, %0;\n" ::"n"(COUNT) : "memory");
+}
+
 /* An L2 cache policy for cp.async's cache_hint (EVICT: 1 normal, 2 first, 3 last,
  * 4 unchanged). */
 template <int EVICT>
@@ -154,57 +268,101 @@ __device__ __forceinline__ uint64_t pg_l2_policy()
 /* ---- region copies. A region of a global array is P planes x R rows x ROWBYTES bytes
  * (rank 1: P = R = 1). Row (p, r) is global row (o0 + p, o1 + r) of an array of n0 planes
  * of n1 rows of n2b bytes, starting at byte o2b of the row; in shared memory it starts at
- * (p * R + r) * PITCH. The region is split into VEC-byte chunks over the threads
- * [tid, nthreads). A chunk outside the array is zero-filled (valid = 0, its source the
- * array's base, which is always a valid address); a chunk crossing the end of a row is
- * partly valid. Chunks never cross the start of a row: the planner aligns origins to VEC.
- * COPY(dst, src, valid) moves one chunk. ---- */
-template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, class Copy>
+ * (p * R + r) * PITCH. The region is split into VEC-byte chunks dealt to the NT threads
+ * of the copying role (tid is the thread's index among them). A chunk outside the array
+ * is zero-filled (valid = 0, its source the array's base, which is always a valid
+ * address); a chunk crossing the end of a row is partly valid. Chunks never cross the
+ * start of a row: the planner aligns origins to VEC. COPY(dst, src, valid) moves one. ---- */
+template <int VEC>
+__device__ __forceinline__ int pg_valid(int64_t gb, int64_t n2b)
+{
+    const int64_t v = n2b - gb;
+    return gb < 0 ? 0 : (v < 0 ? 0 : (v > VEC ? VEC : (int)v));
+}
+
+template <int R>
+__device__ __forceinline__ bool pg_row_in(int row, int64_t o0, int64_t o1, int64_t n0, int64_t n1,
+                                          int64_t *g0, int64_t *g1)
+{
+    *g0 = o0 + row / R;
+    *g1 = o1 + row % R;
+    return *g0 >= 0 && *g0 < n0 && *g1 >= 0 && *g1 < n1;
+}
+
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT, class Copy>
 __device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned char *base,
                                           int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
-                                          int64_t n1, int64_t n2b, int tid, int nthreads,
-                                          Copy copy)
+                                          int64_t n1, int64_t n2b, int tid, Copy copy)
 {
     static_assert(ROWBYTES % VEC == 0, "region rows must be a multiple of the copy width");
     static_assert(PITCH % VEC == 0, "shared rows must keep the copy width's alignment");
-    constexpr int CPR = (int)(ROWBYTES / VEC);
-#pragma unroll 4
-    for (int c = tid; c < P * R * CPR; c += nthreads) {
-        const int row = c / CPR, col = c % CPR;
-        const int64_t g0 = o0 + row / R, g1 = o1 + row % R;
+    constexpr int CPR = (int)(ROWBYTES / VEC), ROWS = P * R;
+    if constexpr (NT % CPR == 0) {
+        /* Each thread keeps one column and walks the rows: no division per chunk. */
+        const int col = tid % CPR;
         const int64_t gb = o2b + (int64_t)col * VEC;
-        int64_t valid = n2b - gb;
-        valid = valid < 0 ? 0 : (valid > VEC ? VEC : valid);
-        if (gb < 0 || g0 < 0 || g0 >= n0 || g1 < 0 || g1 >= n1)
-            valid = 0;
-        copy(dst + (int64_t)row * PITCH + (int64_t)col * VEC,
-             valid ? base + (g0 * n1 + g1) * n2b + gb : base, (int)valid);
+        const int cvalid = pg_valid<VEC>(gb, n2b);
+#pragma unroll
+        for (int row = tid / CPR; row < ROWS; row += NT / CPR) {
+            int64_t g0, g1;
+            const int valid = pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1) ? cvalid : 0;
+            copy(dst + row * PITCH + col * VEC,
+                 valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
+        }
+    } else {
+#pragma unroll 4
+        for (int c = tid; c < ROWS * CPR; c += NT) {
+            const int row = c / CPR, col = c % CPR;
+            const int64_t gb = o2b + (int64_t)col * VEC;
+            int64_t g0, g1;
+            const int valid = pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1) ? pg_valid<VEC>(gb, n2b) : 0;
+            copy(dst + (int64_t)row * PITCH + (int64_t)col * VEC,
+                 valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
+        }
     }
 }
 
 /* Write a staged output's region back: the mirror of pg_region, with ordinary stores;
  * only the bytes inside the array are written. */
-template <int VEC, int P, int R, long long ROWBYTES, long long PITCH>
-__device__ __forceinline__ void pg_store_region(unsigned char *base, const unsigned char *src,
-                                                int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
-                                                int64_t n1, int64_t n2b, int tid, int nthreads)
+template <int VEC>
+__device__ __forceinline__ void pg_store_chunk(unsigned char *d, const unsigned char *s, int valid)
 {
     typedef typename pg_chunk<VEC>::type chunk_t;
-    constexpr int CPR = (int)(ROWBYTES / VEC);
-#pragma unroll 4
-    for (int c = tid; c < P * R * CPR; c += nthreads) {
-        const int row = c / CPR, col = c % CPR;
-        const int64_t g0 = o0 + row / R, g1 = o1 + row % R;
+    if (valid == VEC) {
+        *reinterpret_cast<chunk_t *>(d) = *reinterpret_cast<const chunk_t *>(s);
+        return;
+    }
+    for (int b = 0; b < valid; ++b)
+        d[b] = s[b];
+}
+
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT>
+__device__ __forceinline__ void pg_store_region(unsigned char *base, const unsigned char *src,
+                                                int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
+                                                int64_t n1, int64_t n2b, int tid)
+{
+    constexpr int CPR = (int)(ROWBYTES / VEC), ROWS = P * R;
+    if constexpr (NT % CPR == 0) {
+        const int col = tid % CPR;
         const int64_t gb = o2b + (int64_t)col * VEC;
-        if (gb < 0 || gb >= n2b || g0 < 0 || g0 >= n0 || g1 < 0 || g1 >= n1)
-            continue;
-        unsigned char *d = base + (g0 * n1 + g1) * n2b + gb;
-        const unsigned char *s = src + (int64_t)row * PITCH + (int64_t)col * VEC;
-        if (n2b - gb >= VEC) {
-            *reinterpret_cast<chunk_t *>(d) = *reinterpret_cast<const chunk_t *>(s);
-        } else {
-            for (int b = 0; b < (int)(n2b - gb); ++b)
-                d[b] = s[b];
+        const int cvalid = pg_valid<VEC>(gb, n2b);
+#pragma unroll
+        for (int row = tid / CPR; row < ROWS; row += NT / CPR) {
+            int64_t g0, g1;
+            if (cvalid && pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1))
+                pg_store_chunk<VEC>(base + (g0 * n1 + g1) * n2b + gb,
+                                    src + row * PITCH + col * VEC, cvalid);
+        }
+    } else {
+#pragma unroll 4
+        for (int c = tid; c < ROWS * CPR; c += NT) {
+            const int row = c / CPR, col = c % CPR;
+            const int64_t gb = o2b + (int64_t)col * VEC;
+            int64_t g0, g1;
+            const int valid = pg_valid<VEC>(gb, n2b);
+            if (valid && pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1))
+                pg_store_chunk<VEC>(base + (g0 * n1 + g1) * n2b + gb,
+                                    src + (int64_t)row * PITCH + (int64_t)col * VEC, valid);
         }
     }
 }
@@ -234,6 +392,19 @@ __device__ __forceinline__ T pg_block_reduce(T v, T *scratch, Op op)
  *   prologue p in [0,1): copy step=p if<trips; commit step=p
  *   loop t in [0,trips): wait 0; barrier; copy step=t+1 if<trips; commit step=t+1; compute step=t
  */
+/* Phase table of the cp.async ring: 2 slots, the first 5 steps of a block.
+ * slot = step % 2, use = step / 2. A block's steps run on across its work
+ * items (persistent waves), and the table with them: it repeats every 4 steps.
+ * A group is a thread's commit count (empty groups count); wait_group n
+ * completes every group but the n newest.
+ *
+ *  step slot  use group  completed by
+ *     0    0    0     0  wait_group 0 in loop t=0
+ *     1    1    0     1  wait_group 0 in loop t=1
+ *     2    0    1     2  wait_group 0 in loop t=2
+ *     3    1    1     3  wait_group 0 in loop t=3
+ *     4    0    2     4  wait_group 0 in loop t=4
+ */
 template <int VEC>
 __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints_args pg_args, const int64_t pg_ntiles)
 {
@@ -245,7 +416,7 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
     unsigned char *const pg_g_y = (unsigned char *)pg_args.y;
     float *const z = pg_args.z;
     (void)z;
-    const int64_t pg_ks = 1;
+    constexpr int64_t pg_ks = 1;
     const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
         ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
@@ -262,8 +433,8 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
         {
             const int64_t pg_step = pg_p;
             if (pg_step < pg_trips) {
-                const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
-                const int64_t pg_sub = pg_step % pg_ks;
+                const int64_t pg_item = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
+                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
                 (void)pg_sub;
                 int64_t pg_rest = pg_item;
                 const int64_t pg_org0 = pg_rest * 1024;
@@ -288,8 +459,8 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
         {
             const int64_t pg_step = pg_t + 1;
             if (pg_step < pg_trips) {
-                const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
-                const int64_t pg_sub = pg_step % pg_ks;
+                const int64_t pg_item = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
+                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
                 (void)pg_sub;
                 int64_t pg_rest = pg_item;
                 const int64_t pg_org0 = pg_rest * 1024;
@@ -309,8 +480,8 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
         pg_cp_async_commit();
         {
             const int64_t pg_step = pg_t;
-            const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
-            const int64_t pg_sub = pg_step % pg_ks;
+            const int64_t pg_item = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
+            const int64_t pg_sub = pg_mod(pg_step, pg_ks);
             (void)pg_sub;
             int64_t pg_rest = pg_item;
             const int64_t pg_org0 = pg_rest * 1024;
@@ -329,7 +500,7 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
 
     z[i] = x[i] * y[i];
   
-#line 333 "cache_hints.cu"
+#line 504 "cache_hints.cu"
                 }
             }
         }
@@ -351,6 +522,19 @@ static pipert_kernel cache_hints_sm80_k[] = {
  *   prologue p in [0,1): copy step=p if<trips; commit step=p
  *   loop t in [0,trips): wait 0; barrier; copy step=t+1 if<trips; commit step=t+1; compute step=t
  */
+/* Phase table of the cp.async ring: 2 slots, the first 5 steps of a block.
+ * slot = step % 2, use = step / 2. A block's steps run on across its work
+ * items (persistent waves), and the table with them: it repeats every 4 steps.
+ * A group is a thread's commit count (empty groups count); wait_group n
+ * completes every group but the n newest.
+ *
+ *  step slot  use group  completed by
+ *     0    0    0     0  wait_group 0 in loop t=0
+ *     1    1    0     1  wait_group 0 in loop t=1
+ *     2    0    1     2  wait_group 0 in loop t=2
+ *     3    1    1     3  wait_group 0 in loop t=3
+ *     4    0    2     4  wait_group 0 in loop t=4
+ */
 template <int VEC>
 __global__ void __launch_bounds__(256) cache_hints_sm90(const struct cache_hints_args pg_args, const int64_t pg_ntiles)
 {
@@ -362,7 +546,7 @@ __global__ void __launch_bounds__(256) cache_hints_sm90(const struct cache_hints
     unsigned char *const pg_g_y = (unsigned char *)pg_args.y;
     float *const z = pg_args.z;
     (void)z;
-    const int64_t pg_ks = 1;
+    constexpr int64_t pg_ks = 1;
     const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
         ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
@@ -379,8 +563,8 @@ __global__ void __launch_bounds__(256) cache_hints_sm90(const struct cache_hints
         {
             const int64_t pg_step = pg_p;
             if (pg_step < pg_trips) {
-                const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
-                const int64_t pg_sub = pg_step % pg_ks;
+                const int64_t pg_item = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
+                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
                 (void)pg_sub;
                 int64_t pg_rest = pg_item;
                 const int64_t pg_org0 = pg_rest * 1024;
@@ -405,8 +589,8 @@ __global__ void __launch_bounds__(256) cache_hints_sm90(const struct cache_hints
         {
             const int64_t pg_step = pg_t + 1;
             if (pg_step < pg_trips) {
-                const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
-                const int64_t pg_sub = pg_step % pg_ks;
+                const int64_t pg_item = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
+                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
                 (void)pg_sub;
                 int64_t pg_rest = pg_item;
                 const int64_t pg_org0 = pg_rest * 1024;
@@ -426,8 +610,8 @@ __global__ void __launch_bounds__(256) cache_hints_sm90(const struct cache_hints
         pg_cp_async_commit();
         {
             const int64_t pg_step = pg_t;
-            const int64_t pg_item = (int64_t)blockIdx.x + (pg_step / pg_ks) * gridDim.x;
-            const int64_t pg_sub = pg_step % pg_ks;
+            const int64_t pg_item = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
+            const int64_t pg_sub = pg_mod(pg_step, pg_ks);
             (void)pg_sub;
             int64_t pg_rest = pg_item;
             const int64_t pg_org0 = pg_rest * 1024;
@@ -446,7 +630,7 @@ __global__ void __launch_bounds__(256) cache_hints_sm90(const struct cache_hints
 
     z[i] = x[i] * y[i];
   
-#line 450 "cache_hints.cu"
+#line 634 "cache_hints.cu"
                 }
             }
         }
