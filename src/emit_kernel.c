@@ -330,26 +330,32 @@ static void emit_staged_views(kctx *k)
 }
 
 /* compute elementwise: the tile's elements are dealt to the compute threads in order,
- * the fastest dimension fastest; out-of-range elements are skipped. */
+ * the fastest dimension fastest; out-of-range elements are skipped. Positions inside the
+ * tile are ints, checked against the tile's in-range extent (pg_limD), so that only the
+ * body's own indexing is 64-bit. */
 static void emit_elementwise(kctx *k)
 {
     const spec *s = k->s;
     const spec_array *arr = &s->arrays[s->tile_array];
     long long n = 1, inner = 1;
-    for (int d = 0; d < s->tile_rank; ++d)
+    for (int d = 0; d < s->tile_rank; ++d) {
         n *= s->tile[d];
+        kp(k, "const int64_t pg_rest%d = ", d);
+        emit_dim(k, &arr->dims[d]);
+        kp(k, " - %s;\nconst int pg_lim%d = pg_rest%d < %lld ? (int)pg_rest%d : %lld;\n",
+           s->tile_at[d], d, d, s->tile[d], d, s->tile[d]);
+    }
     kp(k, "#pragma unroll 4\nfor (int pg_e = pg_ctid; pg_e < %lld; pg_e += pg_cnt) {\n", n);
     for (int d = s->tile_rank - 1; d >= 0; --d) {
-        kp(k, "    const int64_t %s = %s + (pg_e / %lld) %% %lld;\n", s->compute.idx[d],
-           s->tile_at[d], inner, s->tile[d]);
+        kp(k, "    const int pg_l%d = (pg_e / %lld) %% %lld;\n", d, inner, s->tile[d]);
         inner *= s->tile[d];
     }
     kp(k, "    if (");
-    for (int d = 0; d < s->tile_rank; ++d) {
-        kp(k, "%s%s < ", d ? " && " : "", s->compute.idx[d]);
-        emit_dim(k, &arr->dims[d]);
-    }
+    for (int d = 0; d < s->tile_rank; ++d)
+        kp(k, "%spg_l%d < pg_lim%d", d ? " && " : "", d, d);
     kp(k, ") {\n");
+    for (int d = 0; d < s->tile_rank; ++d)
+        kp(k, "        const int64_t %s = %s + pg_l%d;\n", s->compute.idx[d], s->tile_at[d], d);
     emit_body(k->out, &s->compute, &k->u->opts, "");
     kp(k, "    }\n}\n");
 }
