@@ -7,7 +7,8 @@
 #      mechanisms) with -Werror all-warnings; any "warning" in nvcc's output fails too
 #   3. nvcc -ptx per architecture: the PTX must hold (or lack) what tests/compile/expect
 #      lists for the lowering the schedule resolved to (--dump-ir's mech=)
-#   4. nvcc -c of the test and bench drivers
+#   4. nvcc -c of the test and bench drivers (for the persistent grid only: they differ
+#      between the grids in one constant; COMPILE_DRIVER_GRIDS=both compiles both)
 #   5. the header through gcc -std=c11 and g++ -std=c++17 (-fsyntax-only, -Wall -Wextra
 #      -Werror): it must be includable from C and C++
 # A lowering that reports a spec feature as "not implemented yet" (or planned by another
@@ -18,6 +19,7 @@
 # usage: tests/compile/run.sh PIPEGEN [SPEC.pipe...]
 #   COMPILE_JOBS=2          parallel jobs (xargs -P)
 #   COMPILE_PTX_GRIDS=both  check the PTX for both grids, or only `persistent` (faster)
+#   COMPILE_DRIVER_GRIDS=persistent  compile the drivers for this grid, or `both`
 #   COMPILE_KEEP=DIR        keep the work directory (generated files, logs) in DIR
 #   NVCC=/path/to/nvcc      the compiler (default: nvcc on PATH, else /usr/local/cuda/bin)
 set -u
@@ -25,7 +27,7 @@ set -u
 # ------------------------------------------------------------------ one job (a worker)
 if [ "${1:-}" = --job ]; then
     shift
-    pipegen=$1 root=$2 dir=$3 spec=$4 lower=$5 grid=$6 ptx=$7 archs=$8
+    pipegen=$1 root=$2 dir=$3 spec=$4 lower=$5 grid=$6 checks=$7 archs=$8
     mkdir -p "$dir"
     log=$dir/log
     : >"$log"
@@ -74,7 +76,7 @@ if [ "${1:-}" = --job ]; then
         -o "$dir/$name.o"
 
     # 3. PTX per architecture, against the expectations of the lowering it resolved to
-    if [ "$ptx" = 1 ]; then
+    if [[ $checks == *ptx* ]]; then
         flags=" $grid spec=$name "
         stages=$(grep '^  (stage ' "$dir/ast")
         if [ -n "$stages" ]; then
@@ -119,10 +121,12 @@ if [ "${1:-}" = --job ]; then
     fi
 
     # 4. the drivers
-    run "$NVCC" -std=c++17 -Werror all-warnings "${gencode[@]}" "${inc[@]}" -c "$dir/test.cu" \
-        -o "$dir/test.o"
-    run "$NVCC" -std=c++17 -Werror all-warnings "${gencode[@]}" "${inc[@]}" -c "$dir/bench.cu" \
-        -o "$dir/bench.o"
+    if [[ $checks == *drivers* ]]; then
+        run "$NVCC" -std=c++17 -Werror all-warnings "${gencode[@]}" "${inc[@]}" -c "$dir/test.cu" \
+            -o "$dir/test.o"
+        run "$NVCC" -std=c++17 -Werror all-warnings "${gencode[@]}" "${inc[@]}" -c "$dir/bench.cu" \
+            -o "$dir/bench.o"
+    fi
 
     # 5. the header from C and C++
     hinc=(-I"$CUDA_HOME/include" -I"$root/runtime")
@@ -199,11 +203,12 @@ for spec in "${specs[@]}"; do
     esac
     for lower in "${lowerings[@]}"; do
         for grid in per_tile persistent; do
-            ptx=1
-            [ "${COMPILE_PTX_GRIDS:-both}" = persistent ] && [ $grid = per_tile ] && ptx=0
+            checks=""
+            [ "${COMPILE_PTX_GRIDS:-both}" = both ] || [ $grid = persistent ] && checks+=ptx,
+            [ "${COMPILE_DRIVER_GRIDS:-persistent}" = both ] || [ $grid = persistent ] && checks+=drivers
             id=$tag.$lower.$grid
             ids+=("$id")
-            printf '%s\0' --job "$pipegen" "$root" "$work/$id" "$spec" "$lower" "$grid" "$ptx" \
+            printf '%s\0' --job "$pipegen" "$root" "$work/$id" "$spec" "$lower" "$grid" "$checks" \
                 "${arch_of[$lower]}" >>"$list"
         done
     done
