@@ -13,11 +13,19 @@
 #define PIPEGEN_DEVICE_SUPPORT 1
 #include <stdint.h>
 
-/* A rank-1 view: v[i] reads base[i - origin]. */
+/* The offset of a global coordinate inside a staged region: it fits in 32 bits, so the
+ * difference is taken in 32 bits (exact modulo 2^32), which keeps index arithmetic out of
+ * 64-bit instructions. */
+__host__ __device__ __forceinline__ int pg_local(int64_t i, int64_t origin)
+{
+    return (int)((uint32_t)i - (uint32_t)origin);
+}
+
+/* A rank-1 view of a staged slot: v[i] reads base[i - origin]. */
 template <class T> struct pg_view1 {
     T *base;
     int64_t origin;
-    __host__ __device__ T &operator[](int64_t i) const { return base[i - origin]; }
+    __host__ __device__ T &operator[](int64_t i) const { return base[pg_local(i, origin)]; }
 };
 
 /* A rank-2 view: v[j][i] reads base[(j - o0) * pitch + (i - o1)]. */
@@ -39,20 +47,20 @@ template <class T> struct pg_view2 {
 template <class T> struct pg_srow {
     T *row;
     int64_t origin;
-    __device__ T &operator[](int64_t i) const { return row[(int)(i - origin)]; }
+    __device__ T &operator[](int64_t i) const { return row[pg_local(i, origin)]; }
 };
 template <class T, int PITCH> struct pg_sview2 {
     T *base;
     int64_t origin0, origin1;
     __device__ pg_srow<T> operator[](int64_t j) const {
-        return pg_srow<T>{base + (int)(j - origin0) * PITCH, origin1};
+        return pg_srow<T>{base + pg_local(j, origin0) * PITCH, origin1};
     }
 };
 template <class T, int PITCH1, int PITCH0> struct pg_sview3 {
     T *base;
     int64_t origin0, origin1, origin2;
     __device__ pg_sview2<T, PITCH1> operator[](int64_t k) const {
-        return pg_sview2<T, PITCH1>{base + (int)(k - origin0) * PITCH0, origin1, origin2};
+        return pg_sview2<T, PITCH1>{base + pg_local(k, origin0) * PITCH0, origin1, origin2};
     }
 };
 
@@ -462,15 +470,18 @@ __global__ void __launch_bounds__(128) saxpy_sync_sm80(const struct saxpy_sync_a
             (void)x;
             const pg_view1<const float> y{(const float *)(pg_smem + 4096), (pg_org0)};
             (void)y;
+            const int64_t pg_rest0 = n - pg_org0;
+            const int pg_lim0 = pg_rest0 < 1024 ? (int)pg_rest0 : 1024;
             #pragma unroll 4
             for (int pg_e = pg_ctid; pg_e < 1024; pg_e += pg_cnt) {
-                const int64_t i = pg_org0 + (pg_e / 1) % 1024;
-                if (i < n) {
+                const int pg_l0 = (pg_e / 1) % 1024;
+                if (pg_l0 < pg_lim0) {
+                    const int64_t i = pg_org0 + pg_l0;
 #line 14 "saxpy_sync.pipe"
 
     z[i] = a * x[i] + y[i];
   
-#line 474 "saxpy_sync.cu"
+#line 485 "saxpy_sync.cu"
                 }
             }
         }
@@ -563,15 +574,18 @@ __global__ void __launch_bounds__(128) saxpy_sync_sm90(const struct saxpy_sync_a
             (void)x;
             const pg_view1<const float> y{(const float *)(pg_smem + 4096), (pg_org0)};
             (void)y;
+            const int64_t pg_rest0 = n - pg_org0;
+            const int pg_lim0 = pg_rest0 < 1024 ? (int)pg_rest0 : 1024;
             #pragma unroll 4
             for (int pg_e = pg_ctid; pg_e < 1024; pg_e += pg_cnt) {
-                const int64_t i = pg_org0 + (pg_e / 1) % 1024;
-                if (i < n) {
+                const int pg_l0 = (pg_e / 1) % 1024;
+                if (pg_l0 < pg_lim0) {
+                    const int64_t i = pg_org0 + pg_l0;
 #line 14 "saxpy_sync.pipe"
 
     z[i] = a * x[i] + y[i];
   
-#line 575 "saxpy_sync.cu"
+#line 589 "saxpy_sync.cu"
                 }
             }
         }

@@ -13,11 +13,19 @@
 #define PIPEGEN_DEVICE_SUPPORT 1
 #include <stdint.h>
 
-/* A rank-1 view: v[i] reads base[i - origin]. */
+/* The offset of a global coordinate inside a staged region: it fits in 32 bits, so the
+ * difference is taken in 32 bits (exact modulo 2^32), which keeps index arithmetic out of
+ * 64-bit instructions. */
+__host__ __device__ __forceinline__ int pg_local(int64_t i, int64_t origin)
+{
+    return (int)((uint32_t)i - (uint32_t)origin);
+}
+
+/* A rank-1 view of a staged slot: v[i] reads base[i - origin]. */
 template <class T> struct pg_view1 {
     T *base;
     int64_t origin;
-    __host__ __device__ T &operator[](int64_t i) const { return base[i - origin]; }
+    __host__ __device__ T &operator[](int64_t i) const { return base[pg_local(i, origin)]; }
 };
 
 /* A rank-2 view: v[j][i] reads base[(j - o0) * pitch + (i - o1)]. */
@@ -39,20 +47,20 @@ template <class T> struct pg_view2 {
 template <class T> struct pg_srow {
     T *row;
     int64_t origin;
-    __device__ T &operator[](int64_t i) const { return row[(int)(i - origin)]; }
+    __device__ T &operator[](int64_t i) const { return row[pg_local(i, origin)]; }
 };
 template <class T, int PITCH> struct pg_sview2 {
     T *base;
     int64_t origin0, origin1;
     __device__ pg_srow<T> operator[](int64_t j) const {
-        return pg_srow<T>{base + (int)(j - origin0) * PITCH, origin1};
+        return pg_srow<T>{base + pg_local(j, origin0) * PITCH, origin1};
     }
 };
 template <class T, int PITCH1, int PITCH0> struct pg_sview3 {
     T *base;
     int64_t origin0, origin1, origin2;
     __device__ pg_sview2<T, PITCH1> operator[](int64_t k) const {
-        return pg_sview2<T, PITCH1>{base + (int)(k - origin0) * PITCH0, origin1, origin2};
+        return pg_sview2<T, PITCH1>{base + pg_local(k, origin0) * PITCH0, origin1, origin2};
     }
 };
 
@@ -470,7 +478,7 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
 
     double acc = 0.0;
   
-#line 474 "steps_epilogue.cu"
+#line 482 "steps_epilogue.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
             pg_cp_async_wait<2>();
             __syncthreads();
@@ -515,7 +523,7 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
         if (k + kk < cols && r0 + threadIdx.x < rows)
           acc += a[r0 + threadIdx.x][k + kk];
   
-#line 519 "steps_epilogue.cu"
+#line 527 "steps_epilogue.cu"
             }
         }
 #line 22 "steps_epilogue.pipe"
@@ -523,7 +531,7 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
     if (threadIdx.x < 32 && r0 + threadIdx.x < rows)
       s[r0 + threadIdx.x] = acc;
   
-#line 527 "steps_epilogue.cu"
+#line 535 "steps_epilogue.cu"
     }
 #else
     (void)pg_args;
@@ -619,7 +627,7 @@ __global__ void __launch_bounds__(64) row_sums_sm90(const struct row_sums_args p
 
     double acc = 0.0;
   
-#line 623 "steps_epilogue.cu"
+#line 631 "steps_epilogue.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
             pg_cp_async_wait<2>();
             __syncthreads();
@@ -664,7 +672,7 @@ __global__ void __launch_bounds__(64) row_sums_sm90(const struct row_sums_args p
         if (k + kk < cols && r0 + threadIdx.x < rows)
           acc += a[r0 + threadIdx.x][k + kk];
   
-#line 668 "steps_epilogue.cu"
+#line 676 "steps_epilogue.cu"
             }
         }
 #line 22 "steps_epilogue.pipe"
@@ -672,7 +680,7 @@ __global__ void __launch_bounds__(64) row_sums_sm90(const struct row_sums_args p
     if (threadIdx.x < 32 && r0 + threadIdx.x < rows)
       s[r0 + threadIdx.x] = acc;
   
-#line 676 "steps_epilogue.cu"
+#line 684 "steps_epilogue.cu"
     }
 #else
     (void)pg_args;
