@@ -349,6 +349,45 @@ c_inject_fault() {
     pg saxpy.pipe --inject-fault=bogus
     expect_status 1; expect_err "pipegen: error: unknown fault kind 'bogus'"
     expect_files
+    # The verifier catches the fault: exit 1, its rule in the message, nothing written.
+    pg saxpy.pipe --lower=cp.async --inject-fault=drop-wait -o k.cu --emit-test=t.cu
+    expect_status 1; expect_err_has "error: [cp.async] RAW: "
+    expect_files
+    # --no-verify writes the faulty schedule anyway (to see it fail on a GPU).
+    pg saxpy.pipe --lower=cp.async --inject-fault=drop-wait --no-verify -o k.cu
+    expect_status 0; expect_files k.cu k.cuh
+    rm -f k.cu k.cuh
+    # A fault that does not apply to the lowering: exit 2 (tests/mutation counts it apart).
+    pg saxpy.pipe --lower=cp.async --inject-fault=flip-parity -o k.cu
+    expect_status 2; expect_err_has "fault 'flip-parity' is not applicable to the cp.async lowering"
+    expect_files
+}
+c_producer_warps() {
+    pg saxpy.pipe --producer-warps=32
+    expect_status 1; expect_err "pipegen: error: bad --producer-warps '32' (expected 0 to 31)"
+    pg saxpy.pipe --producer-warps=one
+    expect_status 1; expect_err "pipegen: error: bad --producer-warps 'one' (expected 0 to 31)"
+    pg saxpy.pipe --producer-warps=8 -o k.cu
+    expect_status 1
+    expect_err "pipegen: error: 8 producer warps leave no consumer warp in a block of 256 threads"
+    pg saxpy.pipe --producer-warps=2 --lower=cp.async.mbarrier --dump-ir
+    expect_status 0; expect_out_has "acquire step=t"
+    pg saxpy.pipe --producer-warps=2 --lower=sync -o k.cu
+    expect_status 1; expect_err_has "not by the sync lowering"
+    expect_files
+}
+c_watchdog() {
+    pg saxpy.pipe --watchdog=abc
+    expect_status 1; expect_err "pipegen: error: bad --watchdog 'abc' (expected a number of cycles)"
+    pg saxpy.pipe --watchdog=0
+    expect_status 1; expect_err_has "bad --watchdog '0'"
+    pg saxpy.pipe --lower=cp.async.mbarrier --watchdog -o w.cu
+    expect_status 0; expect_file_has w.cu 2000000000
+    pg saxpy.pipe --lower=cp.async.mbarrier --watchdog=1e6 -o m.cu
+    expect_status 0; expect_file_has m.cu 1000000
+    pg saxpy.pipe --lower=cp.async.mbarrier -o n.cu
+    grep -q 2000000000 n.cu && fail "a watchdog without --watchdog"
+    expect_files w.cu w.cuh m.cu m.cuh n.cu n.cuh
 }
 c_deterministic() {
     pg saxpy.pipe -o a.cu --emit-test=ta.cu --emit-bench=ba.cu
