@@ -317,6 +317,33 @@ static void emit_schedule_comment(strbuf *out, const sched *sc)
     sb_puts(out, " */\n");
 }
 
+/* The includes and device support of the unit's mechanisms, each once. */
+static void emit_module_support(strbuf *out, const emit_unit *u)
+{
+    const mech_module *seen[MAX_ARCHS] = {0};
+    for (int i = 0; i < u->nscheds; ++i) {
+        const mech_module *m = mech_module_of(u->scheds[i]->mech);
+        bool dup = false;
+        for (int j = 0; j < i; ++j)
+            dup = dup || seen[j] == m;
+        seen[i] = m;
+        if (!dup && m->includes)
+            sb_puts(out, m->includes);
+    }
+    sb_puts(out, "\n");
+    sb_puts(out, tmpl_pg_device_cuh);
+    sb_puts(out, "\n");
+    for (int i = 0; i < u->nscheds; ++i) {
+        bool dup = false;
+        for (int j = 0; j < i; ++j)
+            dup = dup || seen[j] == seen[i];
+        if (!dup && seen[i]->support) {
+            sb_puts(out, seen[i]->support);
+            sb_puts(out, "\n");
+        }
+    }
+}
+
 void emit_source(strbuf *out, const emit_unit *u)
 {
     const spec *s = u->spec;
@@ -325,8 +352,7 @@ void emit_source(strbuf *out, const emit_unit *u)
     sb_printf(out, "#if !defined(PIPERT_ABI_VERSION) || PIPERT_ABI_VERSION != 1\n"
                    "#error \"%s.pipe was generated for pipert ABI version 1: use the pipert.h "
                    "of pipegen %s\"\n#endif\n\n", s->name, PIPEGEN_VERSION);
-    sb_puts(out, tmpl_pg_device_cuh);
-    sb_puts(out, "\n");
+    emit_module_support(out, u);
     for (int i = 0; i < u->nscheds; ++i) {
         emit_schedule_comment(out, u->scheds[i]);
         verify_phase_table(out, u->scheds[i]);

@@ -640,6 +640,9 @@ typedef struct mech_module {
     bool (*plan)(planner *p);
     op_printer print[OP__COUNT];
     void (*setup)(kctx *k);      /* kernel-scope declarations (barriers); may be NULL */
+    const char *includes;        /* #include lines the printed code needs; may be NULL */
+    const char *support;         /* device support text (an embedded template) printed once
+                                    after pg_device.cuh; may be NULL */
     bool roles;                  /* plans producer warps (spec producer_warps > 0) */
 } mech_module;
 
