@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# make bench: every case of tests/gpu/matrix through --emit-bench on this machine's GPU.
-# Each row is a ratio to cudaMemcpy device-to-device measured in the same process
-# (bytes read + written; median of 30 runs after 5 warm-up runs; inputs far larger than L2).
-# Writes build/bench/bench.csv. Without a GPU it says so and exits 0.
+# make bench: every case of tests/gpu/matrix through --emit-bench on this machine's GPU,
+# and sgemm against cuBLAS. Each row is a ratio to a reference measured in the same
+# process: cudaMemcpy device-to-device (bytes read + written) for the streaming samples,
+# cuBLAS SGEMM (FLOP/s) for sgemm; medians of 30 (20 for sgemm) runs after warm-up, on
+# inputs far larger than L2. Writes build/bench/bench.csv, docs/performance.md and
+# docs/performance.png (the chart, where matplotlib is there). Without a GPU it says so
+# and exits 0.
 set -u
 PG=$(realpath "$1")
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,51 +18,103 @@ cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -
 ARCH=sm_$cc
 W=${BENCH_WORK:-$ROOT/build/bench}
 MATRIX=${BENCH_MATRIX:-$ROOT/tests/gpu/matrix}
-# sgemm is measured against cuBLAS in FLOP/s below, not in bytes against a copy.
-skip_sample() { [ "$1" = sgemm ]; }
 rm -rf "$W"; mkdir -p "$W"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
+cuda=$($NVCC --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')
 
 build_case() {
     local sample=$1 mech=$2 grid=$3 dir=$4
+    shift 4
     mkdir -p "$dir"
-    "$PG" "$ROOT/samples/$sample/$sample.pipe" --lower="$mech" --grid="$grid" --arch="$ARCH" \
+    "$PG" "$ROOT/samples/$sample/$sample.pipe" --lower="$mech" --grid="$grid" --arch="$ARCH" "$@" \
         -o "$dir/$sample.cu" --emit-bench="$dir/bench.cu" >"$dir/build.log" 2>&1 &&
     "$NVCC" -O3 -std=c++17 -arch="$ARCH" -I"$ROOT/runtime" -I"$dir" -o "$dir/bench" \
         "$dir/bench.cu" "$dir/$sample.cu" "$ROOT/build/libpipert.a" >>"$dir/build.log" 2>&1
 }
 export -f build_case
 export PG ROOT NVCC ARCH
-grep -v '^#' "$MATRIX" | while read -r s m g; do
-    [ -n "$s" ] && ! skip_sample "$s" && echo "$s $m $g $W/$s.$m.$g"
+case_dir() { local d="$W/$1.$2.$3"; shift 3; for f in "$@"; do d="$d.${f#--}"; done; echo "$d"; }
+# sgemm is measured against cuBLAS in FLOP/s below, not in bytes against a copy.
+cases=()
+while read -r s m g f; do
+    case "$s" in ''|'#'*|sgemm) continue ;; esac
+    cases+=("$s $m $g $f")
+done <"$MATRIX"
+printf '%s\n' "${cases[@]}" | while read -r s m g f; do
+    echo "$s $m $g $(case_dir $s $m $g $f)${f:+ $f}"
 done | xargs -P "$(nproc)" -L 1 bash -c 'build_case "$@"' _
 
-echo "sample,lowering,grid,gbps,d2d_gbps,ratio" >"$W/bench.csv"
-printf '%-12s %-18s %-11s %10s %10s %7s\n' sample lowering grid "GB/s" "D2D GB/s" ratio
-grep -v '^#' "$MATRIX" | while read -r s m g; do
-    [ -n "$s" ] && ! skip_sample "$s" || continue
-    dir="$W/$s.$m.$g"
+echo "sample,lowering,grid,flags,value,reference,ratio" >"$W/bench.csv"
+printf '%-11s %-18s %-11s %-19s %9s %9s %6s\n' sample lowering grid flags "GB/s" "D2D GB/s" ratio
+for c in "${cases[@]}"; do
+    set -- $c
+    dir=$(case_dir "$@")
+    flags=${4:-}
     if [ ! -x "$dir/bench" ]; then
-        echo "$s $m $g: build failed"; tail -n 5 "$dir/build.log"; continue
+        echo "$c: build failed"; tail -n 5 "$dir/build.log"; continue
     fi
     line=$("$dir/bench" 2>&1 | grep '^BENCH' | tail -n 1)
     gbs=$(echo "$line" | sed -n 's/.* \([0-9.]*\) GB\/s d2d.*/\1/p')
     ref=$(echo "$line" | sed -n 's/.*d2d=\([0-9.]*\) GB\/s.*/\1/p')
     ratio=$(echo "$line" | sed -n 's/.*ratio=\([0-9.]*\).*/\1/p')
-    if [ -z "$ratio" ]; then echo "$s $m $g: run failed: $line"; continue; fi
-    echo "$s,$m,$g,$gbs,$ref,$ratio" >>"$W/bench.csv"
-    printf '%-12s %-18s %-11s %10s %10s %7s\n' "$s" "$m" "$g" "$gbs" "$ref" "$ratio"
+    if [ -z "$ratio" ]; then echo "$c: run failed: $line"; continue; fi
+    echo "$1,$2,$3,$flags,$gbs,$ref,$ratio" >>"$W/bench.csv"
+    printf '%-11s %-18s %-11s %-19s %9s %9s %6s\n' "$1" "$2" "$3" "$flags" "$gbs" "$ref" "$ratio"
 done
-# sgemm against cuBLAS in one process (FLOP/s, not bytes).
-sg="$W/sgemm.ref"
-mkdir -p "$sg"
-if "$PG" "$ROOT/samples/sgemm/sgemm.pipe" --arch="$ARCH" -o "$sg/sgemm.cu" >"$sg/build.log" 2>&1 &&
-   "$NVCC" -O3 -std=c++17 -arch="$ARCH" -I"$ROOT/runtime" -I"$sg" -o "$sg/ref" \
-       "$ROOT/tests/gpu/sgemm_ref.cu" "$sg/sgemm.cu" "$ROOT/build/libpipert.a" -lcublas >>"$sg/build.log" 2>&1; then
-    "$sg/ref" 4096 8192 | tee "$sg/result.txt"
-    sed -n 's/^SGEMM n=\([0-9]*\) pipegen \([0-9.]*\) .*cublas \([0-9.]*\) .*ratio=\([0-9.]*\).*/sgemm-\1,spec,per_tile,\2,\3,\4/p' \
-        "$sg/result.txt" >>"$W/bench.csv"
-else
-    echo "sgemm vs cuBLAS: build failed"; tail -n 5 "$sg/build.log"
+
+# sgemm against cuBLAS in one process (FLOP/s, not bytes), with the spec's own lowering
+# and with each lowering of the matrix.
+while read -r s m g f; do
+    [ "$s" = sgemm ] || continue
+    sg="$W/sgemm.$m.$g"
+    mkdir -p "$sg"
+    if "$PG" "$ROOT/samples/sgemm/sgemm.pipe" --lower="$m" --grid="$g" $f --arch="$ARCH" \
+           -o "$sg/sgemm.cu" >"$sg/build.log" 2>&1 &&
+       "$NVCC" -O3 -std=c++17 -arch="$ARCH" -I"$ROOT/runtime" -I"$sg" -o "$sg/ref" \
+           "$ROOT/tests/gpu/sgemm_ref.cu" "$sg/sgemm.cu" "$ROOT/build/libpipert.a" -lcublas \
+           >>"$sg/build.log" 2>&1; then
+        "$sg/ref" 4096 8192 | sed "s/^/$m $g: /" | tee "$sg/result.txt"
+        sed -n "s/^.*SGEMM n=\([0-9]*\) pipegen \([0-9.]*\) .*cublas \([0-9.]*\) .*ratio=\([0-9.]*\).*/sgemm-\1,$m,$g,$f,\2,\3,\4/p" \
+            "$sg/result.txt" >>"$W/bench.csv"
+    else
+        echo "sgemm $m $g: build failed"; tail -n 5 "$sg/build.log"
+    fi
+done <"$MATRIX"
+
+# docs/performance.md: the table, generated from this run.
+{
+    echo "# Performance"
+    echo
+    echo "Generated by \`make bench\` on $(date -u +%Y-%m-%d): $gpu ($ARCH), CUDA $cuda."
+    echo "Each ratio is to a reference measured in the same process: \`cudaMemcpy\`"
+    echo "device-to-device (bytes read + written, median of 30 runs after 5 warm-up runs)"
+    echo "for the streaming samples, whose value is GB/s of bytes the pipeline must move"
+    echo "(inputs read once, outputs written once); cuBLAS SGEMM (median of 20 after 3) for"
+    echo "sgemm, whose value is TFLOP/s. Sizes: saxpy and reduce_sum 2^28 floats, jacobi2d and"
+    echo "transpose 16384 x 16384 floats, sgemm 4096^3 and 8192^3 (all far larger than L2)."
+    echo
+    echo "| sample | lowering | grid | flags | value | reference | ratio |"
+    echo "| --- | --- | --- | --- | ---: | ---: | ---: |"
+    tail -n +2 "$W/bench.csv" | awk -F, '{printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7}'
+} >"$ROOT/docs/performance.md"
+if python3 -c 'import matplotlib' 2>/dev/null; then
+    python3 - "$W/bench.csv" "$ROOT/docs/performance.png" "$gpu" <<'PY'
+import csv, sys
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+rows = list(csv.DictReader(open(sys.argv[1])))
+labels = [f"{r['sample']} {r['lowering']} {r['grid']} {r['flags']}".strip() for r in rows]
+ratios = [float(r["ratio"]) for r in rows]
+fig, ax = plt.subplots(figsize=(10, 0.28 * len(rows) + 1.2))
+ax.barh(range(len(rows)), ratios, color="#4a7ab0")
+ax.set_yticks(range(len(rows)), labels, fontsize=7)
+ax.invert_yaxis()
+ax.axvline(1.0, color="black", linewidth=0.8)
+ax.set_xlabel("ratio to the same-run reference (cudaMemcpy D2D; cuBLAS for sgemm)")
+ax.set_title(f"pipegen make bench, {sys.argv[3]}")
+fig.tight_layout()
+fig.savefig(sys.argv[2], dpi=110)
+PY
 fi
-echo "bench: $gpu ($ARCH), CUDA $($NVCC --version | sed -n 's/.*release \([0-9.]*\).*/\1/p'); csv in $W/bench.csv"
+echo "bench: $gpu ($ARCH), CUDA $cuda; csv in $W/bench.csv; docs/performance.md written"
