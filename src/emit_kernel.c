@@ -103,6 +103,10 @@ static void emit_bindings(kctx *k)
 static void emit_stage_consts(kctx *k)
 {
     const spec *s = k->s;
+    /* What the plan fixed statically is asserted where it is used. */
+    kp(k, "static_assert(%d >= 1 && %lldLL <= %lldLL, \"pipegen: the ring of %d slot(s) fits "
+          "sm_%d's shared memory\");\n", k->sc->nslots, k->sc->smem_bytes,
+       sema_smem_limit(k->sc->sm), k->sc->nslots, k->sc->sm);
     for (int i = 0; i < s->nstages; ++i) {
         const spec_stage *st = &s->stages[i];
         const spec_array *arr = &s->arrays[st->array];
@@ -110,6 +114,11 @@ static void emit_stage_consts(kctx *k)
         /* The copy width of this stage under the kernel's width VEC (see the launcher). */
         kp(k, "constexpr int pg_vec_%s = VEC < %d ? %d : (VEC > %d ? %d : VEC);\n", arr->name,
            esz, esz, vec, vec);
+        const copy_plan *cp = &k->sc->copy[i];
+        kp(k, "static_assert(%lldLL %% 128 == 0 && %lldLL %% 128 == 0 && %lldLL %% %d == 0 && "
+              "%lldLL %% %d == 0, \"pipegen: slots of %s are 128-byte aligned, rows keep "
+              "%d-byte copies\");\n", cp->off, cp->slot_bytes, cp->pitch, vec, cp->row_bytes,
+           vec, arr->name, vec);
         if (st->evict != EVICT_DEFAULT)
             kp(k, "const uint64_t pg_pol_%s = pg_l2_policy<%d>();\n", arr->name, (int)st->evict);
     }
@@ -245,19 +254,25 @@ static void emit_region_place(kctx *k, int si)
     kp(k, " * %d", esz);
 }
 
-static void emit_region_copy(kctx *k, int si, chunk_printer chunk)
+void emit_region_call(kctx *k, int si, const char *fn)
 {
     const spec_stage *st = &k->s->stages[si];
     const spec_array *arr = &k->s->arrays[st->array];
-    kp(k, "pg_region");
+    kp(k, "%s", fn);
     emit_region_shape(k, si, "pg_pnt");
     kp(k, "(");
     emit_slot_addr(k, si);
     kp(k, ", pg_g_%s,\n    ", arr->name);
     emit_region_place(k, si);
+}
+
+static void emit_region_copy(kctx *k, int si, chunk_printer chunk)
+{
+    const spec_stage *st = &k->s->stages[si];
+    emit_region_call(k, si, "pg_region");
     kp(k, ", pg_ptid,\n    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) "
           "{ ");
-    chunk(k, st, arr->name);
+    chunk(k, st, k->s->arrays[st->array].name);
     kp(k, "; });\n");
 }
 

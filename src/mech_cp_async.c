@@ -8,9 +8,10 @@
  * src-size, with the spec's L2 prefetch size and eviction policy. */
 #include "pipegen.h"
 
-static bool plan(planner *p)
+void plan_commit_groups(planner *p, int max_wait)
 {
     int S = sema_ring_slots(p->s);
+    int wait = max_wait >= 0 && S - 2 > max_wait ? max_wait : S - 2;
     plan_layout(p, S);
     p->sc->track = TRACK_GROUPS;
     if (S == 1) {
@@ -22,13 +23,13 @@ static bool plan(planner *p)
         plan_op(p, loop, OP_COMPUTE, 0);
         plan_op(p, loop, OP_BARRIER, 0);
         plan_store(p, loop);
-        return true;
+        return;
     }
     ir_section *pro = plan_section(p, SEC_PROLOGUE, S - 1);
     plan_copy(p, pro, 0);
     plan_op(p, pro, OP_COMMIT, 0);
     ir_section *loop = plan_section(p, SEC_LOOP, 0);
-    plan_wait(p, loop, S - 2);
+    plan_wait(p, loop, wait);
     plan_op(p, loop, OP_BARRIER, 0);
     plan_copy(p, loop, S - 1);
     plan_op(p, loop, OP_COMMIT, S - 1);
@@ -37,6 +38,11 @@ static bool plan(planner *p)
         plan_op(p, loop, OP_BARRIER, 0);
         plan_store(p, loop);
     }
+}
+
+static bool plan(planner *p)
+{
+    plan_commit_groups(p, -1);
     return true;
 }
 

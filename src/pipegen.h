@@ -629,6 +629,10 @@ typedef void (*chunk_printer)(kctx *k, const spec_stage *st, const char *name);
 void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name);
 /* Copy every staged input the operation names, chunk by chunk, in a step scope. */
 void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk);
+/* The start of a call FN<VEC, P, R, ROWBYTES, PITCH, pg_pnt>(slot, array, o0, o1, o2b, n0,
+ * n1, n2b of staged input si (pg_region's shape and place, for a mechanism whose copies are
+ * collective calls per region rather than per chunk); the caller prints the rest. */
+void emit_region_call(kctx *k, int si, const char *fn);
 
 typedef void (*op_printer)(kctx *k, const ir_op *op);
 /* Printers every mechanism may use. */
@@ -649,6 +653,26 @@ typedef struct mech_module {
 extern const mech_module mech_sync_module;
 extern const mech_module mech_cp_async_module;
 extern const mech_module mech_cp_async_mbarrier_module;
+extern const mech_module mech_cg_module;
+extern const mech_module mech_barrier_module;
+extern const mech_module mech_pipeline_module;
+extern const mech_module mech_pipeline_roles_module;
+extern const mech_module mech_pipeline_thread_module;
+extern const mech_module mech_primitives_module;
+
+/* The schedule of commit-group counting (TRACK_GROUPS), cp.async's: S-1 steps copied
+ * ahead, one group committed per step (empty past the block's last step), a wait for the
+ * oldest then a block barrier. max_wait caps the wait count where an API's wait saturates
+ * (__pipeline_wait_prior and consumer_wait_prior wait for at most 8 newer groups); -1:
+ * no cap. Shared by cp.async, primitives, pipeline-thread and cg (mech_cp_async.c). */
+void plan_commit_groups(planner *p, int max_wait);
+/* One chunk through cuda::memcpy_async(dst, src, aligned_size_t<VEC>, SYNC), SYNC naming
+ * the pipeline or barrier it completes on (pipeline, pipeline-roles, pipeline-thread,
+ * barrier; mech_pipeline.c). */
+void emit_chunk_memcpy_async(kctx *k, const char *name, const char *sync);
+/* A block barrier, or the consumers' named barrier when the operation is the consumer
+ * role's (pipeline-roles; mech_pipeline.c). */
+void emit_print_role_barrier(kctx *k, const ir_op *op);
 /* The module of a mechanism; NULL while it is not implemented (and for auto). */
 const mech_module *mech_module_of(mech m);
 
@@ -692,5 +716,7 @@ void emit_bench(strbuf *out, const emit_unit *u);
 
 /* Embedded templates (the files of templates/, turned into C strings at build time). */
 extern const char tmpl_pg_device_cuh[];
+extern const char tmpl_pg_cuda_api_cuh[];   /* the CUDA APIs' helpers (cg, barrier, pipeline*,
+                                               primitives) */
 
 #endif

@@ -236,21 +236,40 @@ static const char *const op_names[OP__COUNT] = {
 
 const char *ir_op_name(ir_op_kind k) { return op_names[k]; }
 
+static bool uses_barrier_set(ir_op_kind k)
+{
+    return k == OP_ARRIVE || k == OP_ARRIVE_TX || k == OP_WAIT_PARITY || k == OP_ACQUIRE
+           || k == OP_RELEASE;
+}
+
+/* Role prefix, operation, and every field that matters for it. */
 void ir_op_print(strbuf *sb, const ir_op *op, const char *var)
 {
-    sb_puts(sb, op_names[op->kind]);
+    static const char *const roles[] = {"", "producer: ", "consumer: "};
+    static const char *const fences[] = {"", " proxy_async", " mbarrier_init"};
+    sb_printf(sb, "%s%s", roles[op->role], op_names[op->kind]);
     if (op->kind == OP_WAIT) {
         sb_printf(sb, " %d", op->n);
         return;
     }
+    if (op->kind == OP_FENCE)
+        sb_puts(sb, fences[op->fence]);
     if (op->kind == OP_BARRIER || op->kind == OP_FENCE)
         return;
     if (op->step_off)
         sb_printf(sb, " step=%s%+d", var, op->step_off);
     else
         sb_printf(sb, " step=%s", var);
+    if (uses_barrier_set(op->kind))
+        sb_puts(sb, op->bar == BAR_EMPTY ? " bar=empty" : " bar=full");
     if (op->kind == OP_ARRIVE_TX)
         sb_printf(sb, " bytes=%lld", op->bytes);
+    if (op->on_copies)
+        sb_puts(sb, " on_copies");
+    if (op->parity_flip)
+        sb_puts(sb, " parity_flipped");
+    if (op->kind == OP_STORE && op->fence != FENCE_NONE)
+        sb_puts(sb, fences[op->fence]);
     if (op->guarded)
         sb_puts(sb, " if<trips");
 }
@@ -268,6 +287,9 @@ void ir_dump(FILE *out, const sched *sc)
     sb_printf(&sb, "schedule %s mech=%s sm_%d slots=%d smem=%lld threads=%d grid=%s\n",
               sc->spec->name, mech_name(sc->mech), sc->sm, sc->nslots, sc->smem_bytes,
               sc->threads, sc->grid == GRID_PERSISTENT ? "persistent" : "per_tile");
+    if (sc->track == TRACK_BARRIER)
+        sb_printf(&sb, "barriers: full %d arrivals, empty %d arrivals, producers %d threads\n",
+                  sc->full_arrivals, sc->empty_arrivals, sc->producer_threads);
     for (int i = 0; i < sc->nsecs; ++i) {
         const ir_section *sec = &sc->secs[i];
         if (sec->kind == SEC_PROLOGUE)
