@@ -60,6 +60,12 @@ fi
 
 specs=("$root"/samples/*/*.pipe)
 grids=(per_tile persistent)
+
+# Lowerings with producer warps are also run warp-specialized (one producer warp).
+roles_ok() {
+    ! "$pipegen" --verify --lower="$1" --producer-warps=1 "${specs[0]}" 2>&1 |
+        grep -q "producer warps are planned by"
+}
 verbose=${MUTATION_VERBOSE:-0}
 
 caught=0 applicable=0 missed=0 na=0 fp=0 clean=0
@@ -67,24 +73,26 @@ caught=0 applicable=0 missed=0 na=0 fp=0 clean=0
 for spec in "${specs[@]}"; do
     rel=${spec#"$root"/}
     for m in "${mechs[@]}"; do
-        for g in "${grids[@]}"; do
+        configs=("--grid=per_tile" "--grid=persistent")
+        roles_ok "$m" && configs+=("--grid=persistent --producer-warps=1")
+        for g in "${configs[@]}"; do
             # No fault: the schedule is proven, silently.
-            timeout 60 "$pipegen" --verify --lower="$m" --grid="$g" "$spec" \
+            timeout 60 "$pipegen" --verify --lower="$m" $g "$spec" \
                 >"$tmp/out" 2>"$tmp/err"
             status=$?
             if [ $status -ne 0 ] || [ -s "$tmp/err" ]; then
                 fp=$((fp + 1))
-                echo "FALSE POSITIVE $rel --lower=$m --grid=$g: exit $status"
+                echo "FALSE POSITIVE $rel --lower=$m $g: exit $status"
                 head -n 8 "$tmp/err" | sed 's/^/    /'
             else
                 clean=$((clean + 1))
-                [ "$verbose" = 1 ] && echo "ok   $rel --lower=$m --grid=$g: proven"
+                [ "$verbose" = 1 ] && echo "ok   $rel --lower=$m $g: proven"
             fi
             for k in "${kinds[@]}"; do
-                timeout 60 "$pipegen" --verify --inject-fault="$k" --lower="$m" --grid="$g" \
+                timeout 60 "$pipegen" --verify --inject-fault="$k" --lower="$m" $g \
                     "$spec" >"$tmp/out" 2>"$tmp/err"
                 status=$?
-                case_name="$rel --lower=$m --grid=$g --inject-fault=$k"
+                case_name="$rel --lower=$m $g --inject-fault=$k"
                 if [ $status -eq 2 ] && grep -q "is not applicable" "$tmp/err"; then
                     na=$((na + 1))
                     [ "$verbose" = 1 ] && echo "n/a  $case_name"
@@ -105,8 +113,8 @@ for spec in "${specs[@]}"; do
     done
 done
 
-echo "mutation: ${#specs[@]} specs x ${#mechs[@]} lowerings (${mechs[*]}) x ${#grids[@]} grids" \
-     "x ${#kinds[@]} faults; $na not applicable"
+echo "mutation: ${#specs[@]} specs x ${#mechs[@]} lowerings (${mechs[*]}) x 2 grids" \
+     "(+ producer warps where planned) x ${#kinds[@]} faults; $na not applicable"
 echo "mutation: caught $caught / applicable $applicable, false positives $fp" \
      "(of $((fp + clean)) clean schedules)"
 passed=$((caught + clean))
