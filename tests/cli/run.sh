@@ -35,6 +35,7 @@ declare -A known=(
     [depfile_several_mt]="several -MT options: only the last is kept (gcc lists them all)"
     [error_after_rename_leaves_nothing]="an output that cannot be renamed into place (a directory) leaves the outputs renamed before it"
     [arch_empty]="--arch= exits 1 without a message"
+    [same_output_twice]="two outputs naming one file: exit 1 with 'No such file or directory', and the file is left with the wrong content"
     [driver_lines_name_the_driver]="the test driver's #line directives point back into the .cu (source_name), not into the driver"
 )
 
@@ -236,6 +237,12 @@ c_error_after_rename_leaves_nothing() {
     expect_status 1; expect_err_has "cannot write 'gen/h.cuh'"
     [ -e gen/k.cu ] && fail "gen/k.cu was left behind"
     rmdir gen/h.cuh
+}
+c_same_output_twice() {
+    pg saxpy.pipe -o k.cu --header k.cu
+    expect_status 1; expect_files
+    pg saxpy.pipe -o k.cu --emit-test=k.cu
+    expect_status 1; expect_files
 }
 c_unknown_option() {
     pg saxpy.pipe --frobnicate
