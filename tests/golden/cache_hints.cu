@@ -5,6 +5,7 @@
 #error "cache_hints.pipe was generated for pipert ABI version 1: use the pipert.h of pipegen 0.1.0"
 #endif
 
+
 /* ---- pipegen device support (templates/pg_device.cuh, embedded in every generated .cu) ----
  * View types that index staged shared-memory copies with global coordinates (and plain
  * host arrays in the reference), the copy primitives each mechanism's IR operations print
@@ -318,14 +319,18 @@ __device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned cha
                  valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
         }
     } else {
+        /* The chunk's row and column advance by constant steps: no division per chunk. */
+        int row = tid / CPR, col = tid % CPR;
 #pragma unroll 4
         for (int c = tid; c < ROWS * CPR; c += NT) {
-            const int row = c / CPR, col = c % CPR;
             const int64_t gb = o2b + (int64_t)col * VEC;
             int64_t g0, g1;
             const int valid = pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1) ? pg_valid<VEC>(gb, n2b) : 0;
-            copy(dst + (int64_t)row * PITCH + (int64_t)col * VEC,
-                 valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
+            copy(dst + row * PITCH + col * VEC, valid ? base + (g0 * n1 + g1) * n2b + gb : base,
+                 valid);
+            col += NT % CPR;
+            row += NT / CPR + (col >= CPR);
+            col -= col >= CPR ? CPR : 0;
         }
     }
 }
@@ -362,15 +367,18 @@ __device__ __forceinline__ void pg_store_region(unsigned char *base, const unsig
                                     src + row * PITCH + col * VEC, cvalid);
         }
     } else {
+        int row = tid / CPR, col = tid % CPR;
 #pragma unroll 4
         for (int c = tid; c < ROWS * CPR; c += NT) {
-            const int row = c / CPR, col = c % CPR;
             const int64_t gb = o2b + (int64_t)col * VEC;
             int64_t g0, g1;
             const int valid = pg_valid<VEC>(gb, n2b);
             if (valid && pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1))
                 pg_store_chunk<VEC>(base + (g0 * n1 + g1) * n2b + gb,
-                                    src + (int64_t)row * PITCH + (int64_t)col * VEC, valid);
+                                    src + row * PITCH + col * VEC, valid);
+            col += NT % CPR;
+            row += NT / CPR + (col >= CPR);
+            col -= col >= CPR ? CPR : 0;
         }
     }
 }
@@ -434,9 +442,12 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
     (void)pg_pnt;
     (void)pg_ctid;
     (void)pg_cnt;
+    static_assert(2 >= 1 && 16384LL <= 166912LL, "pipegen: the ring of 2 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
+    static_assert(0LL % 128 == 0 && 4096LL % 128 == 0 && 4096LL % 16 == 0 && 4096LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     const uint64_t pg_pol_x = pg_l2_policy<2>();
     constexpr int pg_vec_y = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
+    static_assert(8192LL % 128 == 0 && 4096LL % 128 == 0 && 4096LL % 16 == 0 && 4096LL % 16 == 0, "pipegen: slots of y are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 1; ++pg_p) {
         {
             const int64_t pg_step = pg_p;
@@ -511,7 +522,7 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
 
     z[i] = x[i] * y[i];
   
-#line 515 "cache_hints.cu"
+#line 526 "cache_hints.cu"
                 }
             }
         }
@@ -567,9 +578,12 @@ __global__ void __launch_bounds__(256) cache_hints_sm90(const struct cache_hints
     (void)pg_pnt;
     (void)pg_ctid;
     (void)pg_cnt;
+    static_assert(2 >= 1 && 16384LL <= 232448LL, "pipegen: the ring of 2 slot(s) fits sm_90's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
+    static_assert(0LL % 128 == 0 && 4096LL % 128 == 0 && 4096LL % 16 == 0 && 4096LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     const uint64_t pg_pol_x = pg_l2_policy<2>();
     constexpr int pg_vec_y = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
+    static_assert(8192LL % 128 == 0 && 4096LL % 128 == 0 && 4096LL % 16 == 0 && 4096LL % 16 == 0, "pipegen: slots of y are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 1; ++pg_p) {
         {
             const int64_t pg_step = pg_p;
@@ -644,7 +658,7 @@ __global__ void __launch_bounds__(256) cache_hints_sm90(const struct cache_hints
 
     z[i] = x[i] * y[i];
   
-#line 648 "cache_hints.cu"
+#line 662 "cache_hints.cu"
                 }
             }
         }

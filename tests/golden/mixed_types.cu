@@ -5,6 +5,7 @@
 #error "mixed_types.pipe was generated for pipert ABI version 1: use the pipert.h of pipegen 0.1.0"
 #endif
 
+
 /* ---- pipegen device support (templates/pg_device.cuh, embedded in every generated .cu) ----
  * View types that index staged shared-memory copies with global coordinates (and plain
  * host arrays in the reference), the copy primitives each mechanism's IR operations print
@@ -318,14 +319,18 @@ __device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned cha
                  valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
         }
     } else {
+        /* The chunk's row and column advance by constant steps: no division per chunk. */
+        int row = tid / CPR, col = tid % CPR;
 #pragma unroll 4
         for (int c = tid; c < ROWS * CPR; c += NT) {
-            const int row = c / CPR, col = c % CPR;
             const int64_t gb = o2b + (int64_t)col * VEC;
             int64_t g0, g1;
             const int valid = pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1) ? pg_valid<VEC>(gb, n2b) : 0;
-            copy(dst + (int64_t)row * PITCH + (int64_t)col * VEC,
-                 valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
+            copy(dst + row * PITCH + col * VEC, valid ? base + (g0 * n1 + g1) * n2b + gb : base,
+                 valid);
+            col += NT % CPR;
+            row += NT / CPR + (col >= CPR);
+            col -= col >= CPR ? CPR : 0;
         }
     }
 }
@@ -362,15 +367,18 @@ __device__ __forceinline__ void pg_store_region(unsigned char *base, const unsig
                                     src + row * PITCH + col * VEC, cvalid);
         }
     } else {
+        int row = tid / CPR, col = tid % CPR;
 #pragma unroll 4
         for (int c = tid; c < ROWS * CPR; c += NT) {
-            const int row = c / CPR, col = c % CPR;
             const int64_t gb = o2b + (int64_t)col * VEC;
             int64_t g0, g1;
             const int valid = pg_valid<VEC>(gb, n2b);
             if (valid && pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1))
                 pg_store_chunk<VEC>(base + (g0 * n1 + g1) * n2b + gb,
-                                    src + (int64_t)row * PITCH + (int64_t)col * VEC, valid);
+                                    src + row * PITCH + col * VEC, valid);
+            col += NT % CPR;
+            row += NT / CPR + (col >= CPR);
+            col -= col >= CPR ? CPR : 0;
         }
     }
 }
@@ -439,11 +447,17 @@ __global__ void __launch_bounds__(128) mixed_types_sm80(const struct mixed_types
     (void)pg_pnt;
     (void)pg_ctid;
     (void)pg_cnt;
+    static_assert(2 >= 1 && 4096LL <= 166912LL, "pipegen: the ring of 2 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_h = VEC < 2 ? 2 : (VEC > 8 ? 8 : VEC);
+    static_assert(0LL % 128 == 0 && 256LL % 128 == 0 && 200LL % 8 == 0 && 200LL % 8 == 0, "pipegen: slots of h are 128-byte aligned, rows keep 8-byte copies");
     constexpr int pg_vec_b = VEC < 2 ? 2 : (VEC > 8 ? 8 : VEC);
+    static_assert(512LL % 128 == 0 && 256LL % 128 == 0 && 200LL % 8 == 0 && 200LL % 8 == 0, "pipegen: slots of b are 128-byte aligned, rows keep 8-byte copies");
     constexpr int pg_vec_d = VEC < 8 ? 8 : (VEC > 16 ? 16 : VEC);
+    static_assert(1024LL % 128 == 0 && 896LL % 128 == 0 && 800LL % 16 == 0 && 800LL % 16 == 0, "pipegen: slots of d are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_u = VEC < 1 ? 1 : (VEC > 4 ? 4 : VEC);
+    static_assert(2816LL % 128 == 0 && 128LL % 128 == 0 && 100LL % 4 == 0 && 100LL % 4 == 0, "pipegen: slots of u are 128-byte aligned, rows keep 4-byte copies");
     constexpr int pg_vec_k = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
+    static_assert(3072LL % 128 == 0 && 512LL % 128 == 0 && 400LL % 16 == 0 && 400LL % 16 == 0, "pipegen: slots of k are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 1; ++pg_p) {
         {
             const int64_t pg_step = pg_p;
@@ -548,7 +562,7 @@ __global__ void __launch_bounds__(128) mixed_types_sm80(const struct mixed_types
 
     z[i] = scale * ((double)__half2float(h[i]) + (double)__bfloat162float(b[i]) + d[i] + u[i] + k[i]);
   
-#line 552 "mixed_types.cu"
+#line 566 "mixed_types.cu"
                 }
             }
         }
@@ -611,11 +625,17 @@ __global__ void __launch_bounds__(128) mixed_types_sm90(const struct mixed_types
     (void)pg_pnt;
     (void)pg_ctid;
     (void)pg_cnt;
+    static_assert(2 >= 1 && 4096LL <= 232448LL, "pipegen: the ring of 2 slot(s) fits sm_90's shared memory");
     constexpr int pg_vec_h = VEC < 2 ? 2 : (VEC > 8 ? 8 : VEC);
+    static_assert(0LL % 128 == 0 && 256LL % 128 == 0 && 200LL % 8 == 0 && 200LL % 8 == 0, "pipegen: slots of h are 128-byte aligned, rows keep 8-byte copies");
     constexpr int pg_vec_b = VEC < 2 ? 2 : (VEC > 8 ? 8 : VEC);
+    static_assert(512LL % 128 == 0 && 256LL % 128 == 0 && 200LL % 8 == 0 && 200LL % 8 == 0, "pipegen: slots of b are 128-byte aligned, rows keep 8-byte copies");
     constexpr int pg_vec_d = VEC < 8 ? 8 : (VEC > 16 ? 16 : VEC);
+    static_assert(1024LL % 128 == 0 && 896LL % 128 == 0 && 800LL % 16 == 0 && 800LL % 16 == 0, "pipegen: slots of d are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_u = VEC < 1 ? 1 : (VEC > 4 ? 4 : VEC);
+    static_assert(2816LL % 128 == 0 && 128LL % 128 == 0 && 100LL % 4 == 0 && 100LL % 4 == 0, "pipegen: slots of u are 128-byte aligned, rows keep 4-byte copies");
     constexpr int pg_vec_k = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
+    static_assert(3072LL % 128 == 0 && 512LL % 128 == 0 && 400LL % 16 == 0 && 400LL % 16 == 0, "pipegen: slots of k are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 1; ++pg_p) {
         {
             const int64_t pg_step = pg_p;
@@ -720,7 +740,7 @@ __global__ void __launch_bounds__(128) mixed_types_sm90(const struct mixed_types
 
     z[i] = scale * ((double)__half2float(h[i]) + (double)__bfloat162float(b[i]) + d[i] + u[i] + k[i]);
   
-#line 724 "mixed_types.cu"
+#line 744 "mixed_types.cu"
                 }
             }
         }

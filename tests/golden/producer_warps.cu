@@ -5,6 +5,7 @@
 #error "specialized.pipe was generated for pipert ABI version 1: use the pipert.h of pipegen 0.1.0"
 #endif
 
+
 /* ---- pipegen device support (templates/pg_device.cuh, embedded in every generated .cu) ----
  * View types that index staged shared-memory copies with global coordinates (and plain
  * host arrays in the reference), the copy primitives each mechanism's IR operations print
@@ -318,14 +319,18 @@ __device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned cha
                  valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
         }
     } else {
+        /* The chunk's row and column advance by constant steps: no division per chunk. */
+        int row = tid / CPR, col = tid % CPR;
 #pragma unroll 4
         for (int c = tid; c < ROWS * CPR; c += NT) {
-            const int row = c / CPR, col = c % CPR;
             const int64_t gb = o2b + (int64_t)col * VEC;
             int64_t g0, g1;
             const int valid = pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1) ? pg_valid<VEC>(gb, n2b) : 0;
-            copy(dst + (int64_t)row * PITCH + (int64_t)col * VEC,
-                 valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
+            copy(dst + row * PITCH + col * VEC, valid ? base + (g0 * n1 + g1) * n2b + gb : base,
+                 valid);
+            col += NT % CPR;
+            row += NT / CPR + (col >= CPR);
+            col -= col >= CPR ? CPR : 0;
         }
     }
 }
@@ -362,15 +367,18 @@ __device__ __forceinline__ void pg_store_region(unsigned char *base, const unsig
                                     src + row * PITCH + col * VEC, cvalid);
         }
     } else {
+        int row = tid / CPR, col = tid % CPR;
 #pragma unroll 4
         for (int c = tid; c < ROWS * CPR; c += NT) {
-            const int row = c / CPR, col = c % CPR;
             const int64_t gb = o2b + (int64_t)col * VEC;
             int64_t g0, g1;
             const int valid = pg_valid<VEC>(gb, n2b);
             if (valid && pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1))
                 pg_store_chunk<VEC>(base + (g0 * n1 + g1) * n2b + gb,
-                                    src + (int64_t)row * PITCH + (int64_t)col * VEC, valid);
+                                    src + row * PITCH + col * VEC, valid);
+            col += NT % CPR;
+            row += NT / CPR + (col >= CPR);
+            col -= col >= CPR ? CPR : 0;
         }
     }
 }
@@ -397,8 +405,8 @@ __device__ __forceinline__ T pg_block_reduce(T v, T *scratch, Op op)
 
 /* Schedule for sm_80, lowering cp.async.mbarrier: a ring of 3 slot(s), 12288 bytes of shared memory
  * per block, 160 threads, persistent grid.
- *   prologue p in [0,1): fence; barrier
- *   loop t in [0,trips): acquire step=t; copy step=t if<trips; arrive step=t if<trips; wait_parity step=t; compute step=t; release step=t
+ *   prologue p in [0,1): fence mbarrier_init; barrier
+ *   loop t in [0,trips): producer: acquire step=t bar=empty; producer: copy step=t if<trips; producer: arrive step=t bar=full on_copies if<trips; consumer: wait_parity step=t bar=full; consumer: compute step=t; consumer: release step=t bar=empty
  */
 /* Phase table of the cp.async.mbarrier ring: 3 slots, the first 7 steps of a block.
  * slot = step % 3, use = step / 3. A block's steps run on across its work
@@ -439,7 +447,9 @@ __global__ void __launch_bounds__(160) specialized_sm80(const struct specialized
     (void)pg_cnt;
     __shared__ __align__(8) uint64_t pg_full[3];
     __shared__ __align__(8) uint64_t pg_empty[3];
+    static_assert(3 >= 1 && 12288LL <= 166912LL, "pipegen: the ring of 3 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
+    static_assert(0LL % 128 == 0 && 4096LL % 128 == 0 && 4096LL % 16 == 0 && 4096LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 1; ++pg_p) {
         if (threadIdx.x == 0) {
             for (int pg_i = 0; pg_i < 3; ++pg_i) {
@@ -511,7 +521,7 @@ __global__ void __launch_bounds__(160) specialized_sm80(const struct specialized
 
     z[i] = a * x[i];
   
-#line 515 "producer_warps.cu"
+#line 525 "producer_warps.cu"
                     }
                 }
             }
@@ -535,8 +545,8 @@ static pipert_kernel specialized_sm80_k[] = {
 
 /* Schedule for sm_90, lowering cp.async.mbarrier: a ring of 3 slot(s), 12288 bytes of shared memory
  * per block, 160 threads, persistent grid.
- *   prologue p in [0,1): fence; barrier
- *   loop t in [0,trips): acquire step=t; copy step=t if<trips; arrive step=t if<trips; wait_parity step=t; compute step=t; release step=t
+ *   prologue p in [0,1): fence mbarrier_init; barrier
+ *   loop t in [0,trips): producer: acquire step=t bar=empty; producer: copy step=t if<trips; producer: arrive step=t bar=full on_copies if<trips; consumer: wait_parity step=t bar=full; consumer: compute step=t; consumer: release step=t bar=empty
  */
 /* Phase table of the cp.async.mbarrier ring: 3 slots, the first 7 steps of a block.
  * slot = step % 3, use = step / 3. A block's steps run on across its work
@@ -577,7 +587,9 @@ __global__ void __launch_bounds__(160) specialized_sm90(const struct specialized
     (void)pg_cnt;
     __shared__ __align__(8) uint64_t pg_full[3];
     __shared__ __align__(8) uint64_t pg_empty[3];
+    static_assert(3 >= 1 && 12288LL <= 232448LL, "pipegen: the ring of 3 slot(s) fits sm_90's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
+    static_assert(0LL % 128 == 0 && 4096LL % 128 == 0 && 4096LL % 16 == 0 && 4096LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 1; ++pg_p) {
         if (threadIdx.x == 0) {
             for (int pg_i = 0; pg_i < 3; ++pg_i) {
@@ -649,7 +661,7 @@ __global__ void __launch_bounds__(160) specialized_sm90(const struct specialized
 
     z[i] = a * x[i];
   
-#line 653 "producer_warps.cu"
+#line 665 "producer_warps.cu"
                     }
                 }
             }

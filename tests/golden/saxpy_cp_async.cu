@@ -5,6 +5,7 @@
 #error "saxpy.pipe was generated for pipert ABI version 1: use the pipert.h of pipegen 0.1.0"
 #endif
 
+
 /* ---- pipegen device support (templates/pg_device.cuh, embedded in every generated .cu) ----
  * View types that index staged shared-memory copies with global coordinates (and plain
  * host arrays in the reference), the copy primitives each mechanism's IR operations print
@@ -318,14 +319,18 @@ __device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned cha
                  valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
         }
     } else {
+        /* The chunk's row and column advance by constant steps: no division per chunk. */
+        int row = tid / CPR, col = tid % CPR;
 #pragma unroll 4
         for (int c = tid; c < ROWS * CPR; c += NT) {
-            const int row = c / CPR, col = c % CPR;
             const int64_t gb = o2b + (int64_t)col * VEC;
             int64_t g0, g1;
             const int valid = pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1) ? pg_valid<VEC>(gb, n2b) : 0;
-            copy(dst + (int64_t)row * PITCH + (int64_t)col * VEC,
-                 valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
+            copy(dst + row * PITCH + col * VEC, valid ? base + (g0 * n1 + g1) * n2b + gb : base,
+                 valid);
+            col += NT % CPR;
+            row += NT / CPR + (col >= CPR);
+            col -= col >= CPR ? CPR : 0;
         }
     }
 }
@@ -362,15 +367,18 @@ __device__ __forceinline__ void pg_store_region(unsigned char *base, const unsig
                                     src + row * PITCH + col * VEC, cvalid);
         }
     } else {
+        int row = tid / CPR, col = tid % CPR;
 #pragma unroll 4
         for (int c = tid; c < ROWS * CPR; c += NT) {
-            const int row = c / CPR, col = c % CPR;
             const int64_t gb = o2b + (int64_t)col * VEC;
             int64_t g0, g1;
             const int valid = pg_valid<VEC>(gb, n2b);
             if (valid && pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1))
                 pg_store_chunk<VEC>(base + (g0 * n1 + g1) * n2b + gb,
-                                    src + (int64_t)row * PITCH + (int64_t)col * VEC, valid);
+                                    src + row * PITCH + col * VEC, valid);
+            col += NT % CPR;
+            row += NT / CPR + (col >= CPR);
+            col -= col >= CPR ? CPR : 0;
         }
     }
 }
@@ -440,8 +448,11 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
     (void)pg_pnt;
     (void)pg_ctid;
     (void)pg_cnt;
+    static_assert(4 >= 1 && 65536LL <= 166912LL, "pipegen: the ring of 4 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
+    static_assert(0LL % 128 == 0 && 8192LL % 128 == 0 && 8192LL % 16 == 0 && 8192LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_y = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
+    static_assert(32768LL % 128 == 0 && 8192LL % 128 == 0 && 8192LL % 16 == 0 && 8192LL % 16 == 0, "pipegen: slots of y are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 3; ++pg_p) {
         {
             const int64_t pg_step = pg_p;
@@ -516,7 +527,7 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
 
     z[i] = a * x[i] + y[i];
   
-#line 520 "saxpy_cp_async.cu"
+#line 531 "saxpy_cp_async.cu"
                 }
             }
         }
@@ -578,8 +589,11 @@ __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_arg
     (void)pg_pnt;
     (void)pg_ctid;
     (void)pg_cnt;
+    static_assert(4 >= 1 && 65536LL <= 232448LL, "pipegen: the ring of 4 slot(s) fits sm_90's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
+    static_assert(0LL % 128 == 0 && 8192LL % 128 == 0 && 8192LL % 16 == 0 && 8192LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_y = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
+    static_assert(32768LL % 128 == 0 && 8192LL % 128 == 0 && 8192LL % 16 == 0 && 8192LL % 16 == 0, "pipegen: slots of y are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 3; ++pg_p) {
         {
             const int64_t pg_step = pg_p;
@@ -654,7 +668,7 @@ __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_arg
 
     z[i] = a * x[i] + y[i];
   
-#line 658 "saxpy_cp_async.cu"
+#line 672 "saxpy_cp_async.cu"
                 }
             }
         }

@@ -5,6 +5,7 @@
 #error "row_sums.pipe was generated for pipert ABI version 1: use the pipert.h of pipegen 0.1.0"
 #endif
 
+
 /* ---- pipegen device support (templates/pg_device.cuh, embedded in every generated .cu) ----
  * View types that index staged shared-memory copies with global coordinates (and plain
  * host arrays in the reference), the copy primitives each mechanism's IR operations print
@@ -318,14 +319,18 @@ __device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned cha
                  valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
         }
     } else {
+        /* The chunk's row and column advance by constant steps: no division per chunk. */
+        int row = tid / CPR, col = tid % CPR;
 #pragma unroll 4
         for (int c = tid; c < ROWS * CPR; c += NT) {
-            const int row = c / CPR, col = c % CPR;
             const int64_t gb = o2b + (int64_t)col * VEC;
             int64_t g0, g1;
             const int valid = pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1) ? pg_valid<VEC>(gb, n2b) : 0;
-            copy(dst + (int64_t)row * PITCH + (int64_t)col * VEC,
-                 valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
+            copy(dst + row * PITCH + col * VEC, valid ? base + (g0 * n1 + g1) * n2b + gb : base,
+                 valid);
+            col += NT % CPR;
+            row += NT / CPR + (col >= CPR);
+            col -= col >= CPR ? CPR : 0;
         }
     }
 }
@@ -362,15 +367,18 @@ __device__ __forceinline__ void pg_store_region(unsigned char *base, const unsig
                                     src + row * PITCH + col * VEC, cvalid);
         }
     } else {
+        int row = tid / CPR, col = tid % CPR;
 #pragma unroll 4
         for (int c = tid; c < ROWS * CPR; c += NT) {
-            const int row = c / CPR, col = c % CPR;
             const int64_t gb = o2b + (int64_t)col * VEC;
             int64_t g0, g1;
             const int valid = pg_valid<VEC>(gb, n2b);
             if (valid && pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1))
                 pg_store_chunk<VEC>(base + (g0 * n1 + g1) * n2b + gb,
-                                    src + (int64_t)row * PITCH + (int64_t)col * VEC, valid);
+                                    src + row * PITCH + col * VEC, valid);
+            col += NT % CPR;
+            row += NT / CPR + (col >= CPR);
+            col -= col >= CPR ? CPR : 0;
         }
     }
 }
@@ -439,7 +447,9 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
     (void)pg_pnt;
     (void)pg_ctid;
     (void)pg_cnt;
+    static_assert(4 >= 1 && 67584LL <= 166912LL, "pipegen: the ring of 4 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_a = VEC < 8 ? 8 : (VEC > 16 ? 16 : VEC);
+    static_assert(0LL % 128 == 0 && 16896LL % 128 == 0 && 528LL % 16 == 0 && 512LL % 16 == 0, "pipegen: slots of a are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 3; ++pg_p) {
         {
             const int64_t pg_step = pg_p;
@@ -478,7 +488,7 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
 
     double acc = 0.0;
   
-#line 482 "steps_epilogue.cu"
+#line 492 "steps_epilogue.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
             pg_cp_async_wait<2>();
             __syncthreads();
@@ -523,7 +533,7 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
         if (k + kk < cols && r0 + threadIdx.x < rows)
           acc += a[r0 + threadIdx.x][k + kk];
   
-#line 527 "steps_epilogue.cu"
+#line 537 "steps_epilogue.cu"
             }
         }
 #line 22 "steps_epilogue.pipe"
@@ -531,7 +541,7 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
     if (threadIdx.x < 32 && r0 + threadIdx.x < rows)
       s[r0 + threadIdx.x] = acc;
   
-#line 535 "steps_epilogue.cu"
+#line 545 "steps_epilogue.cu"
     }
 #else
     (void)pg_args;
@@ -588,7 +598,9 @@ __global__ void __launch_bounds__(64) row_sums_sm90(const struct row_sums_args p
     (void)pg_pnt;
     (void)pg_ctid;
     (void)pg_cnt;
+    static_assert(4 >= 1 && 67584LL <= 232448LL, "pipegen: the ring of 4 slot(s) fits sm_90's shared memory");
     constexpr int pg_vec_a = VEC < 8 ? 8 : (VEC > 16 ? 16 : VEC);
+    static_assert(0LL % 128 == 0 && 16896LL % 128 == 0 && 528LL % 16 == 0 && 512LL % 16 == 0, "pipegen: slots of a are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 3; ++pg_p) {
         {
             const int64_t pg_step = pg_p;
@@ -627,7 +639,7 @@ __global__ void __launch_bounds__(64) row_sums_sm90(const struct row_sums_args p
 
     double acc = 0.0;
   
-#line 631 "steps_epilogue.cu"
+#line 643 "steps_epilogue.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
             pg_cp_async_wait<2>();
             __syncthreads();
@@ -672,7 +684,7 @@ __global__ void __launch_bounds__(64) row_sums_sm90(const struct row_sums_args p
         if (k + kk < cols && r0 + threadIdx.x < rows)
           acc += a[r0 + threadIdx.x][k + kk];
   
-#line 676 "steps_epilogue.cu"
+#line 688 "steps_epilogue.cu"
             }
         }
 #line 22 "steps_epilogue.pipe"
@@ -680,7 +692,7 @@ __global__ void __launch_bounds__(64) row_sums_sm90(const struct row_sums_args p
     if (threadIdx.x < 32 && r0 + threadIdx.x < rows)
       s[r0 + threadIdx.x] = acc;
   
-#line 684 "steps_epilogue.cu"
+#line 696 "steps_epilogue.cu"
     }
 #else
     (void)pg_args;

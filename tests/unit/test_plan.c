@@ -613,8 +613,18 @@ START_TEST(op_names_and_printing)
         {{.kind = OP_WAIT, .n = 7, .step_off = 2}, "t", "wait 7"},
         {{.kind = OP_BARRIER, .step_off = 1}, "t", "barrier"},
         {{.kind = OP_FENCE}, "t", "fence"},
-        {{.kind = OP_ARRIVE_TX, .bytes = 4096, .step_off = 1}, "t", "arrive_tx step=t+1 bytes=4096"},
+        {{.kind = OP_ARRIVE_TX, .bytes = 4096, .step_off = 1}, "t",
+         "arrive_tx step=t+1 bar=full bytes=4096"},
         {{.kind = OP_COMPUTE}, "trips", "compute step=trips"},
+        {{.kind = OP_FENCE, .fence = FENCE_MBARRIER_INIT}, "p", "fence mbarrier_init"},
+        {{.kind = OP_COPY, .role = ROLE_PRODUCER, .guarded = true}, "t",
+         "producer: copy step=t if<trips"},
+        {{.kind = OP_WAIT_PARITY, .role = ROLE_CONSUMER, .bar = BAR_EMPTY, .parity_flip = true},
+         "t", "consumer: wait_parity step=t bar=empty parity_flipped"},
+        {{.kind = OP_ARRIVE, .bar = BAR_FULL, .on_copies = true, .guarded = true, .step_off = 2},
+         "t", "arrive step=t+2 bar=full on_copies if<trips"},
+        {{.kind = OP_RELEASE, .role = ROLE_CONSUMER, .bar = BAR_EMPTY}, "t",
+         "consumer: release step=t bar=empty"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         strbuf sb;
