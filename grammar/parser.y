@@ -262,7 +262,7 @@ typedef struct parse_group {
 
 static const parse_group parse_groups[] = {
     { "an item", YYSYMBOL_KW_PARAM, YYSYMBOL_KW_REFERENCE },
-    { "a stage option", YYSYMBOL_KW_USING, YYSYMBOL_KW_HALO },
+    { "a stage option", YYSYMBOL_KW_USING, YYSYMBOL_KW_PAD },
     { "a type", YYSYMBOL_KW_FLOAT, YYSYMBOL_KW_UINT8 },
 };
 enum { PARSE_NGROUPS = sizeof parse_groups / sizeof parse_groups[0] };
