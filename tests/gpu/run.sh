@@ -46,30 +46,44 @@ clean_summary() {
     grep -Eq "ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)" "$1"
 }
 
-# 2. Run each: plain, then under each sanitizer tool.
-pass=0; fail=0
-for c in "${cases[@]}"; do
-    set -- $c
-    dir=$(case_dir "$@")
-    name="$1 --lower=$2 --grid=$3${4:+ $4}"
+# 2. Run each: plain, then under each sanitizer tool. Cases run GPU_JOBS at a time (the
+# GPU has room for several small test programs; the sanitizers are the slow part); each
+# writes its report lines to its own file, printed in matrix order afterwards.
+run_case() {
+    local dir=$1 name=$2 out=$1/report
+    : >"$out"
     if [ ! -x "$dir/test" ]; then
-        echo "FAIL build   $name"; sed 's/^/    /' "$dir/build.log" | tail -n 20; fail=$((fail+1)); continue
+        { echo "FAIL build   $name"; sed 's/^/    /' "$dir/build.log" | tail -n 20; } >>"$out"
+        return
     fi
     if timeout 600 "$dir/test" >"$dir/run.log" 2>&1; then
-        echo "ok   run      $name: $(tail -n 1 "$dir/run.log")"; pass=$((pass+1))
+        echo "ok   run      $name: $(tail -n 1 "$dir/run.log")" >>"$out"
     else
-        echo "FAIL run      $name"; tail -n 20 "$dir/run.log" | sed 's/^/    /'; fail=$((fail+1))
+        { echo "FAIL run      $name"; tail -n 20 "$dir/run.log" | sed 's/^/    /'; } >>"$out"
     fi
     for tool in memcheck racecheck synccheck; do
         log="$dir/$tool.log"
         if PG_TEST_QUICK=1 timeout 900 "$SAN" --tool "$tool" --error-exitcode 99 \
                "$dir/test" >"$log" 2>&1 && clean_summary "$log"; then
-            echo "ok   $tool $name"; pass=$((pass+1))
+            echo "ok   $tool $name" >>"$out"
         else
-            echo "FAIL $tool $name"; grep -v '^=========     ' "$log" | tail -n 20 | sed 's/^/    /'
-            fail=$((fail+1))
+            { echo "FAIL $tool $name"; grep -v '^=========     ' "$log" | tail -n 20 | sed 's/^/    /'; } >>"$out"
         fi
     done
+}
+export -f run_case clean_summary
+export SAN
+for c in "${cases[@]}"; do
+    set -- $c
+    printf '%s\0%s\0' "$(case_dir "$@")" "$1 --lower=$2 --grid=$3${4:+ $4}"
+done | xargs -0 -n 2 -P "${GPU_JOBS:-4}" bash -c 'run_case "$@"' _
+pass=0; fail=0
+for c in "${cases[@]}"; do
+    set -- $c
+    report="$(case_dir "$@")/report"
+    cat "$report"
+    pass=$((pass + $(grep -c '^ok ' "$report")))
+    fail=$((fail + $(grep -c '^FAIL ' "$report")))
 done
 # 3. The watchdog: a schedule with a dropped arrival (written despite the verifier) must
 # trap with its message instead of hanging.
