@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef struct options {
@@ -15,7 +16,8 @@ typedef struct options {
     const char *test_out;        /* --emit-test= */
     const char *bench_out;       /* --emit-bench= */
     const char *depfile;         /* -MF (with -MD) */
-    const char *dep_target;      /* -MT */
+    const char **dep_targets;    /* -MT, each */
+    int ndep_targets;
     bool depend;                 /* -MD */
     bool lines;
     bool verify_only, dump_ast, dump_ir;
@@ -91,6 +93,9 @@ static bool parse_arch(const char *list, target *t, diag_ctx *d)
             t->sm[j] = t->sm[j - 1];
             t->sm[j - 1] = x;
         }
+    if (t->narch == 0)
+        diag_fatal_noloc(d, "bad --arch '%s' (expected a list of sm_80, sm_86, sm_87, sm_89, "
+                         "sm_90)", list);
     return t->narch > 0;
 }
 
@@ -172,7 +177,7 @@ static int parse_args(int argc, char **argv, options *o, diag_ctx *d)
         if (!strcmp(a, "-o")) o->output = argv[++i];
         else if (!strcmp(a, "--header")) o->header = argv[++i];
         else if (!strcmp(a, "-MF")) o->depfile = argv[++i];
-        else if (!strcmp(a, "-MT")) o->dep_target = argv[++i];
+        else if (!strcmp(a, "-MT")) o->dep_targets[o->ndep_targets++] = argv[++i];
         else if (!strcmp(a, "-MD")) o->depend = true;
         else if (!strcmp(a, "--no-lines")) o->lines = false;
         else if (!strcmp(a, "--verify")) o->verify_only = true;
@@ -242,8 +247,21 @@ static bool stage_file(arena *a, pending *p, const char *path, const strbuf *tex
     return ok;
 }
 
+/* A rename onto a directory fails: find out before any output is renamed into place. */
+static bool renamable(const char *path, diag_ctx *d)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        diag_fatal_noloc(d, "cannot write '%s': it is a directory", path);
+        return false;
+    }
+    return true;
+}
+
 static bool commit_files(pending *files, int n, bool ok, diag_ctx *d)
 {
+    for (int i = 0; i < n && ok; ++i)
+        ok = renamable(files[i].path, d);
     for (int i = 0; i < n; ++i) {
         if (!files[i].tmp)
             continue;
@@ -317,14 +335,50 @@ static bool plan_all(run *r)
     return true;
 }
 
+/* A name in a depfile, escaped as gcc does: spaces and '#' with a backslash, '$' doubled. */
+static void dep_name(strbuf *sb, const char *name)
+{
+    for (const char *c = name; *c; ++c) {
+        if (*c == ' ' || *c == '#')
+            sb_putn(sb, "\\", 1);
+        if (*c == '$')
+            sb_putn(sb, "$", 1);
+        sb_putn(sb, c, 1);
+    }
+}
+
 static void write_depfile(run *r, strbuf *sb, const char *cu, const char *cuh)
 {
     sb_init(sb, r->a);
-    if (r->o.dep_target)
-        sb_puts(sb, r->o.dep_target);
-    else
-        sb_printf(sb, "%s %s", cu, cuh);
-    sb_printf(sb, ": %s\n", r->o.input);
+    for (int i = 0; i < r->o.ndep_targets; ++i) {
+        sb_puts(sb, i ? " " : "");
+        dep_name(sb, r->o.dep_targets[i]);
+    }
+    if (!r->o.ndep_targets) {
+        dep_name(sb, cu);
+        sb_puts(sb, " ");
+        dep_name(sb, cuh);
+    }
+    sb_puts(sb, ": ");
+    dep_name(sb, r->o.input);
+    sb_puts(sb, "\n");
+}
+
+/* The outputs of a run: a file name and its text. */
+typedef struct output {
+    const char *path;
+    strbuf text;
+} output;
+
+static bool distinct_outputs(const output *outs, int n, diag_ctx *d)
+{
+    for (int i = 0; i < n; ++i)
+        for (int j = 0; j < i; ++j)
+            if (!strcmp(outs[i].path, outs[j].path)) {
+                diag_fatal_noloc(d, "two outputs would be written to '%s'", outs[i].path);
+                return false;
+            }
+    return true;
 }
 
 static bool emit_all(run *r)
@@ -339,37 +393,46 @@ static bool emit_all(run *r)
                             .source_name = to_stdout ? "<stdout>" : base_name(cu),
                             .header_name = base_name(cuh), .guard = guard_of(r->a, cuh),
                             .watchdog = o->watchdog};
-    strbuf text[5];
+    output outs[5];
+    int n = 0;
+    strbuf source;
+    sb_init(&source, r->a);
+    emit_source(&source, &r->u);
+    if (!to_stdout)
+        outs[n++] = (output){cu, source};
+    if (!to_stdout || o->header) {
+        outs[n].path = cuh;
+        sb_init(&outs[n].text, r->a);
+        emit_header(&outs[n++].text, &r->u);
+    }
+    /* The drivers' #line directives lead back into the drivers themselves. */
+    emit_unit driver = r->u;
+    if (o->test_out) {
+        driver.opts.source_name = base_name(o->test_out);
+        outs[n].path = o->test_out;
+        sb_init(&outs[n].text, r->a);
+        emit_test(&outs[n++].text, &driver);
+    }
+    if (o->bench_out) {
+        driver.opts.source_name = base_name(o->bench_out);
+        outs[n].path = o->bench_out;
+        sb_init(&outs[n].text, r->a);
+        emit_bench(&outs[n++].text, &driver);
+    }
+    if (o->depend) {
+        outs[n].path = o->depfile ? o->depfile : with_ext(r->a, cu, ".d");
+        write_depfile(r, &outs[n++].text, cu, cuh);
+    }
+    if (!distinct_outputs(outs, n, &r->d))
+        return false;
     pending files[5] = {{0}};
-    int nfiles = 0;
     bool ok = true;
-    sb_init(&text[0], r->a);
-    emit_source(&text[0], &r->u);
-    if (to_stdout)
-        fwrite(text[0].data, 1, text[0].len, stdout);
-    else
-        ok = stage_file(r->a, &files[nfiles++], cu, &text[0], &r->d);
-    if (ok && (!to_stdout || o->header)) {
-        sb_init(&text[1], r->a);
-        emit_header(&text[1], &r->u);
-        ok = stage_file(r->a, &files[nfiles++], cuh, &text[1], &r->d);
-    }
-    if (ok && o->test_out) {
-        sb_init(&text[2], r->a);
-        emit_test(&text[2], &r->u);
-        ok = stage_file(r->a, &files[nfiles++], o->test_out, &text[2], &r->d);
-    }
-    if (ok && o->bench_out) {
-        sb_init(&text[3], r->a);
-        emit_bench(&text[3], &r->u);
-        ok = stage_file(r->a, &files[nfiles++], o->bench_out, &text[3], &r->d);
-    }
-    if (ok && o->depend) {
-        write_depfile(r, &text[4], cu, cuh);
-        ok = stage_file(r->a, &files[nfiles++], o->depfile ? o->depfile : with_ext(r->a, cu, ".d"),
-                        &text[4], &r->d);
-    }
-    return commit_files(files, nfiles, ok, &r->d);
+    for (int i = 0; i < n && ok; ++i)
+        ok = stage_file(r->a, &files[i], outs[i].path, &outs[i].text, &r->d);
+    ok = commit_files(files, n, ok, &r->d);
+    if (ok && to_stdout)
+        fwrite(source.data, 1, source.len, stdout);
+    return ok;
 }
 
 static int compile(run *r)
@@ -412,6 +475,7 @@ int main(int argc, char **argv)
     r.o = (options){.lines = true, .lower = MECH__COUNT, .fault = FAULT_NONE,
                   .grid = -1, .producer_warps = -1};
     parse_arch("sm_80,sm_90", &r.o.tgt, &r.d);
+    r.o.dep_targets = arena_alloc(r.a, sizeof(const char *) * (size_t)argc);
     int status = parse_args(argc, argv, &r.o, &r.d);
     if (status)
         status -= 1;
