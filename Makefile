@@ -16,7 +16,8 @@ GEN_WARN  = -std=c11 -Wall -Werror -Wno-unused-function -Wno-sign-compare
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 B = build
-SRC = arena diag ast sema mech plan mech_sync mech_cp_async mech_cp_async_mbarrier verify emit emit_kernel emit_test main
+SRC = arena diag ast sema mech plan mech_sync mech_cp_async mech_cp_async_mbarrier mech_cg \
+      mech_barrier mech_pipeline mech_primitives verify emit emit_kernel emit_test main
 OBJ = $(SRC:%=$(B)/obj/%.o) $(B)/obj/lexer.o $(B)/obj/parser.o $(B)/obj/templates.o
 ASAN_OBJ = $(OBJ:$(B)/obj/%=$(B)/asan/%)
 LIB_OBJ = $(filter-out %/main.o,$(OBJ))

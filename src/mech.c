@@ -11,12 +11,12 @@ static const struct {
     const mech_module *module;    /* NULL: not implemented yet (auto resolves to others) */
 } mech_table[MECH__COUNT] = {
     [MECH_SYNC] = {"sync", 0, &mech_sync_module},
-    [MECH_CG] = {"cg", 80, NULL},
-    [MECH_BARRIER] = {"barrier", 80, NULL},
-    [MECH_PIPELINE] = {"pipeline", 80, NULL},
-    [MECH_PIPELINE_ROLES] = {"pipeline-roles", 80, NULL},
-    [MECH_PIPELINE_THREAD] = {"pipeline-thread", 80, NULL},
-    [MECH_PRIMITIVES] = {"primitives", 80, NULL},
+    [MECH_CG] = {"cg", 80, &mech_cg_module},
+    [MECH_BARRIER] = {"barrier", 80, &mech_barrier_module},
+    [MECH_PIPELINE] = {"pipeline", 80, &mech_pipeline_module},
+    [MECH_PIPELINE_ROLES] = {"pipeline-roles", 80, &mech_pipeline_roles_module},
+    [MECH_PIPELINE_THREAD] = {"pipeline-thread", 80, &mech_pipeline_thread_module},
+    [MECH_PRIMITIVES] = {"primitives", 80, &mech_primitives_module},
     [MECH_CP_ASYNC] = {"cp.async", 80, &mech_cp_async_module},
     [MECH_CP_ASYNC_MBARRIER] = {"cp.async.mbarrier", 80, &mech_cp_async_mbarrier_module},
     [MECH_BULK] = {"bulk", 90, NULL},

@@ -8,10 +8,9 @@
  * src-size, with the spec's L2 prefetch size and eviction policy. */
 #include "pipegen.h"
 
-void plan_commit_groups(planner *p, int max_wait)
+bool plan_commit_groups(planner *p)
 {
     int S = sema_ring_slots(p->s);
-    int wait = max_wait >= 0 && S - 2 > max_wait ? max_wait : S - 2;
     plan_layout(p, S);
     p->sc->track = TRACK_GROUPS;
     if (S == 1) {
@@ -23,13 +22,13 @@ void plan_commit_groups(planner *p, int max_wait)
         plan_op(p, loop, OP_COMPUTE, 0);
         plan_op(p, loop, OP_BARRIER, 0);
         plan_store(p, loop);
-        return;
+        return true;
     }
     ir_section *pro = plan_section(p, SEC_PROLOGUE, S - 1);
     plan_copy(p, pro, 0);
     plan_op(p, pro, OP_COMMIT, 0);
     ir_section *loop = plan_section(p, SEC_LOOP, 0);
-    plan_wait(p, loop, wait);
+    plan_wait(p, loop, S - 2);
     plan_op(p, loop, OP_BARRIER, 0);
     plan_copy(p, loop, S - 1);
     plan_op(p, loop, OP_COMMIT, S - 1);
@@ -38,11 +37,6 @@ void plan_commit_groups(planner *p, int max_wait)
         plan_op(p, loop, OP_BARRIER, 0);
         plan_store(p, loop);
     }
-}
-
-static bool plan(planner *p)
-{
-    plan_commit_groups(p, -1);
     return true;
 }
 
@@ -63,7 +57,7 @@ static void print_wait(kctx *k, const ir_op *op)
 }
 
 const mech_module mech_cp_async_module = {
-    .plan = plan,
+    .plan = plan_commit_groups,
     .print = {
         [OP_COPY] = print_copy, [OP_COMMIT] = print_commit, [OP_WAIT] = print_wait,
         [OP_BARRIER] = emit_print_barrier, [OP_COMPUTE] = emit_print_compute,

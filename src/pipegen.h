@@ -662,17 +662,15 @@ extern const mech_module mech_primitives_module;
 
 /* The schedule of commit-group counting (TRACK_GROUPS), cp.async's: S-1 steps copied
  * ahead, one group committed per step (empty past the block's last step), a wait for the
- * oldest then a block barrier. max_wait caps the wait count where an API's wait saturates
- * (__pipeline_wait_prior and consumer_wait_prior wait for at most 8 newer groups); -1:
- * no cap. Shared by cp.async, primitives, pipeline-thread and cg (mech_cp_async.c). */
-void plan_commit_groups(planner *p, int max_wait);
+ * oldest then a block barrier. Shared by cp.async, primitives, pipeline-thread and cg
+ * (mech_cp_async.c). Where an API's wait saturates (__pipeline_wait_prior(N) and
+ * pipeline_consumer_wait_prior<N> wait as for 8 when N is larger), the code waits for
+ * more than the IR's WAIT allows to pend, never less: what the verifier proves holds. */
+bool plan_commit_groups(planner *p);
 /* One chunk through cuda::memcpy_async(dst, src, aligned_size_t<VEC>, SYNC), SYNC naming
  * the pipeline or barrier it completes on (pipeline, pipeline-roles, pipeline-thread,
  * barrier; mech_pipeline.c). */
 void emit_chunk_memcpy_async(kctx *k, const char *name, const char *sync);
-/* A block barrier, or the consumers' named barrier when the operation is the consumer
- * role's (pipeline-roles; mech_pipeline.c). */
-void emit_print_role_barrier(kctx *k, const ir_op *op);
 /* The module of a mechanism; NULL while it is not implemented (and for auto). */
 const mech_module *mech_module_of(mech m);
 

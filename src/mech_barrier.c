@@ -1,0 +1,142 @@
+/* mech_barrier: cuda::memcpy_async bound to a cuda::barrier<thread_scope_block> per slot.
+ *
+ * Thread 0 initialises the S barriers in shared memory (one arrival per thread), fences
+ * the initialisation for the async proxy and a block barrier publishes it. Every thread
+ * copies its chunks of step s with cuda::memcpy_async(dst, src, aligned_size_t<VEC>,
+ * bar[s % S]): the copies hold the barrier's current phase until they complete (on sm_80
+ * cp.async with cp.async.mbarrier.arrive, on sm_90 a bulk copy and expect_tx: CCCL's
+ * choice for a 16-byte aligned size on a barrier in the block's shared memory). Consumers
+ * arrive on the slot's barrier and wait for the phase of the step's use (arrive() and
+ * wait_parity(), arrive_and_wait split so that each is one IR operation): in the IR an
+ * ARRIVE on_copies and a WAIT_PARITY on the full barrier at consume time.
+ *
+ * With S >= 2 slots, S-1 steps are copied ahead; the loop waits for step t, copies step
+ * t+S-1 into the slot of step t-1 and computes step t. No other barrier frees that slot:
+ * every thread arrived at step t's barrier after its compute of step t-1, so passing the
+ * wait proves that all of them are done with it. Likewise a staged output, stored after a
+ * block barrier, is overwritten only by the next step's compute, after its wait. With one
+ * slot a block barrier after the compute frees the slot for the next copy.
+ *
+ * Chunks that leave the array (and chunks below 4 bytes) are plain zero-filling stores,
+ * complete before the thread arrives. The API takes no cache operator, prefetch size or
+ * eviction policy: those stage options are hints this lowering does not pass on.
+ *
+ * compute-sanitizer's synccheck (CUDA 13.0) reports "Missing wait" when a thread arrives
+ * on a barrier twice in one phase, which memcpy_async does by design where it copies with
+ * cp.async (cp.async.mbarrier.arrive without .noinc per call, then arrive()): it reports the
+ * programming guide's own cuda::barrier example alike; this lowering cannot be checked
+ * by it. */
+#include "pipegen.h"
+
+/* Barrier initialisation: its own one-pass section, before any barrier operation. */
+static void plan_init(planner *p)
+{
+    ir_section *init = plan_section(p, SEC_PROLOGUE, 1);
+    plan_op(p, init, OP_FENCE, 0)->fence = FENCE_MBARRIER_INIT;
+    plan_op(p, init, OP_BARRIER, 0);
+}
+
+/* arrive(), then wait_parity() for the phase of step t's use of its slot. */
+static void plan_arrive_wait(planner *p, ir_section *loop)
+{
+    ir_op *arrive = plan_op(p, loop, OP_ARRIVE, 0);
+    arrive->bar = BAR_FULL;
+    arrive->on_copies = true;
+    arrive->guarded = true;
+    plan_op(p, loop, OP_WAIT_PARITY, 0)->bar = BAR_FULL;
+}
+
+static bool plan(planner *p)
+{
+    sched *sc = p->sc;
+    int S = sema_ring_slots(p->s);
+    plan_layout(p, S);
+    sc->track = TRACK_BARRIER;
+    sc->full_arrivals = sc->threads;
+    plan_init(p);
+    ir_section *loop;
+    if (S == 1) {
+        loop = plan_section(p, SEC_LOOP, 0);
+        plan_copy(p, loop, 0);
+        plan_arrive_wait(p, loop);
+    } else {
+        plan_copy(p, plan_section(p, SEC_PROLOGUE, S - 1), 0);
+        loop = plan_section(p, SEC_LOOP, 0);
+        plan_arrive_wait(p, loop);
+        plan_copy(p, loop, S - 1);
+    }
+    plan_op(p, loop, OP_COMPUTE, 0);
+    if (S == 1 || plan_has_outputs(p))
+        plan_op(p, loop, OP_BARRIER, 0);
+    plan_store(p, loop);
+    return true;
+}
+
+/* ------------------------------------------------------------------ printing */
+
+/* The barriers are static __shared__ objects, whose defaulted constructor nvcc would warn
+ * about although init() is what initialises them. */
+static void setup(kctx *k)
+{
+    kp(k, "#pragma nv_diagnostic push\n#pragma nv_diag_suppress static_var_with_dynamic_init\n"
+          "__shared__ cuda::barrier<cuda::thread_scope_block> pg_bar[%d];\n"
+          "#pragma nv_diagnostic pop\n", k->sc->nslots);
+}
+
+static void print_init(kctx *k, const ir_op *op)
+{
+    (void)op;
+    kp(k, "if (threadIdx.x == 0) {\n    for (int pg_i = 0; pg_i < %d; ++pg_i)\n"
+          "        init(&pg_bar[pg_i], %d);\n    pg_fence_mbar_init();\n}\n", k->sc->nslots,
+       k->sc->full_arrivals);
+}
+
+static void chunk(kctx *k, const spec_stage *st, const char *name)
+{
+    (void)st;
+    emit_chunk_memcpy_async(k, name, "pg_bar[pg_slot]");
+}
+
+static void print_copy(kctx *k, const ir_op *op)
+{
+    emit_copy_regions(k, op, chunk);
+}
+
+/* The barrier of the operation's step: its slot's. */
+static void open_step(kctx *k, const ir_op *op)
+{
+    kp(k, "{\n");
+    k->ind += 4;
+    kp(k, "const int64_t pg_step = %s + %d;\n", k->var, op->step_off);
+    if (op->guarded) {
+        kp(k, "if (pg_step < pg_trips) {\n");
+        k->ind += 4;
+    }
+}
+
+static void print_arrive(kctx *k, const ir_op *op)
+{
+    open_step(k, op);
+    kp(k, "(void)pg_bar[pg_step %% %d].arrive();\n", k->sc->nslots);
+    emit_step_close(k, op);
+}
+
+static void print_wait(kctx *k, const ir_op *op)
+{
+    open_step(k, op);
+    kp(k, "pg_bar[pg_step %% %d].wait_parity(((pg_step / %d) & 1) != %d);\n", k->sc->nslots,
+       k->sc->nslots, op->parity_flip);
+    emit_step_close(k, op);
+}
+
+const mech_module mech_barrier_module = {
+    .plan = plan,
+    .print = {
+        [OP_FENCE] = print_init, [OP_COPY] = print_copy, [OP_ARRIVE] = print_arrive,
+        [OP_WAIT_PARITY] = print_wait, [OP_BARRIER] = emit_print_barrier,
+        [OP_COMPUTE] = emit_print_compute, [OP_STORE] = emit_print_store,
+    },
+    .setup = setup,
+    .includes = "#include <cuda/barrier>\n#define PG_API_MEMCPY_ASYNC 1\n",
+    .support = tmpl_pg_cuda_api_cuh,
+};

@@ -1,0 +1,253 @@
+/* mech_pipeline: libcu++'s cuda::pipeline, three ways.
+ *
+ * pipeline: one pipeline of block scope (pipeline_shared_state<thread_scope_block, S> in
+ * shared memory, cuda::make_pipeline(block, &state)), the unified prolog/loop/epilog of the
+ * CUDA programming guide: every thread acquires, copies into and commits step t+S-1, then
+ * waits for, computes and releases step t. Its stage barriers are what the IR calls the
+ * full (produced) and empty (consumed) barriers: producer_acquire waits for the empty
+ * barrier's phase, producer_commit arrives on the full one when the thread's copies
+ * complete (cp.async.mbarrier.arrive), consumer_wait waits for the full barrier's phase and
+ * consumer_release arrives on the empty one; every thread arrives on both.
+ *
+ * pipeline-roles: the same pipeline partitioned by cuda::pipeline_role: the first
+ * producer_warps warps (1 when the spec asks for none) acquire, copy and commit; the
+ * others wait, compute and release, as cp.async.mbarrier's warp-specialized schedule.
+ *
+ * pipeline-thread: a pipeline of thread scope per thread (cuda::make_pipeline()), which is
+ * cp.async's commit groups under another name: producer_commit is commit_group,
+ * pipeline_consumer_wait_prior<N> is wait_group N (as for 8 when N is larger, which only
+ * waits for more), and __syncthreads publishes the step, so the schedule is cp.async's
+ * (TRACK_GROUPS). Its producer_acquire and consumer_release do nothing (the slots are the
+ * ring's, guarded by the barrier): acquire is printed where each step's batch opens,
+ * release not at all.
+ *
+ * The block pipeline keeps its own head and tail: the IR's step of an acquire, commit, wait
+ * or release must be the pipeline's. It is, because every thread of a role produces and
+ * consumes the steps in order, one acquire and one commit per produced step and one wait
+ * and one release per consumed step; a guarded step past the block's last skips its
+ * acquire, copy and commit together, and no one waits for it.
+ *
+ * cuda::memcpy_async copies whole chunks of 4, 8 or 16 bytes (cp.async; the pipeline
+ * overloads never use the bulk copies); a chunk that leaves the array is stored with plain
+ * zero-filling stores (pg_cuda_chunk), complete before the thread commits. The APIs take
+ * no cache operator, prefetch size or eviction policy: those stage options are hints that
+ * these lowerings do not pass on.
+ *
+ * compute-sanitizer's synccheck (CUDA 13.0) reports "Missing wait" for producer_commit,
+ * which arrives twice on the stage's barrier (cp.async.mbarrier.arrive without .noinc,
+ * then arrive()): it reports the programming guide's own pipeline example alike, and the
+ * PTX ISA's example of that instruction; the block pipelines cannot be checked by it. */
+#include "pipegen.h"
+
+/* ------------------------------------------------------------------ planning */
+
+/* make_pipeline initialises the stage barriers in thread 0 and syncs the block, which is
+ * the IR's publication of their initialisation before first use: a BARRIER, printed as
+ * one more __syncthreads once per block. */
+static void plan_init(planner *p)
+{
+    ir_section *init = plan_section(p, SEC_PROLOGUE, 1);
+    plan_op(p, init, OP_BARRIER, 0);
+}
+
+static ir_op *role_op(planner *p, ir_section *sec, ir_op_kind kind, int step_off, ir_role role)
+{
+    ir_op *op = plan_op(p, sec, kind, step_off);
+    op->role = role;
+    return op;
+}
+
+/* producer_acquire, the copies and producer_commit of one step, skipped together past
+ * the block's last step. */
+static void plan_produce(planner *p, ir_section *sec, int step_off, ir_role role)
+{
+    ir_op *acq = role_op(p, sec, OP_ACQUIRE, step_off, role);
+    acq->bar = BAR_EMPTY;
+    acq->guarded = true;
+    plan_copy(p, sec, step_off)->role = role;
+    ir_op *commit = role_op(p, sec, OP_ARRIVE, step_off, role);
+    commit->bar = BAR_FULL;
+    commit->on_copies = true;
+    commit->guarded = true;
+}
+
+/* consumer_wait, the compute and consumer_release of step t. Staged outputs are written
+ * by the compute and stored after a barrier of the computing threads; a second barrier
+ * keeps the next compute from overwriting them before every store read them. */
+static void plan_consume(planner *p, ir_section *loop, ir_role role)
+{
+    role_op(p, loop, OP_WAIT_PARITY, 0, role)->bar = BAR_FULL;
+    role_op(p, loop, OP_COMPUTE, 0, role);
+    if (plan_has_outputs(p))
+        role_op(p, loop, OP_BARRIER, 0, role);
+    role_op(p, loop, OP_RELEASE, 0, role)->bar = BAR_EMPTY;
+    if (plan_has_outputs(p)) {
+        role_op(p, loop, OP_STORE, 0, role);
+        role_op(p, loop, OP_BARRIER, 0, role);
+    }
+}
+
+/* Every thread produces and consumes: S-1 steps ahead, so that the acquire of step t+S-1
+ * waits for the release of step t-1, which every thread gave before. */
+static bool plan_block(planner *p)
+{
+    sched *sc = p->sc;
+    int S = sema_ring_slots(p->s);
+    plan_layout(p, S);
+    sc->track = TRACK_BARRIER;
+    sc->full_arrivals = sc->empty_arrivals = sc->threads;
+    plan_init(p);
+    if (S > 1)
+        plan_produce(p, plan_section(p, SEC_PROLOGUE, S - 1), 0, ROLE_ALL);
+    ir_section *loop = plan_section(p, SEC_LOOP, 0);
+    plan_produce(p, loop, S - 1, ROLE_ALL);
+    plan_consume(p, loop, ROLE_ALL);
+    return true;
+}
+
+/* The producer warps run S steps ahead of the consumers, paced by the stage barriers. */
+static bool plan_roles(planner *p)
+{
+    sched *sc = p->sc;
+    const spec *s = p->s;
+    sc->producer_threads = (s->producer_warps ? s->producer_warps : 1) * 32;
+    if (sc->producer_threads >= sc->threads) {
+        diag_error(p->d, s->mech == sc->mech ? s->mech_loc : s->loc, "the pipeline-roles "
+                   "lowering needs a consumer warp beside its producer warp, but the block has "
+                   "%d threads", sc->threads);
+        return false;
+    }
+    plan_layout(p, sema_ring_slots(s));
+    sc->track = TRACK_BARRIER;
+    sc->full_arrivals = sc->producer_threads;
+    sc->empty_arrivals = sc->threads - sc->producer_threads;
+    plan_init(p);
+    ir_section *loop = plan_section(p, SEC_LOOP, 0);
+    plan_produce(p, loop, 0, ROLE_PRODUCER);
+    plan_consume(p, loop, ROLE_CONSUMER);
+    return true;
+}
+
+/* ------------------------------------------------------------------ printing */
+
+void emit_chunk_memcpy_async(kctx *k, const char *name, const char *sync)
+{
+    kp(k, "pg_cuda_chunk<pg_vec_%s>(pg_d, pg_s, pg_v, %s)", name, sync);
+}
+
+static void chunk(kctx *k, const spec_stage *st, const char *name)
+{
+    (void)st;
+    emit_chunk_memcpy_async(k, name, "pg_pipe");
+}
+
+/* The pipeline of the block (with roles: the role of this thread); its shared state is
+ * a static __shared__ object, whose defaulted constructor nvcc would warn about although
+ * make_pipeline initialises it. */
+static void setup_block(kctx *k)
+{
+    kp(k, "#pragma nv_diagnostic push\n#pragma nv_diag_suppress static_var_with_dynamic_init\n"
+          "__shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, %d> pg_pstate;\n"
+          "#pragma nv_diagnostic pop\n", k->sc->nslots);
+    if (k->sc->producer_threads)
+        kp(k, "const cuda::pipeline_role pg_role = (int)threadIdx.x < %d\n"
+              "    ? cuda::pipeline_role::producer : cuda::pipeline_role::consumer;\n"
+              "cuda::pipeline<cuda::thread_scope_block> pg_pipe =\n"
+              "    cuda::make_pipeline(cooperative_groups::this_thread_block(), &pg_pstate, "
+              "pg_role);\n", k->sc->producer_threads);
+    else
+        kp(k, "cuda::pipeline<cuda::thread_scope_block> pg_pipe =\n"
+              "    cuda::make_pipeline(cooperative_groups::this_thread_block(), &pg_pstate);\n");
+}
+
+static void setup_thread(kctx *k)
+{
+    kp(k, "cuda::pipeline<cuda::thread_scope_thread> pg_pipe = cuda::make_pipeline();\n");
+}
+
+/* A call on the pipeline, in the guard of its step when the operation has one. */
+static void print_call(kctx *k, const ir_op *op, const char *call)
+{
+    if (!op->guarded) {
+        kp(k, "pg_pipe.%s();\n", call);
+        return;
+    }
+    if (op->step_off)
+        kp(k, "if (%s + %d < pg_trips)\n    pg_pipe.%s();\n", k->var, op->step_off, call);
+    else
+        kp(k, "if (%s < pg_trips)\n    pg_pipe.%s();\n", k->var, call);
+}
+
+static void print_acquire(kctx *k, const ir_op *op) { print_call(k, op, "producer_acquire"); }
+static void print_commit(kctx *k, const ir_op *op) { print_call(k, op, "producer_commit"); }
+static void print_wait(kctx *k, const ir_op *op) { print_call(k, op, "consumer_wait"); }
+static void print_release(kctx *k, const ir_op *op) { print_call(k, op, "consumer_release"); }
+
+static void print_copy(kctx *k, const ir_op *op)
+{
+    emit_copy_regions(k, op, chunk);
+}
+
+static void print_barrier(kctx *k, const ir_op *op)
+{
+    if (op->role == ROLE_ALL)
+        emit_print_barrier(k, op);
+    else
+        kp(k, "pg_role_barrier<%d>();\n", k->sc->threads - k->sc->producer_threads);
+}
+
+/* pipeline-thread: each step's batch opens with producer_acquire (a no-op, but the API's
+ * contract), whether or not the step copies anything. */
+static void print_thread_copy(kctx *k, const ir_op *op)
+{
+    kp(k, "pg_pipe.producer_acquire();\n");
+    emit_copy_regions(k, op, chunk);
+}
+
+static void print_thread_commit(kctx *k, const ir_op *op)
+{
+    (void)op;
+    kp(k, "pg_pipe.producer_commit();\n");
+}
+
+static void print_thread_wait(kctx *k, const ir_op *op)
+{
+    kp(k, "cuda::pipeline_consumer_wait_prior<%d>(pg_pipe);\n", op->n);
+}
+
+#define PIPELINE_PRINTERS                                                                   \
+    [OP_ACQUIRE] = print_acquire, [OP_COPY] = print_copy, [OP_ARRIVE] = print_commit,       \
+    [OP_WAIT_PARITY] = print_wait, [OP_RELEASE] = print_release,                            \
+    [OP_BARRIER] = print_barrier, [OP_COMPUTE] = emit_print_compute,                        \
+    [OP_STORE] = emit_print_store
+#define PIPELINE_INCLUDES                                                                   \
+    "#include <cooperative_groups.h>\n#include <cuda/pipeline>\n#define PG_API_MEMCPY_ASYNC 1\n"
+
+const mech_module mech_pipeline_module = {
+    .plan = plan_block,
+    .print = {PIPELINE_PRINTERS},
+    .setup = setup_block,
+    .includes = PIPELINE_INCLUDES,
+    .support = tmpl_pg_cuda_api_cuh,
+};
+
+const mech_module mech_pipeline_roles_module = {
+    .plan = plan_roles,
+    .print = {PIPELINE_PRINTERS},
+    .setup = setup_block,
+    .includes = PIPELINE_INCLUDES,
+    .support = tmpl_pg_cuda_api_cuh,
+    .roles = true,
+};
+
+const mech_module mech_pipeline_thread_module = {
+    .plan = plan_commit_groups,
+    .print = {
+        [OP_COPY] = print_thread_copy, [OP_COMMIT] = print_thread_commit,
+        [OP_WAIT] = print_thread_wait, [OP_BARRIER] = emit_print_barrier,
+        [OP_COMPUTE] = emit_print_compute, [OP_STORE] = emit_print_store,
+    },
+    .setup = setup_thread,
+    .includes = "#include <cuda/pipeline>\n#define PG_API_MEMCPY_ASYNC 1\n",
+    .support = tmpl_pg_cuda_api_cuh,
+};
