@@ -211,8 +211,8 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm)
         return NULL;
     }
     if (s->producer_warps && !mod->roles) {
-        diag_error(d, s->loc, "producer warps are planned by cp.async.mbarrier (and, later, "
-                   "pipeline-roles, bulk and tensor), not by the %s lowering", mech_name(m));
+        diag_error(d, s->loc, "producer warps are planned by cp.async.mbarrier and "
+                   "pipeline-roles, not by the %s lowering", mech_name(m));
         return NULL;
     }
     if (!check_supported(&p) || !mod->plan(&p))

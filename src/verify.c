@@ -1233,6 +1233,19 @@ static bool has_lookahead(const sched *sc)
 }
 
 /* Move a release in front of the compute it follows (same section, step and threads). */
+/* A block-wide barrier between positions a and b of a section: it orders every thread's
+ * compute before any later write, wherever the release stands. */
+static bool block_barrier_between(const ir_section *sec, int a, int b)
+{
+    for (int i = a + 1; i < b; ++i)
+        if (sec->ops[i].kind == OP_BARRIER && sec->ops[i].role == ROLE_ALL)
+            return true;
+    return false;
+}
+
+/* Move a release before the compute it follows. Where a block-wide barrier separates them
+ * the move is harmless (the barrier already orders the reads before any refill), so the
+ * fault does not apply there. */
 static bool move_release_early(sched *sc)
 {
     for (int i = 0; i < sc->nsecs; ++i) {
@@ -1245,6 +1258,8 @@ static bool move_release_early(sched *sc)
                 if (c->kind != OP_COMPUTE || c->step_off != sec->ops[j].step_off
                     || !roles_meet(c->role, sec->ops[j].role))
                     continue;
+                if (block_barrier_between(sec, k, j))
+                    break;
                 ir_op rel = sec->ops[j];
                 memmove(&sec->ops[k + 1], &sec->ops[k], sizeof rel * (size_t)(j - k));
                 sec->ops[k] = rel;

@@ -542,8 +542,8 @@ START_TEST(sorry_producer_warps)
     expect_sorry("pipeline p {\n  in float x[n];\n  out float z[n];\n  producer_warps 2;\n"
                  "  tile z[64];\n  stage x;\n  compute elementwise (i) { z[i] = x[i]; }\n}\n",
                  MECH_SYNC, 80,
-                 "t.pipe:1:1: error: producer warps are planned by cp.async.mbarrier (and, "
-                 "later, pipeline-roles, bulk and tensor), not by the sync lowering\n"
+                 "t.pipe:1:1: error: producer warps are planned by cp.async.mbarrier and "
+                 "pipeline-roles, not by the sync lowering\n"
                  "pipeline p {\n^\n");
 }
 END_TEST
