@@ -50,7 +50,7 @@ clean_summary() {
 # GPU has room for several small test programs; the sanitizers are the slow part); each
 # writes its report lines to its own file, printed in matrix order afterwards.
 run_case() {
-    local dir=$1 name=$2 out=$1/report
+    local dir=$1 name=$2 mech=$3 out=$1/report
     : >"$out"
     if [ ! -x "$dir/test" ]; then
         { echo "FAIL build   $name"; sed 's/^/    /' "$dir/build.log" | tail -n 20; } >>"$out"
@@ -63,6 +63,16 @@ run_case() {
     fi
     for tool in memcheck racecheck synccheck; do
         log="$dir/$tool.log"
+        # compute-sanitizer's synccheck reports a second arrival on one barrier phase as
+        # "Missing wait" and kills the kernel; libcu++ arrives twice by design
+        # (memcpy_async's cp.async.mbarrier.arrive without .noinc, then the thread's own
+        # arrive), and synccheck rejects the CUDA programming guide's own cuda::barrier
+        # and cuda::pipeline examples the same way (seen on H100, CUDA 13.0). Those cases
+        # are reported as skipped, not passed.
+        if [ "$tool" = synccheck ] && [[ " barrier pipeline pipeline-roles " == *" $mech "* ]]; then
+            echo "skip synccheck $name: synccheck rejects libcu++'s double arrival (docs/mechanisms.md)" >>"$out"
+            continue
+        fi
         if PG_TEST_QUICK=1 timeout 900 "$SAN" --tool "$tool" --error-exitcode 99 \
                "$dir/test" >"$log" 2>&1 && clean_summary "$log"; then
             echo "ok   $tool $name" >>"$out"
@@ -75,8 +85,8 @@ export -f run_case clean_summary
 export SAN
 for c in "${cases[@]}"; do
     set -- $c
-    printf '%s\0%s\0' "$(case_dir "$@")" "$1 --lower=$2 --grid=$3${4:+ $4}"
-done | xargs -0 -n 2 -P "${GPU_JOBS:-4}" bash -c 'run_case "$@"' _
+    printf '%s\0%s\0%s\0' "$(case_dir "$@")" "$1 --lower=$2 --grid=$3${4:+ $4}" "$2"
+done | xargs -0 -n 3 -P "${GPU_JOBS:-4}" bash -c 'run_case "$@"' _
 pass=0; fail=0
 for c in "${cases[@]}"; do
     set -- $c
@@ -100,5 +110,11 @@ else
     echo "FAIL watchdog: no trap message"; tail -n 5 "$wd/build.log" "$wd/run.log" | sed 's/^/    /'
     fail=$((fail+1))
 fi
+skipped=0
+for c in "${cases[@]}"; do
+    set -- $c
+    skipped=$((skipped + $(grep -c '^skip ' "$(case_dir "$@")/report")))
+done
+echo "gpu-check: $skipped sanitizer run(s) skipped (listed above with the reason)"
 echo "gpu-check: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
