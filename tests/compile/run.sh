@@ -5,12 +5,20 @@
 #   1. pipegen SPEC --lower=L --grid=G -o SPEC.cu --emit-test=test.cu --emit-bench=bench.cu
 #   2. nvcc -std=c++17 -c SPEC.cu for sm_80 and sm_90 (only sm_90 for sm_90-only
 #      mechanisms) with -Werror all-warnings; any "warning" in nvcc's output fails too
-#   3. nvcc -ptx per architecture: the PTX must hold (or lack) what tests/compile/expect
-#      lists for the lowering the schedule resolved to (--dump-ir's mech=)
-#   4. nvcc -c of the test and bench drivers (for the persistent grid only: they differ
-#      between the grids in one constant; COMPILE_DRIVER_GRIDS=both compiles both)
+#   3. the PTX of each architecture (kept from that compile, -keep): it must hold (or
+#      lack) what tests/compile/expect lists for the lowering the schedule resolved to
+#      (--dump-ir's mech=)
+#   4. nvcc -c of the test and bench drivers, and
 #   5. the header through gcc -std=c11 and g++ -std=c++17 (-fsyntax-only, -Wall -Wextra
-#      -Werror): it must be includable from C and C++
+#      -Werror): it must be includable from C and C++.
+#      Neither the drivers nor the header depend on the lowering (the drivers differ
+#      between the grids in one constant): 4 and 5 run once per spec, in its job with
+#      its own lowering and the persistent grid.
+# To stay within minutes on 2 cores (COMPILE_FULL=1 lifts all three):
+#   - a run with the spec's own lowering that writes the same source as an explicit
+#     --lower=M is not compiled again (M's run stands for it);
+#   - golden specs (features rather than workloads) compile with every lowering on the
+#     persistent grid, and with their own lowering on both grids; samples on both grids.
 # A lowering that reports a spec feature as "not implemented yet" (or planned by another
 # lowering) is a skip, not a failure.
 # One line per (spec, lowering, grid); the last line is `compile: N passed, M failed`.
@@ -18,9 +26,8 @@
 #
 # usage: tests/compile/run.sh PIPEGEN [SPEC.pipe...]
 #   COMPILE_JOBS=2          parallel jobs (xargs -P)
-#   COMPILE_PTX_GRIDS=both  check the PTX for both grids, or only `persistent` (faster)
-#   COMPILE_DRIVER_GRIDS=persistent  compile the drivers for this grid, or `both`
-#   COMPILE_KEEP=DIR        keep the work directory (generated files, logs) in DIR
+#   COMPILE_FULL=1          the whole matrix, with drivers and header in every job
+#   COMPILE_KEEP=DIR        keep the work directory (generated files, PTX, logs) in DIR
 #   NVCC=/path/to/nvcc      the compiler (default: nvcc on PATH, else /usr/local/cuda/bin)
 set -u
 
@@ -66,72 +73,73 @@ if [ "${1:-}" = --job ]; then
     "${gen[@]}" --dump-ir >"$dir/ir" 2>>"$log" || result "FAIL pipegen --dump-ir"
     "$pipegen" "$spec" --dump-ast >"$dir/ast" 2>>"$log" || result "FAIL pipegen --dump-ast"
 
-    # 2. the source, for every architecture at once
+    # 2. the source, for every architecture at once, keeping each one's PTX
     gencode=()
     for a in ${archs//,/ }; do
         gencode+=(-gencode "arch=compute_${a#sm_},code=$a")
     done
     inc=(-I"$root/runtime" -I"$dir")
+    mkdir -p "$dir/keep"
     run "$NVCC" -std=c++17 -Werror all-warnings "${gencode[@]}" "${inc[@]}" -c "$dir/$name.cu" \
-        -o "$dir/$name.o"
+        -o "$dir/$name.o" -keep -keep-dir "$dir/keep"
+    for a in ${archs//,/ }; do
+        mv "$dir/keep/$name.compute_${a#sm_}.ptx" "$dir/$name.$a.ptx" 2>/dev/null \
+            || result "FAIL nvcc -keep left no PTX for $a"
+    done
+    rm -rf "$dir/keep" "$dir/$name.o"     # the intermediate files take megabytes per job
 
     # 3. PTX per architecture, against the expectations of the lowering it resolved to
-    if [[ $checks == *ptx* ]]; then
-        flags=" $grid spec=$name "
-        stages=$(grep '^  (stage ' "$dir/ast")
-        if [ -n "$stages" ]; then
-            grep -q ' cache ca ' <<<"$stages" && flags+="ca "
-            grep -vq ' cache ca ' <<<"$stages" && flags+="cg "
-        fi
-        for n in 64 128 256; do
-            grep -q " prefetch $n " <<<"$stages" && flags+="prefetch-$n "
-        done
-        for w in first last normal unchanged; do
-            grep -q " evict $w " <<<"$stages" && flags+="evict evict-$w "
-        done
-        grep -q '^  (accum ' "$dir/ast" && flags+="accum "
-        grep -q '^  (producer_warps [1-9]' "$dir/ast" && flags+="roles "
-        for a in ${archs//,/ }; do
-            mech=$(sed -n "s/^schedule .* mech=\([^ ]*\) $a .*/\1/p" "$dir/ir" | head -n 1)
-            [ -n "$mech" ] || result "FAIL no schedule for $a in --dump-ir"
-            run "$NVCC" -std=c++17 -Werror all-warnings -ptx -arch="$a" "${inc[@]}" \
-                "$dir/$name.cu" -o "$dir/$name.$a.ptx"
-            checked=0
-            while read -r l sign text conds; do
-                case "$l" in ''|'#'*) continue ;; esac
-                [ "$l" = "$mech" ] || [ "$l" = '*' ] || continue
-                applies=1
-                for c in $conds; do
-                    if [ "${c#!}" != "$c" ]; then
-                        [[ "$flags $a " == *" ${c#!} "* ]] && applies=0
-                    else
-                        [[ "$flags $a " == *" $c "* ]] || applies=0
-                    fi
-                done
-                [ $applies = 1 ] || continue
-                [ "$l" = '*' ] || checked=$((checked + 1))
-                if [ "$sign" = + ] && ! grep -qF -- "$text" "$dir/$name.$a.ptx"; then
-                    result "FAIL $a PTX of $mech lacks $text"
-                elif [ "$sign" = - ] && grep -qF -- "$text" "$dir/$name.$a.ptx"; then
-                    result "FAIL $a PTX of $mech has $text"
-                fi
-            done <"$root/tests/compile/expect"
-            [ $checked -gt 0 ] || result "FAIL no expectations for lowering $mech in tests/compile/expect"
-        done
+    flags=" $grid spec=$name "
+    stages=$(grep '^  (stage ' "$dir/ast")
+    if [ -n "$stages" ]; then
+        grep -q ' cache ca ' <<<"$stages" && flags+="ca "
+        grep -vq ' cache ca ' <<<"$stages" && flags+="cg "
     fi
+    for n in 64 128 256; do
+        grep -q " prefetch $n " <<<"$stages" && flags+="prefetch-$n "
+    done
+    for w in first last normal unchanged; do
+        grep -q " evict $w " <<<"$stages" && flags+="evict evict-$w "
+    done
+    grep -q '^  (accum ' "$dir/ast" && flags+="accum "
+    grep -q '^  (producer_warps [1-9]' "$dir/ast" && flags+="roles "
+    for a in ${archs//,/ }; do
+        mech=$(sed -n "s/^schedule .* mech=\([^ ]*\) $a .*/\1/p" "$dir/ir" | head -n 1)
+        [ -n "$mech" ] || result "FAIL no schedule for $a in --dump-ir"
+        checked=0
+        while read -r l sign text conds; do
+            case "$l" in ''|'#'*) continue ;; esac
+            [ "$l" = "$mech" ] || [ "$l" = '*' ] || continue
+            applies=1
+            for c in $conds; do
+                if [ "${c#!}" != "$c" ]; then
+                    [[ "$flags $a " == *" ${c#!} "* ]] && applies=0
+                else
+                    [[ "$flags $a " == *" $c "* ]] || applies=0
+                fi
+            done
+            [ $applies = 1 ] || continue
+            [ "$l" = '*' ] || checked=$((checked + 1))
+            if [ "$sign" = + ] && ! grep -qF -- "$text" "$dir/$name.$a.ptx"; then
+                result "FAIL $a PTX of $mech lacks $text"
+            elif [ "$sign" = - ] && grep -qF -- "$text" "$dir/$name.$a.ptx"; then
+                result "FAIL $a PTX of $mech has $text"
+            fi
+        done <"$root/tests/compile/expect"
+        [ $checked -gt 0 ] || result "FAIL no expectations for lowering $mech in tests/compile/expect"
+    done
 
-    # 4. the drivers
+    # 4. the drivers, 5. the header from C and C++
     if [[ $checks == *drivers* ]]; then
         run "$NVCC" -std=c++17 -Werror all-warnings "${gencode[@]}" "${inc[@]}" -c "$dir/test.cu" \
             -o "$dir/test.o"
         run "$NVCC" -std=c++17 -Werror all-warnings "${gencode[@]}" "${inc[@]}" -c "$dir/bench.cu" \
             -o "$dir/bench.o"
+        rm -f "$dir/test.o" "$dir/bench.o"
+        hinc=(-I"$CUDA_HOME/include" -I"$root/runtime")
+        run "${CC:-gcc}" -std=c11 -Wall -Wextra -Werror -fsyntax-only -x c "${hinc[@]}" "$dir/$name.cuh"
+        run "${CXX:-g++}" -std=c++17 -Wall -Wextra -Werror -fsyntax-only -x c++ "${hinc[@]}" "$dir/$name.cuh"
     fi
-
-    # 5. the header from C and C++
-    hinc=(-I"$CUDA_HOME/include" -I"$root/runtime")
-    run "${CC:-gcc}" -std=c11 -Wall -Wextra -Werror -fsyntax-only -x c "${hinc[@]}" "$dir/$name.cuh"
-    run "${CXX:-g++}" -std=c++17 -Wall -Wextra -Werror -fsyntax-only -x c++ "${hinc[@]}" "$dir/$name.cuh"
     result ok
 fi
 
@@ -193,19 +201,41 @@ start=$SECONDS
 list=$work/jobs
 : >"$list"
 ids=()
+same=0
 for spec in "${specs[@]}"; do
     spec=$(cd "$(dirname "$spec")" && pwd)/$(basename "$spec")
     name=$(basename "$spec" .pipe)
     # samples/NAME/NAME.pipe -> NAME; tests/golden/NAME.pipe -> golden/NAME (names repeat)
     case $spec in
-    "$root"/samples/*) tag=$name ;;
-    *) tag=$(basename "$(dirname "$spec")")/$name ;;
+    "$root"/samples/*) tag=$name golden=0 ;;
+    *) tag=$(basename "$(dirname "$spec")")/$name golden=1 ;;
     esac
+    # The spec's own lowering: when it resolves to one implemented lowering M for every
+    # architecture and writes the very source --lower=M writes, the run with M stands for
+    # it (the same source is not compiled twice).
+    own=default
+    if [ "${COMPILE_FULL:-0}" != 1 ]; then
+        m=$("$pipegen" "$spec" --dump-ir 2>/dev/null | sed -n 's/^schedule .* mech=\([^ ]*\) sm_.*/\1/p' | sort -u)
+        if [ -n "$m" ] && [ "$(wc -l <<<"$m")" = 1 ] && [[ " ${lowerings[*]} " == *" $m "* ]] \
+           && [ "${arch_of[$m]}" = "${arch_of[default]}" ] \
+           && cmp -s <("$pipegen" "$spec" -o - 2>&1) <("$pipegen" "$spec" --lower="$m" -o - 2>&1); then
+            own=$m
+            same=$((same + 2))
+        fi
+    fi
     for lower in "${lowerings[@]}"; do
+        [ "$lower" = default ] && [ "$own" != default ] && continue
         for grid in per_tile persistent; do
-            checks=""
-            [ "${COMPILE_PTX_GRIDS:-both}" = both ] || [ $grid = persistent ] && checks+=ptx,
-            [ "${COMPILE_DRIVER_GRIDS:-persistent}" = both ] || [ $grid = persistent ] && checks+=drivers
+            # Golden specs (features rather than workloads): every lowering on the
+            # persistent grid, their own lowering on both.
+            if [ "${COMPILE_FULL:-0}" != 1 ] && [ $golden = 1 ] && [ $grid = per_tile ] \
+               && [ "$lower" != "$own" ]; then
+                continue
+            fi
+            checks=ptx
+            if [ "${COMPILE_FULL:-0}" = 1 ] || { [ "$lower" = "$own" ] && [ $grid = persistent ]; }; then
+                checks+=,drivers
+            fi
             id=$tag.$lower.$grid
             ids+=("$id")
             printf '%s\0' --job "$pipegen" "$root" "$work/$id" "$spec" "$lower" "$grid" "$checks" \
@@ -235,6 +265,6 @@ for id in "${ids[@]}"; do
         failed=$((failed + 1)) ;;
     esac
 done
-echo "compile: $skipped skipped (a lowering that does not handle the spec yet), $((SECONDS - start))s"
+echo "compile: ${#ids[@]} jobs, $skipped skipped (a lowering that does not handle the spec yet), $same runs with the spec's own lowering identical to an explicit one, $((SECONDS - start))s"
 echo "compile: $passed passed, $failed failed"
 [ $failed -eq 0 ]
