@@ -173,7 +173,7 @@ static void emit_tile_origin(kctx *k)
     kp(k, "const int pg_slot = (int)(pg_step %% %d);\n(void)pg_slot;\n", k->sc->nslots);
 }
 
-void emit_step_open(kctx *k, const ir_op *op)
+void emit_slot_open(kctx *k, const ir_op *op)
 {
     kp(k, "{\n");
     k->ind += 4;
@@ -185,6 +185,11 @@ void emit_step_open(kctx *k, const ir_op *op)
         kp(k, "if (pg_step < pg_trips) {\n");
         k->ind += 4;
     }
+}
+
+void emit_step_open(kctx *k, const ir_op *op)
+{
+    emit_slot_open(k, op);
     emit_tile_origin(k);
 }
 

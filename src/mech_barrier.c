@@ -102,28 +102,16 @@ static void print_copy(kctx *k, const ir_op *op)
     emit_copy_regions(k, op, chunk);
 }
 
-/* The barrier of the operation's step: its slot's. */
-static void open_step(kctx *k, const ir_op *op)
-{
-    kp(k, "{\n");
-    k->ind += 4;
-    kp(k, "const int64_t pg_step = %s + %d;\n", k->var, op->step_off);
-    if (op->guarded) {
-        kp(k, "if (pg_step < pg_trips) {\n");
-        k->ind += 4;
-    }
-}
-
 static void print_arrive(kctx *k, const ir_op *op)
 {
-    open_step(k, op);
+    emit_slot_open(k, op);
     kp(k, "(void)pg_bar[pg_step %% %d].arrive();\n", k->sc->nslots);
     emit_step_close(k, op);
 }
 
 static void print_wait(kctx *k, const ir_op *op)
 {
-    open_step(k, op);
+    emit_slot_open(k, op);
     kp(k, "pg_bar[pg_step %% %d].wait_parity(((pg_step / %d) & 1) != %d);\n", k->sc->nslots,
        k->sc->nslots, op->parity_flip);
     emit_step_close(k, op);

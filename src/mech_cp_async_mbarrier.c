@@ -113,23 +113,10 @@ static void print_init(kctx *k, const ir_op *op)
     kp(k, "    }\n    pg_fence_mbar_init();\n}\n");
 }
 
-/* Arrivals and waits name the slot of their step; guarded ones are skipped past the
- * block's last step, as the planner says. */
-static void open_slot(kctx *k, const ir_op *op)
-{
-    kp(k, "{\n");
-    k->ind += 4;
-    kp(k, "const int64_t pg_step = %s + %d;\n", k->var, op->step_off);
-    if (op->guarded) {
-        kp(k, "if (pg_step < pg_trips) {\n");
-        k->ind += 4;
-    }
-}
-
 static void print_arrive(kctx *k, const ir_op *op)
 {
     const char *bar = op->bar == BAR_FULL ? "pg_full" : "pg_empty";
-    open_slot(k, op);
+    emit_slot_open(k, op);
     kp(k, "%s(&%s[pg_step %% %d]);\n", op->on_copies ? "pg_cp_async_mbar_arrive"
        : "pg_mbar_arrive", bar, k->sc->nslots);
     emit_step_close(k, op);
@@ -138,7 +125,7 @@ static void print_arrive(kctx *k, const ir_op *op)
 static void print_wait(kctx *k, const ir_op *op)
 {
     bool empty = op->kind == OP_ACQUIRE || op->bar == BAR_EMPTY;
-    open_slot(k, op);
+    emit_slot_open(k, op);
     kp(k, "const int64_t pg_use = pg_step / %d;\n", k->sc->nslots);
     kp(k, "pg_mbar_wait<%lldLL>(&%s[pg_step %% %d], (unsigned)(pg_use & 1)%s%s, \"%s %s "
           "barrier\", (int)(pg_step %% %d), pg_use);\n", k->u->opts.watchdog,

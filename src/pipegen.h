@@ -619,7 +619,9 @@ typedef struct kctx {
 
 /* Print at the current indentation; every line of the text is indented. */
 void kp(kctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Open and close the scope of one step: pg_step, its guard, its tile origin and slot. */
+/* Open and close the scope of one step: pg_step, its guard, its tile origin and slot
+ * (emit_slot_open: pg_step and its guard only, for barrier operations). */
+void emit_slot_open(kctx *k, const ir_op *op);
 void emit_step_open(kctx *k, const ir_op *op);
 void emit_step_close(kctx *k, const ir_op *op);
 /* How a mechanism moves one chunk of a region: a statement over pg_d (destination),

@@ -463,7 +463,7 @@ __global__ void __launch_bounds__(160) specialized_sm80(const struct specialized
     if ((int)threadIdx.x < 32) {
         for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
             {
-                const int64_t pg_step = pg_t + 0;
+                const int64_t pg_step = pg_t;
                 const int64_t pg_use = pg_step / 3;
                 pg_mbar_wait<0LL>(&pg_empty[pg_step % 3], (unsigned)(pg_use & 1) ^ 1u, "specialized empty barrier", (int)(pg_step % 3), pg_use);
             }
@@ -485,7 +485,7 @@ __global__ void __launch_bounds__(160) specialized_sm80(const struct specialized
                 }
             }
             {
-                const int64_t pg_step = pg_t + 0;
+                const int64_t pg_step = pg_t;
                 if (pg_step < pg_trips) {
                     pg_cp_async_mbar_arrive(&pg_full[pg_step % 3]);
                 }
@@ -494,7 +494,7 @@ __global__ void __launch_bounds__(160) specialized_sm80(const struct specialized
     } else {
         for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
             {
-                const int64_t pg_step = pg_t + 0;
+                const int64_t pg_step = pg_t;
                 const int64_t pg_use = pg_step / 3;
                 pg_mbar_wait<0LL>(&pg_full[pg_step % 3], (unsigned)(pg_use & 1), "specialized full barrier", (int)(pg_step % 3), pg_use);
             }
@@ -526,7 +526,7 @@ __global__ void __launch_bounds__(160) specialized_sm80(const struct specialized
                 }
             }
             {
-                const int64_t pg_step = pg_t + 0;
+                const int64_t pg_step = pg_t;
                 pg_mbar_arrive(&pg_empty[pg_step % 3]);
             }
         }
@@ -603,7 +603,7 @@ __global__ void __launch_bounds__(160) specialized_sm90(const struct specialized
     if ((int)threadIdx.x < 32) {
         for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
             {
-                const int64_t pg_step = pg_t + 0;
+                const int64_t pg_step = pg_t;
                 const int64_t pg_use = pg_step / 3;
                 pg_mbar_wait<0LL>(&pg_empty[pg_step % 3], (unsigned)(pg_use & 1) ^ 1u, "specialized empty barrier", (int)(pg_step % 3), pg_use);
             }
@@ -625,7 +625,7 @@ __global__ void __launch_bounds__(160) specialized_sm90(const struct specialized
                 }
             }
             {
-                const int64_t pg_step = pg_t + 0;
+                const int64_t pg_step = pg_t;
                 if (pg_step < pg_trips) {
                     pg_cp_async_mbar_arrive(&pg_full[pg_step % 3]);
                 }
@@ -634,7 +634,7 @@ __global__ void __launch_bounds__(160) specialized_sm90(const struct specialized
     } else {
         for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
             {
-                const int64_t pg_step = pg_t + 0;
+                const int64_t pg_step = pg_t;
                 const int64_t pg_use = pg_step / 3;
                 pg_mbar_wait<0LL>(&pg_full[pg_step % 3], (unsigned)(pg_use & 1), "specialized full barrier", (int)(pg_step % 3), pg_use);
             }
@@ -666,7 +666,7 @@ __global__ void __launch_bounds__(160) specialized_sm90(const struct specialized
                 }
             }
             {
-                const int64_t pg_step = pg_t + 0;
+                const int64_t pg_step = pg_t;
                 pg_mbar_arrive(&pg_empty[pg_step % 3]);
             }
         }
