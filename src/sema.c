@@ -320,16 +320,32 @@ static bool aff_add_term(affine *r, long long coef, const char *var)
     return true;
 }
 
+/* r += scale * x; false when a value overflows or there are too many terms. */
 static bool aff_combine(affine *r, const affine *x, long long scale)
 {
-    r->c += scale * x->c;
+    long long v;
+    if (__builtin_mul_overflow(scale, x->c, &v) || __builtin_add_overflow(r->c, v, &r->c))
+        return false;
     for (int i = 0; i < x->nterms; ++i)
-        if (!aff_add_term(r, scale * x->coef[i], x->var[i]))
+        if (__builtin_mul_overflow(scale, x->coef[i], &v) || !aff_add_term(r, v, x->var[i]))
             return false;
     return true;
 }
 
+static bool to_affine_rec(checker *c, const ast_expr *e, affine *out);
+
+/* Report a form that overflows or has too many variables once, at the whole bound. */
 static bool to_affine(checker *c, const ast_expr *e, affine *out)
+{
+    int before = c->d->errors;
+    if (to_affine_rec(c, e, out))
+        return true;
+    if (c->d->errors == before)
+        diag_error(c->d, e->loc, "a region bound is too large or has too many variables");
+    return false;
+}
+
+static bool to_affine_rec(checker *c, const ast_expr *e, affine *out)
 {
     memset(out, 0, sizeof *out);
     affine l, r;
@@ -345,13 +361,13 @@ static bool to_affine(checker *c, const ast_expr *e, affine *out)
         }
         return aff_add_term(out, 1, e->name);
     case EX_NEG:
-        return to_affine(c, e->lhs, &l) && aff_combine(out, &l, -1);
+        return to_affine_rec(c, e->lhs, &l) && aff_combine(out, &l, -1);
     case EX_ADD:
     case EX_SUB:
-        return to_affine(c, e->lhs, &l) && to_affine(c, e->rhs, &r) && aff_combine(out, &l, 1)
+        return to_affine_rec(c, e->lhs, &l) && to_affine_rec(c, e->rhs, &r) && aff_combine(out, &l, 1)
                && aff_combine(out, &r, e->kind == EX_ADD ? 1 : -1);
     case EX_MUL:
-        if (!to_affine(c, e->lhs, &l) || !to_affine(c, e->rhs, &r))
+        if (!to_affine_rec(c, e->lhs, &l) || !to_affine_rec(c, e->rhs, &r))
             return false;
         if (l.nterms && r.nterms) {
             diag_error(c->d, e->loc, "a region bound must be affine (no product of variables)");
@@ -448,7 +464,12 @@ static bool stage_region(checker *c, const ast_item *it, spec_stage *st, const s
     }
     st->bytes = ast_type_size(arr->type);
     for (int d = 0; d < st->rank; ++d)
-        st->bytes *= st->extent[d];
+        if (__builtin_mul_overflow(st->bytes, st->extent[d], &st->bytes)
+            || st->bytes > (1LL << 40)) {
+            diag_error(c->d, it->name_loc, "the region of '%s' is too large for shared memory",
+                       arr->name);
+            return false;
+        }
     return true;
 }
 
