@@ -318,7 +318,8 @@ static bool plan_all(run *r)
     r->u.spec = s;
     r->u.scheds = arena_alloc(r->a, sizeof(sched *) * MAX_ARCHS);
     for (int i = 0; i < r->o.tgt.narch; ++i) {
-        sched *sc = plan_schedule(r->a, &r->d, s, m, r->o.tgt.sm[i]);
+        int sm = r->o.tgt.sm[i];
+        sched *sc = plan_schedule(r->a, &r->d, s, m == MECH_AUTO ? mech_auto(s, sm) : m, sm);
         if (!sc)
             return false;
         if (r->o.fault != FAULT_NONE && !verify_inject(sc, r->o.fault)) {

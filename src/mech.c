@@ -36,3 +36,11 @@ const char *mech_name(mech m) { return mech_table[m].name; }
 int mech_min_sm(mech m) { return mech_table[m].min_sm; }
 bool mech_implemented(mech m) { return m == MECH_AUTO || mech_table[m].module; }
 const mech_module *mech_module_of(mech m) { return mech_table[m].module; }
+
+mech mech_auto(const spec *s, int sm)
+{
+    if (sm < 80)
+        return MECH_SYNC;
+    /* Producer warps need a lowering that plans roles: cp.async refuses them. */
+    return s->producer_warps ? MECH_CP_ASYNC_MBARRIER : MECH_CP_ASYNC;
+}

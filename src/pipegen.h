@@ -675,6 +675,10 @@ bool plan_commit_groups(planner *p);
 void emit_chunk_memcpy_async(kctx *k, const char *name, const char *sync);
 /* The module of a mechanism; NULL while it is not implemented (and for auto). */
 const mech_module *mech_module_of(mech m);
+/* What `auto` (and an unset mechanism) lowers s with on sm: cp.async on sm_80+, or
+ * cp.async.mbarrier when s has producer warps; sync below sm_80 (mech.c). The command line
+ * resolves auto with it before planning. */
+mech mech_auto(const spec *s, int sm);
 
 /* ====================================================================== emit*.c */
 

@@ -377,6 +377,25 @@ c_producer_warps() {
     expect_status 1; expect_err_has "not by the sync lowering"
     expect_files
 }
+c_auto_producer_warps() {
+    # auto (given or the spec's default) with producer warps is cp.async.mbarrier, which
+    # plans them, on every architecture; cp.async would refuse them.
+    pg saxpy.pipe --producer-warps=2 --lower=auto --dump-ir
+    expect_status 0; expect_no_err
+    expect_out_has "mech=cp.async.mbarrier sm_80"; expect_out_has "mech=cp.async.mbarrier sm_90"
+    expect_out_has "producer: acquire step=t"
+    pg saxpy.pipe --producer-warps=2 -o k.cu
+    expect_status 0; expect_no_err
+    sed 's/^  threads 256;/  threads 256;\n  producer_warps 1;/' saxpy.pipe >pw.pipe
+    grep -q '^  producer_warps 1;$' pw.pipe || fail "pw.pipe has no producer_warps item"
+    pg pw.pipe --dump-ir
+    expect_status 0; expect_no_err
+    expect_out_has "mech=cp.async.mbarrier sm_80"; expect_out_has "mech=cp.async.mbarrier sm_90"
+    pg pw.pipe --producer-warps=0 --dump-ir
+    expect_status 0; expect_out_has "mech=cp.async sm_80"
+    rm -f pw.pipe
+    expect_files k.cu k.cuh
+}
 c_watchdog() {
     pg saxpy.pipe --watchdog=abc
     expect_status 1; expect_err "pipegen: error: bad --watchdog 'abc' (expected a number of cycles)"

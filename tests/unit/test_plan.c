@@ -267,6 +267,24 @@ START_TEST(auto_resolution)
 }
 END_TEST
 
+START_TEST(auto_with_producer_warps)
+{
+    /* cp.async plans no producer warps: auto picks cp.async.mbarrier, which does. */
+    planned p;
+    plan_simple(&p, "float", 1, 256, "grid persistent;", MECH_AUTO, 80);
+    ck_assert_int_eq(mech_auto(&p.s, 80), MECH_CP_ASYNC);
+    ck_assert_int_eq(mech_auto(&p.s, 90), MECH_CP_ASYNC);
+    ck_assert_int_eq(mech_auto(&p.s, 75), MECH_SYNC);
+    planned_free(&p);
+    plan_simple(&p, "float", 1, 256, "threads 160; grid persistent; producer_warps 1;",
+                MECH_CP_ASYNC_MBARRIER, 80);
+    ck_assert_int_eq(mech_auto(&p.s, 80), MECH_CP_ASYNC_MBARRIER);
+    ck_assert_int_eq(mech_auto(&p.s, 90), MECH_CP_ASYNC_MBARRIER);
+    ck_assert(mech_module_of(mech_auto(&p.s, 90))->roles);
+    planned_free(&p);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ copy widths */
 
 static int vec_of(const char *type, long tile, mech m)
@@ -663,6 +681,7 @@ static Suite *plan_suite(void)
     tcase_add_test(ca, cp_async_dump);
     tcase_add_test(ca, layout_rounds_to_128);
     tcase_add_test(ca, auto_resolution);
+    tcase_add_test(ca, auto_with_producer_warps);
     suite_add_tcase(s, ca);
     TCase *cw = tcase_create("copy widths");
     tcase_add_test(cw, copy_widths);
