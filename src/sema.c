@@ -437,6 +437,10 @@ static bool stage_region(checker *c, const ast_item *it, spec_stage *st, const s
 {
     spec *s = c->s;
     st->rank = arr->rank;
+    /* A region lies in the tile's coordinates: without a (valid) tile there is none to
+     * check, and the tile's own error (or its absence) is the one to report. */
+    if (s->tile_array < 0)
+        return false;
     if (it->nranges == 0) {
         if (arr->rank != s->tile_rank) {
             diag_error(c->d, it->name_loc, "'%s' has rank %d but the tile has rank %d: give "
@@ -445,8 +449,9 @@ static bool stage_region(checker *c, const ast_item *it, spec_stage *st, const s
         }
         default_region(s, st);
     } else if (it->nranges != arr->rank) {
-        diag_error(c->d, it->ranges[0].loc, "region of '%s' has %d dimensions, the array %d",
-                   arr->name, it->nranges, arr->rank);
+        diag_error(c->d, it->ranges[0].loc, "the region of '%s' has %d dimension%s but the "
+                   "array has %d", arr->name, it->nranges, it->nranges == 1 ? "" : "s",
+                   arr->rank);
         return false;
     }
     for (int d = 0; d < it->nranges; ++d)
@@ -596,10 +601,6 @@ static void check_budget(checker *c, const ast_pipeline *p)
 static void check_whole(checker *c, const ast_pipeline *p)
 {
     spec *s = c->s;
-    if (!c->once[IT_TILE]) {
-        diag_error(c->d, p->name_loc, "pipeline '%s' has no 'tile' (the work item)", p->name);
-        return;
-    }
     if (!s->has_compute)
         diag_error(c->d, p->name_loc, "pipeline '%s' has no compute body", p->name);
     if (s->march && s->has_steps)
@@ -635,6 +636,14 @@ static bool is_declaration(const ast_item *it)
     return it->kind == IT_PARAM || it->kind == IT_ARRAY;
 }
 
+static bool has_tile(const ast_pipeline *p)
+{
+    for (const ast_item *it = p->items; it; it = it->next)
+        if (it->kind == IT_TILE)
+            return true;
+    return false;
+}
+
 bool sema_check(arena *a, diag_ctx *d, const ast_file *f, const target *t, spec *out)
 {
     int errors_before = d->errors;
@@ -653,6 +662,10 @@ bool sema_check(arena *a, diag_ctx *d, const ast_file *f, const target *t, spec 
     for (const ast_item *it = p->items; it; it = it->next)
         if (is_declaration(it))
             check_item(&c, it);
+    /* No tile is reported first, whatever else is wrong: regions and index lists are
+     * checked against the tile, and without one those checks would only echo its absence. */
+    if (!has_tile(p))
+        diag_error(d, p->name_loc, "pipeline '%s' has no 'tile' (the work item)", p->name);
     /* Accumulators after arrays (they name one); the tile before stages and steps. */
     for (int pass = 0; pass < 3; ++pass)
         for (const ast_item *it = p->items; it; it = it->next) {

@@ -509,6 +509,15 @@ START_TEST(rank_mismatch)
                  "  compute elementwise (i) { }\n}\n",
                  "t.pipe:4:3: error: tile has rank 1 but 'z' has rank 2\n  tile z[64];\n  ^\n",
                  1);
+    /* The region's dimensions against the array's, singular and plural. */
+    expect_diags("pipeline p {\n  in float b[m][n];\n  out float z[n];\n  tile z[64] at (c);\n"
+                 "  stage b[c : 64];\n  compute elementwise (i) { z[i] = 0; }\n}\n",
+                 "t.pipe:5:10: error: the region of 'b' has 1 dimension but the array has 2\n"
+                 "  stage b[c : 64];\n         ^\n", 1);
+    expect_diags("pipeline p {\n  in float b[l][m][n];\n  out float z[n];\n  tile z[64] at (c);\n"
+                 "  stage b[0 : 1][c : 64];\n  compute elementwise (i) { z[i] = 0; }\n}\n",
+                 "t.pipe:5:10: error: the region of 'b' has 2 dimensions but the array has 3\n"
+                 "  stage b[0 : 1][c : 64];\n         ^\n", 1);
 }
 END_TEST
 
@@ -598,6 +607,15 @@ START_TEST(missing_tile_and_compute)
     expect_diags("pipeline p {\n  in float x[n];\n  tile x[64];\n}\n",
                  "t.pipe:1:10: error: pipeline 'p' has no compute body\n"
                  "pipeline p {\n         ^\n", 1);
+    /* Staged arrays without a tile: the missing tile alone, not their regions' ranks or
+     * origins (the tile's coordinates); a tile in error likewise. */
+    expect_diags("pipeline p {\n  in float x[n];\n  in float b[m][n];\n  out float z[n];\n"
+                 "  stage x;\n  stage b[r : 4][c : 16];\n  compute elementwise (i) { z[i] = x[i]; }\n}\n",
+                 "t.pipe:1:10: error: pipeline 'p' has no 'tile' (the work item)\n"
+                 "pipeline p {\n         ^\n", 1);
+    expect_diags("pipeline p {\n  in float x[n];\n  out float z[n];\n  tile w[64];\n  stage x;\n"
+                 "  compute elementwise (i) { z[i] = x[i]; }\n}\n",
+                 "t.pipe:4:8: error: unknown array 'w'\n  tile w[64];\n       ^\n", 1);
 }
 END_TEST
 
