@@ -25,7 +25,7 @@ ASAN_LIB_OBJ = $(filter-out %/main.o,$(ASAN_OBJ))
 TEMPLATES = $(wildcard templates/*.cuh)
 
 .PHONY: all demo check unit golden errors fuzz compile-test valgrind gpu-check bench \
-        install clean deps samples mutation cli
+        install clean deps samples mutation cli build-test
 .DELETE_ON_ERROR:
 
 all: deps $(B)/pipegen $(B)/libpipert.a
@@ -112,9 +112,19 @@ mutation: $(B)/asan/pipegen
 cli: $(B)/pipegen
 	@tests/cli/run.sh $(B)/pipegen
 
+build-test:
+	@tests/build/run.sh
+
+# The suites of `make check`, in this order. Every suite runs even after an earlier one
+# failed (a plain sub-make would stop there); the last line names the failed ones, and
+# check then fails.
+CHECK_SUITES = unit golden errors mutation cli fuzz build-test compile-test valgrind
 check: all
-	@$(MAKE) --no-print-directory unit golden errors mutation cli fuzz compile-test valgrind
-	@echo "make check: all suites passed"
+	@failed=; for suite in $(CHECK_SUITES); do \
+	    $(MAKE) --no-print-directory $$suite || failed="$$failed $$suite"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "make check: FAILED:$$failed"; exit 1; fi; \
+	echo "make check: all suites passed"
 
 # ---------------------------------------------------------------- GPU (device machine)
 gpu-check: $(B)/pipegen $(B)/libpipert.a

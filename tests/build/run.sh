@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Build tests: the Makefile itself. `make check` runs every suite even after one fails and
+# fails at the end naming the failed ones (with stand-in suites: a fake makefile read
+# through MAKEFILES, `all` assumed up to date).
+#
+# usage: tests/build/run.sh [CASE...]
+# One line per case; the last line is `build: N passed, M failed`.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/pg-build.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT
+# Run by `make check`: none of the outer make's flags, job server or level leak in.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES MAKEOVERRIDES
+make=${MAKE_PROGRAM:-make}
+
+problems=()
+fail() { problems+=("$*"); }
+
+# A makefile of stand-in suites, read by every make of a case through MAKEFILES.
+fake_suites() {
+    cat >"$case_dir/fake.mk" <<'EOF'
+.PHONY: pg-fake-ok1 pg-fake-bad pg-fake-ok2 pg-fake-bad2
+pg-fake-ok1: ; @echo "ran pg-fake-ok1"
+pg-fake-bad: ; @echo "ran pg-fake-bad"; false
+pg-fake-ok2: ; @echo "ran pg-fake-ok2"
+pg-fake-bad2: ; @echo "ran pg-fake-bad2"; exit 3
+EOF
+}
+
+# check_with SUITES [MAKE-ARGS...]: make check over the stand-in suites; out and status kept.
+# Returns non-zero (a problem noted) when the Makefile has no CHECK_SUITES: check would
+# run the real suites.
+check_with() {
+    local suites=$1
+    shift
+    status=-1 out=
+    if ! "$make" -C "$root" --no-print-directory --eval 'pg-print-suites: ; @echo $(CHECK_SUITES)' \
+            pg-print-suites 2>/dev/null | grep -qw unit; then
+        fail "the Makefile has no CHECK_SUITES (the suites of make check)"
+        return 1
+    fi
+    MAKEFILES="$case_dir/fake.mk" "$make" -C "$root" --no-print-directory -o all "$@" check \
+        CHECK_SUITES="$suites" >"$case_dir/out" 2>&1
+    status=$?
+    out=$(grep -v '^make\(\[[0-9]*\]\)\?: \*\*\*' "$case_dir/out")
+}
+
+# ------------------------------------------------------------------ cases
+c_check_runs_every_suite() {
+    fake_suites
+    check_with "pg-fake-ok1 pg-fake-bad pg-fake-ok2 pg-fake-bad2" || return
+    [ "$status" -ne 0 ] || fail "make check exited 0 with failed suites"
+    local want
+    want=$(printf '%s\n' "ran pg-fake-ok1" "ran pg-fake-bad" "ran pg-fake-ok2" \
+        "ran pg-fake-bad2" "make check: FAILED: pg-fake-bad pg-fake-bad2")
+    [ "$out" = "$want" ] || fail "output '$(tr '\n' '|' <<<"$out")', expected '$(tr '\n' '|' <<<"$want")'"
+}
+c_check_keep_going() {
+    # make -k check (.ci/run) the same.
+    fake_suites
+    check_with "pg-fake-bad pg-fake-ok1" -k || return
+    [ "$status" -ne 0 ] || fail "make -k check exited 0 with a failed suite"
+    [ "$out" = "$(printf '%s\n' "ran pg-fake-bad" "ran pg-fake-ok1" "make check: FAILED: pg-fake-bad")" ] \
+        || fail "make -k check: '$(tr '\n' '|' <<<"$out")'"
+}
+c_check_all_pass() {
+    fake_suites
+    check_with "pg-fake-ok1 pg-fake-ok2" -j2 || return
+    [ "$status" -eq 0 ] || fail "make check exited $status with every suite passing"
+    [ "$out" = "$(printf '%s\n' "ran pg-fake-ok1" "ran pg-fake-ok2" "make check: all suites passed")" ] \
+        || fail "make -j2 check: '$(tr '\n' '|' <<<"$out")'"
+}
+
+# ------------------------------------------------------------------ run
+all_cases=$(declare -F | awk '{print $3}' | grep '^c_' | sed 's/^c_//')
+all_cases=$(for c in $all_cases; do
+    printf '%s %s\n' "$(grep -n "^c_$c()" "$0" | cut -d: -f1)" "$c"
+done | sort -n | awk '{print $2}')
+if [ $# -gt 0 ]; then cases="$*"; else cases=$all_cases; fi
+
+passed=0
+failed=0
+for c in $cases; do
+    case_dir=$(mktemp -d "$tmp/$c.XXXX")
+    (problems=() && { "c_$c"; printf '%s\n' "${problems[@]}"; }) >"$tmp/$c.result" 2>&1
+    msgs=$(grep -v '^$' "$tmp/$c.result")
+    if [ -z "$msgs" ]; then
+        echo "ok   $c"
+        passed=$((passed + 1))
+    else
+        echo "FAIL $c: $(head -n 1 <<<"$msgs")"
+        tail -n +2 <<<"$msgs" | head -n 10 | sed 's/^/     /'
+        failed=$((failed + 1))
+    fi
+done
+echo "build: $passed passed, $failed failed"
+[ $failed -eq 0 ]
