@@ -6,6 +6,8 @@
 PREFIX   ?= /usr/local
 DESTDIR  ?=
 CC       ?= cc
+BISON    ?= bison
+FLEX     ?= flex
 NVCC     ?= $(shell command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
 CFLAGS   ?= -O2 -g
@@ -33,13 +35,18 @@ all: deps $(B)/pipegen $(B)/libpipert.a
 deps:
 	@scripts/ensure-deps.sh
 
-$(B)/gen/parser.c $(B)/gen/parser.h: grammar/parser.y
+# One bison run writes parser.c and parser.h, one flex run lexer.c and lexer.h: grouped
+# targets (&:), so that make -j runs each once rather than once per output.
+ifeq ($(filter grouped-target,$(.FEATURES)),)
+$(error pipegen's Makefile needs GNU make 4.3 or newer (grouped targets); this is $(MAKE_VERSION))
+endif
+$(B)/gen/parser.c $(B)/gen/parser.h &: grammar/parser.y
 	@mkdir -p $(B)/gen
-	bison -Wall -Werror --defines=$(B)/gen/parser.h -o $(B)/gen/parser.c $<
+	$(BISON) -Wall -Werror --defines=$(B)/gen/parser.h -o $(B)/gen/parser.c $<
 
-$(B)/gen/lexer.c $(B)/gen/lexer.h: grammar/lexer.l $(B)/gen/parser.h
+$(B)/gen/lexer.c $(B)/gen/lexer.h &: grammar/lexer.l $(B)/gen/parser.h
 	@mkdir -p $(B)/gen
-	flex --header-file=$(B)/gen/lexer.h -o $(B)/gen/lexer.c $<
+	$(FLEX) --header-file=$(B)/gen/lexer.h -o $(B)/gen/lexer.c $<
 
 $(B)/gen/templates.c: $(TEMPLATES) scripts/embed.sh
 	@mkdir -p $(B)/gen

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Build tests: the Makefile itself. `make check` runs every suite even after one fails and
+# Build tests: the Makefile itself. `make -j2` runs bison and flex once each (each writes two
+# targets in one run). `make check` runs every suite even after one fails and
 # fails at the end naming the failed ones (with stand-in suites: a fake makefile read
 # through MAKEFILES, `all` assumed up to date).
 #
@@ -70,6 +71,26 @@ c_check_all_pass() {
     [ "$status" -eq 0 ] || fail "make check exited $status with every suite passing"
     [ "$out" = "$(printf '%s\n' "ran pg-fake-ok1" "ran pg-fake-ok2" "make check: all suites passed")" ] \
         || fail "make -j2 check: '$(tr '\n' '|' <<<"$out")'"
+}
+c_generators_run_once() {
+    # One bison run writes parser.c and parser.h (one flex run lexer.c and lexer.h): make
+    # -j2 needing both outputs, as the objects do, runs each generator once.
+    local b=$case_dir/b n
+    "$make" -C "$root" --no-print-directory -j2 B="$b" "$b/obj/parser.o" "$b/obj/lexer.o" \
+        "$b/obj/main.o" "$b/gen/parser.c" "$b/gen/parser.h" "$b/gen/lexer.c" "$b/gen/lexer.h" \
+        >"$case_dir/out" 2>&1 || { fail "make -j2 failed: $(tail -n 3 "$case_dir/out" | tr '\n' ' ')"; return; }
+    n=$(grep -c -e "--defines=$b/gen/parser.h" "$case_dir/out")
+    [ "$n" = 1 ] || fail "make -j2 ran bison $n times, expected once"
+    n=$(grep -c -e "--header-file=$b/gen/lexer.h" "$case_dir/out")
+    [ "$n" = 1 ] || fail "make -j2 ran flex $n times, expected once"
+    # Up to date afterwards; outputs older than the grammar: bison (and flex) once more.
+    "$make" -C "$root" --no-print-directory -q B="$b" "$b/gen/parser.c" "$b/gen/parser.h" \
+        "$b/gen/lexer.c" "$b/gen/lexer.h" || fail "the generated files are out of date after make"
+    touch -d @1 "$b/gen/parser.c" "$b/gen/parser.h" "$b/gen/lexer.c" "$b/gen/lexer.h"
+    "$make" -C "$root" --no-print-directory -j2 B="$b" "$b/gen/parser.c" "$b/gen/parser.h" \
+        "$b/gen/lexer.c" "$b/gen/lexer.h" >"$case_dir/out" 2>&1 || fail "the second make -j2 failed"
+    n=$(grep -c -e "--defines=$b/gen/parser.h" "$case_dir/out")
+    [ "$n" = 1 ] || fail "the second make -j2 ran bison $n times, expected once"
 }
 
 # ------------------------------------------------------------------ run
