@@ -152,4 +152,5 @@ const mech_module mech_cp_async_mbarrier_module = {
     },
     .setup = setup,
     .roles = true,
+    .l2_policy = true,
 };

@@ -650,6 +650,8 @@ typedef struct mech_module {
     const char *support;         /* device support text (an embedded template) printed once
                                     after pg_device.cuh; may be NULL */
     bool roles;                  /* plans producer warps (spec producer_warps > 0) */
+    bool l2_policy;              /* its copies take a stage's `evict` L2 policy (pg_pol_NAME,
+                                    emit_chunk_cp_async); other lowerings make none */
 } mech_module;
 
 extern const mech_module mech_sync_module;

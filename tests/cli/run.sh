@@ -31,6 +31,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=87:print_stacktra
 
 # Known failures (reported bugs), each with the reason shown on its xfail line.
 declare -A known=(
+    [l2_policy_only_where_used]="the L2 policy of 'evict' is made under every lowering; emit_kernel.c emit_stage_consts should make it only where mech_module.l2_policy"
     [not_implemented_names_quoted]="plan.c's 'not implemented yet' messages do not quote the lowering's name"
 )
 
@@ -411,6 +412,25 @@ c_auto_producer_warps() {
     expect_status 0; expect_out_has "mech=cp.async sm_80"
     rm -f pw.pipe
     expect_files k.cu k.cuh
+}
+c_l2_policy_only_where_used() {
+    # A stage's `evict` policy (createpolicy) is made under the lowerings whose copies take
+    # it (cp.async, cp.async.mbarrier); under the others it would be made and never used.
+    sed 's/^  stage   x, y;.*/  stage   x, y evict first;/' saxpy.pipe >ev.pipe
+    grep -q 'evict first' ev.pipe || { fail "ev.pipe has no evict option"; return; }
+    local m
+    for m in $("$pipegen" --list-lowerings | awk '$3 == "implemented" && $1 != "auto" {print $1}'); do
+        pg ev.pipe --lower="$m" -o k.cu
+        expect_status 0
+        case $m in
+        cp.async | cp.async.mbarrier)
+            expect_file_has k.cu "const uint64_t pg_pol_x = pg_l2_policy<2>();" ;;
+        *)
+            grep -q 'pg_pol_' k.cu && fail "$m makes an L2 policy it never uses" ;;
+        esac
+    done
+    rm -f ev.pipe k.cu k.cuh
+    expect_files
 }
 c_watchdog() {
     pg saxpy.pipe --watchdog=abc
