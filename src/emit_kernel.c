@@ -119,7 +119,7 @@ static void emit_stage_consts(kctx *k)
               "%lldLL %% %d == 0, \"pipegen: slots of %s are 128-byte aligned, rows keep "
               "%d-byte copies\");\n", cp->off, cp->slot_bytes, cp->pitch, vec, cp->row_bytes,
            vec, arr->name, vec);
-        if (st->evict != EVICT_DEFAULT)
+        if (st->evict != EVICT_DEFAULT && mech_module_of(k->sc->mech)->l2_policy)
             kp(k, "const uint64_t pg_pol_%s = pg_l2_policy<%d>();\n", arr->name, (int)st->evict);
     }
 }
@@ -217,7 +217,7 @@ static void emit_slot_addr(kctx *k, int si)
 
 /* The template and place arguments of pg_region / pg_store_region for stage si:
  * <VEC, P, R, ROWBYTES, PITCH>(dst or base, src, o0, o1, o2b, n0, n1, n2b). */
-static void emit_region_shape(kctx *k, int si, const char *nthreads)
+void emit_region_shape(kctx *k, int si, const char *nthreads)
 {
     const spec_stage *st = &k->s->stages[si];
     const copy_plan *cp = &k->sc->copy[si];
@@ -259,7 +259,7 @@ static void emit_region_place(kctx *k, int si)
     kp(k, " * %d", esz);
 }
 
-void emit_region_call(kctx *k, int si, const char *fn)
+static void emit_region_call(kctx *k, int si, const char *fn)
 {
     const spec_stage *st = &k->s->stages[si];
     const spec_array *arr = &k->s->arrays[st->array];
@@ -287,6 +287,18 @@ void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name)
     kp(k, "pg_copy_chunk_async<pg_vec_%s, %s, %d, %s>(pg_d, pg_s, pg_v, %s%s)", name,
        st->cache == CACHE_CA ? "false" : "true", st->prefetch, hint ? "true" : "false",
        hint ? "pg_pol_" : "0", hint ? name : "");
+}
+
+void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, const char *args)
+{
+    emit_step_open(k, op);
+    for (int i = 0; i < k->s->nstages; ++i) {
+        if (k->s->stages[i].is_output || (op->stage >= 0 && op->stage != i))
+            continue;
+        emit_region_call(k, i, fn);
+        kp(k, ", pg_ptid, %s);\n", args);
+    }
+    emit_step_close(k, op);
 }
 
 void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk)
@@ -353,18 +365,48 @@ static void emit_staged_views(kctx *k)
  * the fastest dimension fastest; out-of-range elements are skipped. Positions inside the
  * tile are ints, checked against the tile's in-range extent (pg_limD), so that only the
  * body's own indexing is 64-bit. */
-static void emit_elementwise(kctx *k)
+/* The tile's limits: pg_limD, the extent of dimension D that is inside the array. */
+static void emit_tile_limits(kctx *k)
 {
     const spec *s = k->s;
     const spec_array *arr = &s->arrays[s->tile_array];
-    long long n = 1, inner = 1;
     for (int d = 0; d < s->tile_rank; ++d) {
-        n *= s->tile[d];
         kp(k, "const int64_t pg_rest%d = ", d);
         emit_dim(k, &arr->dims[d]);
         kp(k, " - %s;\nconst int pg_lim%d = pg_rest%d < %lld ? (int)pg_rest%d : %lld;\n",
            s->tile_at[d], d, d, s->tile[d], d, s->tile[d]);
     }
+}
+
+/* The body for one cell whose tile coordinates pg_l0.. are set and inside the limits. */
+static void emit_cell(kctx *k, const char *ind)
+{
+    const spec *s = k->s;
+    for (int d = 0; d < s->tile_rank; ++d)
+        kp(k, "%sconst int64_t %s = %s + pg_l%d;\n", ind, s->compute.idx[d], s->tile_at[d], d);
+    emit_body(k->out, &s->compute, &k->u->opts, "");
+}
+
+/* Threads deal the tile's cells in row-major order. Where the consumers are a whole number
+ * of rows of a rank-2 tile, each thread keeps one column and walks rows: the column, its
+ * bound and whatever the body computes from it alone stay out of the loop (measured on
+ * H100: jacobi2d spends most of its instructions on indexing). */
+static void emit_elementwise(kctx *k)
+{
+    const spec *s = k->s;
+    int cnt = k->sc->threads - k->sc->producer_threads;
+    long long n = 1, inner = 1;
+    emit_tile_limits(k);
+    if (s->tile_rank == 2 && cnt % s->tile[1] == 0) {
+        kp(k, "const int pg_l1 = pg_ctid %% %lld;\nif (pg_l1 < pg_lim1) {\n", s->tile[1]);
+        kp(k, "#pragma unroll 4\n    for (int pg_l0 = pg_ctid / %lld; pg_l0 < pg_lim0; "
+              "pg_l0 += %lld) {\n", s->tile[1], cnt / s->tile[1]);
+        emit_cell(k, "        ");
+        kp(k, "    }\n}\n");
+        return;
+    }
+    for (int d = 0; d < s->tile_rank; ++d)
+        n *= s->tile[d];
     kp(k, "#pragma unroll 4\nfor (int pg_e = pg_ctid; pg_e < %lld; pg_e += pg_cnt) {\n", n);
     for (int d = s->tile_rank - 1; d >= 0; --d) {
         kp(k, "    const int pg_l%d = (pg_e / %lld) %% %lld;\n", d, inner, s->tile[d]);
@@ -374,9 +416,7 @@ static void emit_elementwise(kctx *k)
     for (int d = 0; d < s->tile_rank; ++d)
         kp(k, "%spg_l%d < pg_lim%d", d ? " && " : "", d, d);
     kp(k, ") {\n");
-    for (int d = 0; d < s->tile_rank; ++d)
-        kp(k, "        const int64_t %s = %s + pg_l%d;\n", s->compute.idx[d], s->tile_at[d], d);
-    emit_body(k->out, &s->compute, &k->u->opts, "");
+    emit_cell(k, "        ");
     kp(k, "    }\n}\n");
 }
 
@@ -604,9 +644,9 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc)
     emit_bindings(&k);
     emit_work_counts(&k);
     emit_roles(&k);
+    emit_stage_consts(&k);
     if (mech_module_of(sc->mech)->setup)
         mech_module_of(sc->mech)->setup(&k);
-    emit_stage_consts(&k);
     for (int i = 0; i < s->naccums; ++i)
         kp(&k, "%s %s = %s;\n", elem_ctype(s->accums[i].type), s->accums[i].name,
            emit_accum_identity(&s->accums[i]));

@@ -91,15 +91,9 @@ static void print_init(kctx *k, const ir_op *op)
        k->sc->full_arrivals);
 }
 
-static void chunk(kctx *k, const spec_stage *st, const char *name)
-{
-    (void)st;
-    emit_chunk_memcpy_async(k, name, "pg_bar[pg_slot]");
-}
-
 static void print_copy(kctx *k, const ir_op *op)
 {
-    emit_copy_regions(k, op, chunk);
+    emit_copy_region_calls(k, op, "pg_bar_region", "pg_bar[pg_slot]");
 }
 
 static void print_arrive(kctx *k, const ir_op *op)

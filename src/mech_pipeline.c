@@ -130,15 +130,11 @@ static bool plan_roles(planner *p)
 
 /* ------------------------------------------------------------------ printing */
 
-void emit_chunk_memcpy_async(kctx *k, const char *name, const char *sync)
-{
-    kp(k, "pg_cuda_chunk<pg_vec_%s>(pg_d, pg_s, pg_v, %s)", name, sync);
-}
-
+/* One chunk through cuda::memcpy_async(dst, src, aligned_size_t<VEC>, pg_pipe). */
 static void chunk(kctx *k, const spec_stage *st, const char *name)
 {
     (void)st;
-    emit_chunk_memcpy_async(k, name, "pg_pipe");
+    kp(k, "pg_cuda_chunk<pg_vec_%s>(pg_d, pg_s, pg_v, pg_pipe)", name);
 }
 
 /* The pipeline of the block (with roles: the role of this thread); its shared state is

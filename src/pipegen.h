@@ -631,10 +631,12 @@ typedef void (*chunk_printer)(kctx *k, const spec_stage *st, const char *name);
 void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name);
 /* Copy every staged input the operation names, chunk by chunk, in a step scope. */
 void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk);
-/* The start of a call FN<VEC, P, R, ROWBYTES, PITCH, pg_pnt>(slot, array, o0, o1, o2b, n0,
- * n1, n2b of staged input si (pg_region's shape and place, for a mechanism whose copies are
- * collective calls per region rather than per chunk); the caller prints the rest. */
-void emit_region_call(kctx *k, int si, const char *fn);
+/* COPY for a mechanism whose copies are collective calls per region rather than per
+ * chunk: FN<VEC, P, R, ROWBYTES, PITCH, pg_pnt>(slot, array, o0, o1, o2b, n0, n1, n2b,
+ * pg_ptid, ARGS) for each staged input of op (pg_region's shape and place). */
+void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, const char *args);
+/* A staged region's template arguments <VEC, P, R, ROWBYTES, PITCH, nthreads>. */
+void emit_region_shape(kctx *k, int si, const char *nthreads);
 
 typedef void (*op_printer)(kctx *k, const ir_op *op);
 /* Printers every mechanism may use. */
@@ -671,10 +673,6 @@ extern const mech_module mech_primitives_module;
  * pipeline_consumer_wait_prior<N> wait as for 8 when N is larger), the code waits for
  * more than the IR's WAIT allows to pend, never less: what the verifier proves holds. */
 bool plan_commit_groups(planner *p);
-/* One chunk through cuda::memcpy_async(dst, src, aligned_size_t<VEC>, SYNC), SYNC naming
- * the pipeline or barrier it completes on (pipeline, pipeline-roles, pipeline-thread,
- * barrier; mech_pipeline.c). */
-void emit_chunk_memcpy_async(kctx *k, const char *name, const char *sync);
 /* The module of a mechanism; NULL while it is not implemented (and for auto). */
 const mech_module *mech_module_of(mech m);
 /* What `auto` (and an unset mechanism) lowers s with on sm: cp.async on sm_80+, or

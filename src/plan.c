@@ -158,7 +158,7 @@ static void plan_stage(planner *p, int i, int nslots)
 
 static bool sorry(planner *p, srcloc at, const char *what)
 {
-    diag_error(p->d, at, "%s is not implemented yet by the %s lowering (docs/mechanisms.md "
+    diag_error(p->d, at, "%s is not implemented yet by lowering '%s' (docs/mechanisms.md "
                "lists what each lowering supports)", what, mech_name(p->sc->mech));
     return false;
 }
@@ -201,7 +201,7 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm)
     planner p = {a, d, s, sc};
     const mech_module *mod = mech_module_of(m);
     if (!mod) {
-        diag_error(d, s->mech == m ? s->mech_loc : s->loc, "the %s lowering is not "
+        diag_error(d, s->mech == m ? s->mech_loc : s->loc, "lowering '%s' is not "
                    "implemented yet (pipegen --list-lowerings)", mech_name(m));
         return NULL;
     }

@@ -29,6 +29,41 @@ __device__ __forceinline__ void pg_prim_chunk(unsigned char *dst, const unsigned
 }
 #endif /* PG_API_PRIMITIVES */
 
+#if defined(PG_API_MEMCPY_ASYNC) || defined(PG_API_CG)
+/* ---- Row copies (barrier on sm_90, cg): the APIs copy one contiguous range per call and
+ * have no zero-fill, so a region is copied as its rows' whole chunks inside the array by
+ * the API, and everything else (a halo left of the array, the end of a row, rows outside
+ * the array) by pg_api_edges, synchronously and zero-filled. ---- */
+
+/* The whole chunks of a row inside the array: bytes [lo, hi) of the region's rows, hi - lo
+ * a multiple of MULT chunks (the rest of the row goes to the edges). */
+template <int VEC, long long ROWBYTES, int MULT>
+__device__ __forceinline__ void pg_api_whole(int64_t o2b, int64_t n2b, int *lo, int *hi)
+{
+    const int64_t l = o2b < 0 ? (-o2b < ROWBYTES ? -o2b : ROWBYTES) : 0;
+    const int64_t h = n2b - o2b >= ROWBYTES ? ROWBYTES : (n2b - o2b) / VEC * VEC;
+    *lo = (int)l;
+    *hi = (int)(h > l ? l + (h - l) / (VEC * MULT) * (VEC * MULT) : l);
+}
+
+/* The chunks of a region that the API does not copy: those outside bytes [lo, hi) of a
+ * row, partial ones, rows outside the array, and all of them below cp.async's 4 bytes;
+ * stored synchronously, dealt to the threads as pg_region deals chunks. */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT>
+__device__ __forceinline__ void pg_api_edges(unsigned char *dst, const unsigned char *base,
+                                             int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
+                                             int64_t n1, int64_t n2b, int tid, int lo, int hi)
+{
+    pg_region<VEC, P, R, ROWBYTES, PITCH, NT>(
+        dst, base, o0, o1, o2b, n0, n1, n2b, tid,
+        [=](unsigned char *d, const unsigned char *s, int v) {
+            const int col = (int)((d - dst) % PITCH);
+            if (VEC < 4 || v < VEC || col < lo || col >= hi)
+                pg_copy_chunk_sync<VEC>(d, s, v);
+        });
+}
+#endif
+
 #ifdef PG_API_MEMCPY_ASYNC
 /* ---- barrier, pipeline, pipeline-roles, pipeline-thread: one chunk through
  * cuda::memcpy_async(dst, src, aligned_size_t<VEC>, SYNC), SYNC a cuda::pipeline or a
@@ -49,59 +84,98 @@ __device__ __forceinline__ void pg_cuda_chunk(unsigned char *dst, const unsigned
     }
     pg_copy_chunk_sync<VEC>(dst, src, valid);
 }
+
+/* ---- barrier: a staged region into the slot whose cuda::barrier is `bar`. On sm_90 with
+ * 16-byte chunks, libcu++ makes each memcpy_async on a block barrier one bulk copy (TMA)
+ * completing by transaction count, whatever its size: one call per 16-byte chunk would be
+ * one bulk copy per chunk, which runs at a third of the copy engine's rate (measured on
+ * H100: saxpy 0.41 of cudaMemcpy). So there each row's whole chunks are one call, by one
+ * thread (rows dealt to the threads), and the edges are stored by pg_api_edges. Elsewhere
+ * (sm_80, or narrower chunks: cp.async either way) a call per chunk as the pipelines do.
+ * The copies hold the barrier's phase (expect_tx) until they land; the thread's arrive()
+ * follows its calls and stores, so the phase completes only with every row in place. */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT>
+__device__ __forceinline__ void pg_bar_region(unsigned char *dst, const unsigned char *base,
+                                              int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
+                                              int64_t n1, int64_t n2b, int tid,
+                                              cuda::barrier<cuda::thread_scope_block> &bar)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (VEC == 16) {
+        int lo, hi;
+        pg_api_whole<VEC, ROWBYTES, 1>(o2b, n2b, &lo, &hi);
+        for (int row = tid; row < P * R && hi > lo; row += NT) {
+            int64_t g0, g1;
+            if (pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1))
+                (void)cuda::memcpy_async(dst + (int64_t)row * PITCH + lo,
+                                         base + (g0 * n1 + g1) * n2b + o2b + lo,
+                                         cuda::aligned_size_t<16>((size_t)(hi - lo)), bar);
+        }
+        pg_api_edges<VEC, P, R, ROWBYTES, PITCH, NT>(dst, base, o0, o1, o2b, n0, n1, n2b, tid,
+                                                     lo, hi);
+        return;
+    }
+#endif
+    pg_region<VEC, P, R, ROWBYTES, PITCH, NT>(
+        dst, base, o0, o1, o2b, n0, n1, n2b, tid,
+        [&](unsigned char *d, const unsigned char *s, int v) { pg_cuda_chunk<VEC>(d, s, v, bar); });
+}
 #endif /* PG_API_MEMCPY_ASYNC */
 
 #ifdef PG_API_CG
-/* ---- cg: cooperative_groups::memcpy_async copies one contiguous range per call and
- * commits one cp.async group in every thread of the group after it (__pipeline_commit),
- * also when it copies nothing; cg::wait_prior<N> counts those calls (and waits as for 8
- * when N is larger: __pipeline_wait_prior's limit). A region is therefore copied row by
- * row, one block-wide call per row whether or not the row is inside the array, so that a
- * step commits the same number of groups in every thread and every step. The block-wide
- * call deals a row's chunks to the threads one each (cg's thread_block path); a call on
- * a tile of the block would not do: cg's tile path lets the last lanes of a tile copy the
- * row's last chunk again, and those duplicate writes are races (racecheck). ---- */
-
-/* The whole chunks of a row inside the array: bytes [lo, hi) of the region's rows. The
- * chunks before lo (a halo left of the array) and from hi (the end of a row) are the
- * edges, which the API cannot zero-fill. */
-template <int VEC, long long ROWBYTES>
-__device__ __forceinline__ void pg_cg_whole(int64_t o2b, int64_t n2b, int *lo, int *hi)
+/* ---- cg: cooperative_groups::memcpy_async commits one cp.async group in every thread of
+ * the group after each call (__pipeline_commit), also when it copies nothing;
+ * cg::wait_prior<N> counts those calls (and waits as for 8 when N is larger:
+ * __pipeline_wait_prior's limit). The rows of a region are dealt to tiles of G threads
+ * (G a power of two up to a warp, at most the row's chunks): tile g copies rows g, g +
+ * NT/G, ..., one call per row, and every tile makes the same number of calls
+ * (pg_cg_calls), an empty call where it has no row or the row is outside the array, so
+ * that a step commits the same number of groups in every thread and every step. A call
+ * copies a multiple of G chunks: cg's tile path lets the last lanes of a tile copy a
+ * row's last chunk again when the count is not one, and those duplicate writes are races
+ * (racecheck); the chunks left over go to pg_api_edges. ---- */
+template <int VEC, long long ROWBYTES, int NT>
+__host__ __device__ constexpr int pg_cg_tile()
 {
-    const int64_t l = o2b < 0 ? (-o2b < ROWBYTES ? -o2b : ROWBYTES) : 0;
-    const int64_t h = n2b - o2b >= ROWBYTES ? ROWBYTES : (n2b - o2b) / VEC * VEC;
-    *lo = (int)l;
-    *hi = (int)(h > l ? h : l);
+    int g = 1;
+    while (g < 32 && 2 * g * VEC <= ROWBYTES && NT % (2 * g) == 0)
+        g *= 2;
+    return g;
 }
 
-/* A staged region (pg_region's shape and place) through cooperative_groups::memcpy_async:
- * P * R calls of the block, one per row, each the row's whole chunks or nothing (a row
- * outside the array; every chunk when VEC is below cp.async's 4 bytes); the edges and
- * those rows are stored synchronously and zero-filled, dealt to the threads as pg_region
- * deals chunks. Every thread of the block calls it. */
+/* The memcpy_async calls of one region per step, in every thread. */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT>
+__host__ __device__ constexpr int pg_cg_calls()
+{
+    constexpr int tiles = NT / pg_cg_tile<VEC, ROWBYTES, NT>();
+    return (P * R + tiles - 1) / tiles;
+}
+
+/* A staged region (pg_region's shape and place) through cooperative_groups::memcpy_async.
+ * Every thread of the block calls it. */
 template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT>
 __device__ __forceinline__ void pg_cg_region(unsigned char *dst, const unsigned char *base,
                                              int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
                                              int64_t n1, int64_t n2b, int tid,
                                              const cooperative_groups::thread_block &block)
 {
+    constexpr int G = pg_cg_tile<VEC, ROWBYTES, NT>(), TILES = NT / G;
+    const auto tile = cooperative_groups::tiled_partition<G>(block);
     int lo, hi;
-    pg_cg_whole<VEC, ROWBYTES>(o2b, n2b, &lo, &hi);
-    for (int row = 0; row < P * R; ++row) {
+    pg_api_whole<VEC, ROWBYTES, G>(o2b, n2b, &lo, &hi);
+#pragma unroll 1
+    for (int c = 0; c < pg_cg_calls<VEC, P, R, ROWBYTES, PITCH, NT>(); ++c) {
+        const int row = tid / G + c * TILES;
         int64_t g0, g1;
-        if (VEC >= 4 && pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1))
-            cooperative_groups::memcpy_async(block, dst + (int64_t)row * PITCH + lo,
+        if (VEC >= 4 && row < P * R && hi > lo && pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1))
+            cooperative_groups::memcpy_async(tile, dst + (int64_t)row * PITCH + lo,
                                              base + (g0 * n1 + g1) * n2b + o2b + lo,
                                              cuda::aligned_size_t<VEC>((size_t)(hi - lo)));
         else
-            cooperative_groups::memcpy_async(block, dst, base, cuda::aligned_size_t<VEC>(0));
+            cooperative_groups::memcpy_async(tile, dst, base, cuda::aligned_size_t<VEC>(0));
     }
-    pg_region<VEC, P, R, ROWBYTES, PITCH, NT>(
-        dst, base, o0, o1, o2b, n0, n1, n2b, tid,
-        [](unsigned char *d, const unsigned char *s, int v) {
-            if (VEC < 4 || v < VEC)
-                pg_copy_chunk_sync<VEC>(d, s, v);
-        });
+    pg_api_edges<VEC, P, R, ROWBYTES, PITCH, NT>(dst, base, o0, o1, o2b, n0, n1, n2b, tid, lo,
+                                                 hi);
 }
 
 /* N empty memcpy_async calls: the batches of a step past the block's last, so that every

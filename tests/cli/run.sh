@@ -31,8 +31,6 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=87:print_stacktra
 
 # Known failures (reported bugs), each with the reason shown on its xfail line.
 declare -A known=(
-    [l2_policy_only_where_used]="the L2 policy of 'evict' is made under every lowering; emit_kernel.c emit_stage_consts should make it only where mech_module.l2_policy"
-    [not_implemented_names_quoted]="plan.c's 'not implemented yet' messages do not quote the lowering's name"
 )
 
 # ------------------------------------------------------------------ helpers

@@ -520,11 +520,10 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
             const int pg_lim0 = pg_rest0 < 8 ? (int)pg_rest0 : 8;
             const int64_t pg_rest1 = nx - x0;
             const int pg_lim1 = pg_rest1 < 64 ? (int)pg_rest1 : 64;
+            const int pg_l1 = pg_ctid % 64;
+            if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-            for (int pg_e = pg_ctid; pg_e < 512; pg_e += pg_cnt) {
-                const int pg_l1 = (pg_e / 1) % 64;
-                const int pg_l0 = (pg_e / 64) % 8;
-                if (pg_l0 < pg_lim0 && pg_l1 < pg_lim1) {
+                for (int pg_l0 = pg_ctid / 64; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t j = y0 + pg_l0;
                     const int64_t i = x0 + pg_l1;
 #line 16 "halo_march.pipe"
@@ -532,7 +531,7 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
     v[j][i] = u[j][i - 1] + u[j][i + 1] - u[j - 1][i] - u[j + 1][i];
     w[j][i] = u[j][i];
   
-#line 536 "halo_march.cu"
+#line 535 "halo_march.cu"
                 }
             }
         }
@@ -685,11 +684,10 @@ __global__ void __launch_bounds__(128) halo_march_sm90(const struct halo_march_a
             const int pg_lim0 = pg_rest0 < 8 ? (int)pg_rest0 : 8;
             const int64_t pg_rest1 = nx - x0;
             const int pg_lim1 = pg_rest1 < 64 ? (int)pg_rest1 : 64;
+            const int pg_l1 = pg_ctid % 64;
+            if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-            for (int pg_e = pg_ctid; pg_e < 512; pg_e += pg_cnt) {
-                const int pg_l1 = (pg_e / 1) % 64;
-                const int pg_l0 = (pg_e / 64) % 8;
-                if (pg_l0 < pg_lim0 && pg_l1 < pg_lim1) {
+                for (int pg_l0 = pg_ctid / 64; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t j = y0 + pg_l0;
                     const int64_t i = x0 + pg_l1;
 #line 16 "halo_march.pipe"
@@ -697,7 +695,7 @@ __global__ void __launch_bounds__(128) halo_march_sm90(const struct halo_march_a
     v[j][i] = u[j][i - 1] + u[j][i + 1] - u[j - 1][i] - u[j + 1][i];
     w[j][i] = u[j][i];
   
-#line 701 "halo_march.cu"
+#line 699 "halo_march.cu"
                 }
             }
         }

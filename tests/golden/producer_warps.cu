@@ -445,11 +445,11 @@ __global__ void __launch_bounds__(160) specialized_sm80(const struct specialized
     (void)pg_pnt;
     (void)pg_ctid;
     (void)pg_cnt;
-    __shared__ __align__(8) uint64_t pg_full[3];
-    __shared__ __align__(8) uint64_t pg_empty[3];
     static_assert(3 >= 1 && 12288LL <= 166912LL, "pipegen: the ring of 3 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     static_assert(0LL % 128 == 0 && 4096LL % 128 == 0 && 4096LL % 16 == 0 && 4096LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
+    __shared__ __align__(8) uint64_t pg_full[3];
+    __shared__ __align__(8) uint64_t pg_empty[3];
     for (int64_t pg_p = 0; pg_p < 1; ++pg_p) {
         if (threadIdx.x == 0) {
             for (int pg_i = 0; pg_i < 3; ++pg_i) {
@@ -585,11 +585,11 @@ __global__ void __launch_bounds__(160) specialized_sm90(const struct specialized
     (void)pg_pnt;
     (void)pg_ctid;
     (void)pg_cnt;
-    __shared__ __align__(8) uint64_t pg_full[3];
-    __shared__ __align__(8) uint64_t pg_empty[3];
     static_assert(3 >= 1 && 12288LL <= 232448LL, "pipegen: the ring of 3 slot(s) fits sm_90's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     static_assert(0LL % 128 == 0 && 4096LL % 128 == 0 && 4096LL % 16 == 0 && 4096LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
+    __shared__ __align__(8) uint64_t pg_full[3];
+    __shared__ __align__(8) uint64_t pg_empty[3];
     for (int64_t pg_p = 0; pg_p < 1; ++pg_p) {
         if (threadIdx.x == 0) {
             for (int pg_i = 0; pg_i < 3; ++pg_i) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make gpu-check: every case of tests/gpu/matrix through --emit-test on this machine's GPU,
-# then again under compute-sanitizer memcheck, racecheck and synccheck.
+# then again under compute-sanitizer memcheck, racecheck and synccheck (GPU_MATRIX: another
+# case list, GPU_JOBS: cases at a time).
 # Without a GPU it says so and exits 0 without claiming a pass.
 set -u
 PG=$(realpath "$1")
@@ -35,7 +36,7 @@ cases=()
 while read -r sample mech grid flags; do
     case "$sample" in ''|'#'*) continue ;; esac
     cases+=("$sample $mech $grid $flags")
-done <"$ROOT/tests/gpu/matrix"
+done <"${GPU_MATRIX:-$ROOT/tests/gpu/matrix}"
 # (no trailing blank on a line: xargs -L would join it with the next)
 printf '%s\n' "${cases[@]}" | while read -r s m g f; do
     echo "$s $m $g $(case_dir $s $m $g $f)${f:+ $f}"

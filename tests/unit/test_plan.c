@@ -546,7 +546,7 @@ START_TEST(sorry_clamped_halo)
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; ++i) {
         char want[512];
         snprintf(want, sizeof want, "t.pipe:5:9: error: a clamped halo is not implemented yet "
-                 "by the %s lowering (docs/mechanisms.md lists what each lowering supports)\n"
+                 "by lowering '%s' (docs/mechanisms.md lists what each lowering supports)\n"
                  "  stage u halo 2 clamp;\n        ^\n", mech_name(ms[i]));
         expect_sorry("pipeline p {\n  in float u[m][n];\n  out float v[m][n];\n"
                      "  tile v[8][32];\n  stage u halo 2 clamp;\n"
@@ -576,7 +576,7 @@ START_TEST(mechanism_not_implemented)
         if (mech_implemented(missing[i]))
             continue;   /* landed since: its own tests cover it */
         char want[512];
-        snprintf(want, sizeof want, "t.pipe:1:1: error: the %s lowering is not implemented "
+        snprintf(want, sizeof want, "t.pipe:1:1: error: lowering '%s' is not implemented "
                  "yet (pipegen --list-lowerings)\npipeline p {\n^\n", mech_name(missing[i]));
         expect_sorry(src, missing[i], 90, want);
     }
@@ -585,7 +585,7 @@ START_TEST(mechanism_not_implemented)
         expect_sorry("pipeline p {\n  in float x[n];\n  out float z[n];\n  tile z[64];\n"
                      "  stage x using pipeline;\n  compute elementwise (i) { z[i] = x[i]; }\n}\n",
                      MECH_PIPELINE, 80,
-                     "t.pipe:5:9: error: the pipeline lowering is not implemented yet "
+                     "t.pipe:5:9: error: lowering 'pipeline' is not implemented yet "
                      "(pipegen --list-lowerings)\n  stage x using pipeline;\n        ^\n");
 }
 END_TEST
