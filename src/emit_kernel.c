@@ -289,14 +289,17 @@ void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name)
        hint ? "pg_pol_" : "0", hint ? name : "");
 }
 
-void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, const char *args)
+void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer args)
 {
     emit_step_open(k, op);
     for (int i = 0; i < k->s->nstages; ++i) {
-        if (k->s->stages[i].is_output || (op->stage >= 0 && op->stage != i))
+        const spec_stage *st = &k->s->stages[i];
+        if (st->is_output || (op->stage >= 0 && op->stage != i))
             continue;
         emit_region_call(k, i, fn);
-        kp(k, ", pg_ptid, %s);\n", args);
+        kp(k, ", pg_ptid, ");
+        args(k, st, k->s->arrays[st->array].name);
+        kp(k, ");\n");
     }
     emit_step_close(k, op);
 }

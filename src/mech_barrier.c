@@ -18,8 +18,9 @@
  * slot a block barrier after the compute frees the slot for the next copy.
  *
  * Chunks that leave the array (and chunks below 4 bytes) are plain zero-filling stores,
- * complete before the thread arrives. The API takes no cache operator, prefetch size or
- * eviction policy: those stage options are hints this lowering does not pass on.
+ * complete before the thread arrives. A stage's `evict` policy reaches the copies as an
+ * annotated_ptr access property of the source (pg_evict); the API takes no cache operator
+ * or prefetch size: those stage options are hints this lowering does not pass on.
  *
  * compute-sanitizer's synccheck (CUDA 13.0) reports "Missing wait" when a thread arrives
  * on a barrier twice in one phase, which memcpy_async does by design where it copies with
@@ -91,9 +92,16 @@ static void print_init(kctx *k, const ir_op *op)
        k->sc->full_arrivals);
 }
 
+/* The slot's barrier and the stage's L2 policy (pg_evict: an annotated_ptr property). */
+static void copy_args(kctx *k, const spec_stage *st, const char *name)
+{
+    (void)name;
+    kp(k, "pg_bar[pg_slot], pg_evict<%d>()", (int)st->evict);
+}
+
 static void print_copy(kctx *k, const ir_op *op)
 {
-    emit_copy_region_calls(k, op, "pg_bar_region", "pg_bar[pg_slot]");
+    emit_copy_region_calls(k, op, "pg_bar_region", copy_args);
 }
 
 static void print_arrive(kctx *k, const ir_op *op)
@@ -119,6 +127,7 @@ const mech_module mech_barrier_module = {
         [OP_COMPUTE] = emit_print_compute, [OP_STORE] = emit_print_store,
     },
     .setup = setup,
-    .includes = "#include <cuda/barrier>\n#define PG_API_MEMCPY_ASYNC 1\n",
+    .includes = "#include <cuda/annotated_ptr>\n#include <cuda/barrier>\n"
+                "#define PG_API_MEMCPY_ASYNC 1\n",
     .support = tmpl_pg_cuda_api_cuh,
 };

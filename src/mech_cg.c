@@ -46,9 +46,16 @@ static void setup(kctx *k)
     kp(k, ";\n(void)pg_cg_step;\n");
 }
 
+static void copy_args(kctx *k, const spec_stage *st, const char *name)
+{
+    (void)st;
+    (void)name;
+    kp(k, "pg_block");
+}
+
 static void print_copy(kctx *k, const ir_op *op)
 {
-    emit_copy_region_calls(k, op, "pg_cg_region", "pg_block");
+    emit_copy_region_calls(k, op, "pg_cg_region", copy_args);
 }
 
 /* The groups of a step that copied nothing. */

@@ -29,9 +29,10 @@
  *
  * cuda::memcpy_async copies whole chunks of 4, 8 or 16 bytes (cp.async; the pipeline
  * overloads never use the bulk copies); a chunk that leaves the array is stored with plain
- * zero-filling stores (pg_cuda_chunk), complete before the thread commits. The APIs take
- * no cache operator, prefetch size or eviction policy: those stage options are hints that
- * these lowerings do not pass on.
+ * zero-filling stores (pg_cuda_chunk), complete before the thread commits. A stage's
+ * `evict` policy reaches the copies as an annotated_ptr access property of the source
+ * (pg_evict); the APIs take no cache operator or prefetch size: those stage options are
+ * hints that these lowerings do not pass on.
  *
  * compute-sanitizer's synccheck (CUDA 13.0) reports "Missing wait" for producer_commit,
  * which arrives twice on the stage's barrier (cp.async.mbarrier.arrive without .noinc,
@@ -130,11 +131,12 @@ static bool plan_roles(planner *p)
 
 /* ------------------------------------------------------------------ printing */
 
-/* One chunk through cuda::memcpy_async(dst, src, aligned_size_t<VEC>, pg_pipe). */
+/* One chunk through cuda::memcpy_async(dst, src, aligned_size_t<VEC>, pg_pipe), the
+ * stage's `evict` policy an annotated_ptr property of the source. */
 static void chunk(kctx *k, const spec_stage *st, const char *name)
 {
-    (void)st;
-    kp(k, "pg_cuda_chunk<pg_vec_%s>(pg_d, pg_s, pg_v, pg_pipe)", name);
+    kp(k, "pg_cuda_chunk<pg_vec_%s>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<%d>())", name,
+       (int)st->evict);
 }
 
 /* The pipeline of the block (with roles: the role of this thread); its shared state is
@@ -217,7 +219,8 @@ static void print_thread_wait(kctx *k, const ir_op *op)
     [OP_BARRIER] = print_barrier, [OP_COMPUTE] = emit_print_compute,                        \
     [OP_STORE] = emit_print_store
 #define PIPELINE_INCLUDES                                                                   \
-    "#include <cooperative_groups.h>\n#include <cuda/pipeline>\n#define PG_API_MEMCPY_ASYNC 1\n"
+    "#include <cooperative_groups.h>\n#include <cuda/annotated_ptr>\n#include <cuda/pipeline>\n" \
+    "#define PG_API_MEMCPY_ASYNC 1\n"
 
 const mech_module mech_pipeline_module = {
     .plan = plan_block,
@@ -244,6 +247,7 @@ const mech_module mech_pipeline_thread_module = {
         [OP_COMPUTE] = emit_print_compute, [OP_STORE] = emit_print_store,
     },
     .setup = setup_thread,
-    .includes = "#include <cuda/pipeline>\n#define PG_API_MEMCPY_ASYNC 1\n",
+    .includes = "#include <cuda/annotated_ptr>\n#include <cuda/pipeline>\n"
+                "#define PG_API_MEMCPY_ASYNC 1\n",
     .support = tmpl_pg_cuda_api_cuh,
 };

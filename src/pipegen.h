@@ -631,10 +631,10 @@ typedef void (*chunk_printer)(kctx *k, const spec_stage *st, const char *name);
 void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name);
 /* Copy every staged input the operation names, chunk by chunk, in a step scope. */
 void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk);
-/* COPY for a mechanism whose copies are collective calls per region rather than per
- * chunk: FN<VEC, P, R, ROWBYTES, PITCH, pg_pnt>(slot, array, o0, o1, o2b, n0, n1, n2b,
- * pg_ptid, ARGS) for each staged input of op (pg_region's shape and place). */
-void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, const char *args);
+/* COPY for a mechanism whose copies are calls per region rather than per chunk:
+ * FN<VEC, P, R, ROWBYTES, PITCH, pg_pnt>(slot, array, o0, o1, o2b, n0, n1, n2b, pg_ptid,
+ * ARGS) for each staged input of op (pg_region's shape and place), ARGS printed by args. */
+void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer args);
 /* A staged region's template arguments <VEC, P, R, ROWBYTES, PITCH, nthreads>. */
 void emit_region_shape(kctx *k, int si, const char *nthreads);
 

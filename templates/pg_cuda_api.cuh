@@ -65,6 +65,25 @@ __device__ __forceinline__ void pg_api_edges(unsigned char *dst, const unsigned 
 #endif
 
 #ifdef PG_API_MEMCPY_ASYNC
+/* ---- A stage's `evict` policy (the numbering of pg_l2_policy) as the access property of
+ * an annotated_ptr to the copy's source: first is streaming, last persisting, normal
+ * normal; none and unchanged (no property of annotated_ptr says "leave the priority as it
+ * is") pass the plain pointer. ---- */
+template <int EVICT> struct pg_evict {};
+
+template <int EVICT>
+__device__ __forceinline__ auto pg_evict_src(const unsigned char *src, pg_evict<EVICT>)
+{
+    if constexpr (EVICT == 1)
+        return cuda::annotated_ptr<const unsigned char, cuda::access_property::normal>(src);
+    else if constexpr (EVICT == 2)
+        return cuda::annotated_ptr<const unsigned char, cuda::access_property::streaming>(src);
+    else if constexpr (EVICT == 3)
+        return cuda::annotated_ptr<const unsigned char, cuda::access_property::persisting>(src);
+    else
+        return src;
+}
+
 /* ---- barrier, pipeline, pipeline-roles, pipeline-thread: one chunk through
  * cuda::memcpy_async(dst, src, aligned_size_t<VEC>, SYNC), SYNC a cuda::pipeline or a
  * cuda::barrier. The API copies whole objects and has no zero-fill: a chunk that is partly
@@ -72,13 +91,14 @@ __device__ __forceinline__ void pg_api_edges(unsigned char *dst, const unsigned 
  * synchronously with its tail zero-filled. Such stores are complete in the thread before
  * its arrival (barrier, block pipelines) or the block barrier (pipeline-thread) that
  * publishes the step to the other threads. */
-template <int VEC, class Sync>
+template <int VEC, class Sync, int EVICT>
 __device__ __forceinline__ void pg_cuda_chunk(unsigned char *dst, const unsigned char *src,
-                                              int valid, Sync &sync)
+                                              int valid, Sync &sync, pg_evict<EVICT> ev)
 {
     if constexpr (VEC >= 4) {
         if (valid == VEC) {
-            (void)cuda::memcpy_async(dst, src, cuda::aligned_size_t<VEC>(VEC), sync);
+            (void)cuda::memcpy_async(dst, pg_evict_src(src, ev), cuda::aligned_size_t<VEC>(VEC),
+                                     sync);
             return;
         }
     }
@@ -94,11 +114,12 @@ __device__ __forceinline__ void pg_cuda_chunk(unsigned char *dst, const unsigned
  * (sm_80, or narrower chunks: cp.async either way) a call per chunk as the pipelines do.
  * The copies hold the barrier's phase (expect_tx) until they land; the thread's arrive()
  * follows its calls and stores, so the phase completes only with every row in place. */
-template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT>
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT, int EVICT>
 __device__ __forceinline__ void pg_bar_region(unsigned char *dst, const unsigned char *base,
                                               int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
                                               int64_t n1, int64_t n2b, int tid,
-                                              cuda::barrier<cuda::thread_scope_block> &bar)
+                                              cuda::barrier<cuda::thread_scope_block> &bar,
+                                              pg_evict<EVICT> ev)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if constexpr (VEC == 16) {
@@ -108,7 +129,7 @@ __device__ __forceinline__ void pg_bar_region(unsigned char *dst, const unsigned
             int64_t g0, g1;
             if (pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1))
                 (void)cuda::memcpy_async(dst + (int64_t)row * PITCH + lo,
-                                         base + (g0 * n1 + g1) * n2b + o2b + lo,
+                                         pg_evict_src(base + (g0 * n1 + g1) * n2b + o2b + lo, ev),
                                          cuda::aligned_size_t<16>((size_t)(hi - lo)), bar);
         }
         pg_api_edges<VEC, P, R, ROWBYTES, PITCH, NT>(dst, base, o0, o1, o2b, n0, n1, n2b, tid,
@@ -118,7 +139,7 @@ __device__ __forceinline__ void pg_bar_region(unsigned char *dst, const unsigned
 #endif
     pg_region<VEC, P, R, ROWBYTES, PITCH, NT>(
         dst, base, o0, o1, o2b, n0, n1, n2b, tid,
-        [&](unsigned char *d, const unsigned char *s, int v) { pg_cuda_chunk<VEC>(d, s, v, bar); });
+        [&](unsigned char *d, const unsigned char *s, int v) { pg_cuda_chunk<VEC>(d, s, v, bar, ev); });
 }
 #endif /* PG_API_MEMCPY_ASYNC */
 
