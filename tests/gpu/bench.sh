@@ -27,18 +27,18 @@ build_case() {
     local sample=$1 mech=$2 grid=$3 dir=$4
     shift 4
     mkdir -p "$dir"
-    "$PG" "$ROOT/samples/$sample/$sample.pipe" --lower="$mech" --grid="$grid" --arch="$ARCH" "$@" \
+    "$PG" "$(spec_path "$sample")" --lower="$mech" --grid="$grid" --arch="$ARCH" "$@" \
         -o "$dir/$sample.cu" --emit-bench="$dir/bench.cu" >"$dir/build.log" 2>&1 &&
     "$NVCC" -O3 -std=c++17 -arch="$ARCH" -I"$ROOT/runtime" -I"$dir" -o "$dir/bench" \
         "$dir/bench.cu" "$dir/$sample.cu" "$ROOT/build/libpipert.a" >>"$dir/build.log" 2>&1
 }
 export -f build_case
-export PG ROOT NVCC ARCH
-case_dir() { local d="$W/$1.$2.$3"; shift 3; for f in "$@"; do d="$d.${f#--}"; done; echo "$d"; }
+export PG ROOT NVCC ARCH W
+. "$ROOT/tests/gpu/lib.sh"
 # sgemm is measured against cuBLAS in FLOP/s below, not in bytes against a copy.
 cases=()
 while read -r s m g f; do
-    case "$s" in ''|'#'*|sgemm) continue ;; esac
+    case "$s" in ''|'#'*|sgemm|sgemm_*) continue ;; esac
     cases+=("$s $m $g $f")
 done <"$MATRIX"
 printf '%s\n' "${cases[@]}" | while read -r s m g f; do
@@ -66,10 +66,10 @@ done
 # sgemm against cuBLAS in one process (FLOP/s, not bytes), with each lowering of the
 # matrix: built in parallel, then run one at a time.
 build_sgemm() {
-    local m=$1 g=$2 sg=$3
-    shift 3
+    local s=$1 m=$2 g=$3 sg=$4
+    shift 4
     mkdir -p "$sg"
-    "$PG" "$ROOT/samples/sgemm/sgemm.pipe" --lower="$m" --grid="$g" "$@" --arch="$ARCH" \
+    "$PG" "$(spec_path "$s")" --lower="$m" --grid="$g" "$@" --arch="$ARCH" \
         -o "$sg/sgemm.cu" >"$sg/build.log" 2>&1 &&
     "$NVCC" -O3 -std=c++17 -arch="$ARCH" -I"$ROOT/runtime" -I"$sg" -o "$sg/ref" \
         "$ROOT/tests/gpu/sgemm_ref.cu" "$sg/sgemm.cu" "$ROOT/build/libpipert.a" -lcublas \
@@ -77,17 +77,17 @@ build_sgemm() {
 }
 export -f build_sgemm
 while read -r s m g f; do
-    [ "$s" = sgemm ] && echo "$m $g $W/sgemm.$m.$g${f:+ $f}"
+    case "$s" in sgemm|sgemm_*) echo "$s $m $g $W/$s.$m.$g${f:+ $f}" ;; esac
 done <"$MATRIX" | xargs -P "$(nproc)" -L 1 bash -c 'build_sgemm "$@"' _
 while read -r s m g f; do
-    [ "$s" = sgemm ] || continue
-    sg="$W/sgemm.$m.$g"
+    case "$s" in sgemm|sgemm_*) ;; *) continue ;; esac
+    sg="$W/$s.$m.$g"
     if [ -x "$sg/ref" ]; then
-        "$sg/ref" 4096 8192 | sed "s/^/$m $g: /" | tee "$sg/result.txt"
-        sed -n "s/^.*SGEMM n=\([0-9]*\) pipegen \([0-9.]*\) .*cublas \([0-9.]*\) .*ratio=\([0-9.]*\).*/sgemm-\1,$m,$g,$f,\2,\3,\4/p" \
+        "$sg/ref" 4096 8192 | sed "s/^/$s $m $g: /" | tee "$sg/result.txt"
+        sed -n "s/^.*SGEMM n=\([0-9]*\) pipegen \([0-9.]*\) .*cublas \([0-9.]*\) .*ratio=\([0-9.]*\).*/$s-\1,$m,$g,$f,\2,\3,\4/p" \
             "$sg/result.txt" >>"$W/bench.csv"
     else
-        echo "sgemm $m $g: build failed"; tail -n 5 "$sg/build.log"
+        echo "$s $m $g: build failed"; tail -n 5 "$sg/build.log"
     fi
 done <"$MATRIX"
 

@@ -23,15 +23,14 @@ build_case() {
     local sample=$1 mech=$2 grid=$3 dir=$4
     shift 4
     mkdir -p "$dir"
-    "$PG" "$ROOT/samples/$sample/$sample.pipe" --lower="$mech" --grid="$grid" --arch="$ARCH" "$@" \
+    "$PG" "$(spec_path "$sample")" --lower="$mech" --grid="$grid" --arch="$ARCH" "$@" \
         -o "$dir/$sample.cu" --emit-test="$dir/test.cu" >"$dir/build.log" 2>&1 &&
     "$NVCC" -O2 -std=c++17 -arch="$ARCH" -I"$ROOT/runtime" -I"$dir" -o "$dir/test" \
         "$dir/test.cu" "$dir/$sample.cu" "$ROOT/build/libpipert.a" >>"$dir/build.log" 2>&1
 }
 export -f build_case
-export PG ROOT NVCC ARCH
-# A case's directory names its flags too: saxpy.cp.async.persistent.producer-warps=1
-case_dir() { local d="$W/$1.$2.$3"; shift 3; for f in "$@"; do d="$d.${f#--}"; done; echo "$d"; }
+export PG ROOT NVCC ARCH W
+. "$ROOT/tests/gpu/lib.sh"
 cases=()
 while read -r sample mech grid flags; do
     case "$sample" in ''|'#'*) continue ;; esac
