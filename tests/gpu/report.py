@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """make bench's report: docs/performance.md (the targets of DESIGN section 8 against the
 best measured configurations, then every row) from the bench CSV.
-   tests/gpu/report.py CSV OUT.md GPU ARCH CUDA DATE
+   tests/gpu/report.py CSV OUT.md GPU ARCH CUDA DATE [NOTE]
 Kept apart from bench.sh so that a CSV fetched from the GPU machine gives the same page."""
 import csv
 import sys
 
 csv_path, out_path, gpu, arch, cuda, date = sys.argv[1:7]
+note = sys.argv[7] if len(sys.argv) > 7 else ""
 rows = list(csv.DictReader(open(csv_path)))
 
 
@@ -66,6 +67,8 @@ with open(out_path, "w") as out:
       "sgemm, whose value is TFLOP/s. Sizes: saxpy and reduce_sum 2^28 floats, jacobi2d and\n"
       "transpose 16384 x 16384 floats, sgemm 4096^3 and 8192^3 (all far larger than L2).\n"
       "The CSV is docs/performance.csv, the chart docs/performance.png.\n\n")
+    if note:
+        w(note + "\n\n")
     w("## Targets (DESIGN section 8)\n\n")
     w("| target | required | measured | where | met |\n| --- | ---: | ---: | --- | --- |\n")
     for name, need, got in targets:
