@@ -534,8 +534,6 @@ typedef struct sched {
 /* Plan the schedule of spec s for mechanism m on architecture sm. Returns NULL with a
  * diagnostic (at the spec element that cannot be lowered) when m cannot lower s. */
 sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm);
-/* Resolve `auto` (and an unset mechanism) for an architecture. */
-mech plan_auto_mech(const spec *s, int sm);
 const char *ir_op_name(ir_op_kind k);
 /* One operation as text ("copy step=t+3 if<trips"); var names the section's loop variable. */
 void ir_op_print(strbuf *sb, const ir_op *op, const char *var);
@@ -677,7 +675,7 @@ bool plan_commit_groups(planner *p);
 const mech_module *mech_module_of(mech m);
 /* What `auto` (and an unset mechanism) lowers s with on sm: cp.async on sm_80+, or
  * cp.async.mbarrier when s has producer warps; sync below sm_80 (mech.c). The command line
- * resolves auto with it before planning. */
+ * and plan_schedule resolve auto with it. */
 mech mech_auto(const spec *s, int sm);
 
 /* ====================================================================== emit*.c */

@@ -186,16 +186,10 @@ void plan_layout(planner *p, int nslots)
     sc->smem_bytes = off;
 }
 
-mech plan_auto_mech(const spec *s, int sm)
-{
-    (void)s;
-    return sm >= 80 ? MECH_CP_ASYNC : MECH_SYNC;
-}
-
 sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm)
 {
     if (m == MECH_AUTO)
-        m = plan_auto_mech(s, sm);
+        m = mech_auto(s, sm);
     sched *sc = arena_alloc(a, sizeof *sc);
     *sc = (sched){.spec = s, .mech = m, .sm = sm, .threads = s->threads, .grid = s->grid};
     planner p = {a, d, s, sc};

@@ -260,9 +260,13 @@ START_TEST(auto_resolution)
     planned p;
     plan_simple(&p, "float", 1, 256, "grid persistent;", MECH_AUTO, 80);
     ck_assert_int_eq(p.sc->mech, MECH_CP_ASYNC);
-    ck_assert_int_eq(plan_auto_mech(&p.s, 80), MECH_CP_ASYNC);
-    ck_assert_int_eq(plan_auto_mech(&p.s, 90), MECH_CP_ASYNC);
-    ck_assert_int_eq(plan_auto_mech(&p.s, 75), MECH_SYNC);
+    planned_free(&p);
+    /* plan_schedule resolves auto as the command line does: producer warps need
+     * cp.async.mbarrier. */
+    plan_simple(&p, "float", 1, 256, "threads 160; grid persistent; producer_warps 1;",
+                MECH_AUTO, 90);
+    ck_assert_ptr_nonnull(p.sc);
+    ck_assert_int_eq(p.sc->mech, MECH_CP_ASYNC_MBARRIER);
     planned_free(&p);
 }
 END_TEST
