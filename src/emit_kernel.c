@@ -364,10 +364,6 @@ static void emit_staged_views(kctx *k)
     }
 }
 
-/* compute elementwise: the tile's elements are dealt to the compute threads in order,
- * the fastest dimension fastest; out-of-range elements are skipped. Positions inside the
- * tile are ints, checked against the tile's in-range extent (pg_limD), so that only the
- * body's own indexing is 64-bit. */
 /* The tile's limits: pg_limD, the extent of dimension D that is inside the array. */
 static void emit_tile_limits(kctx *k)
 {
@@ -390,10 +386,12 @@ static void emit_cell(kctx *k, const char *ind)
     emit_body(k->out, &s->compute, &k->u->opts, "");
 }
 
-/* Threads deal the tile's cells in row-major order. Where the consumers are a whole number
- * of rows of a rank-2 tile, each thread keeps one column and walks rows: the column, its
- * bound and whatever the body computes from it alone stay out of the loop (measured on
- * H100: jacobi2d spends most of its instructions on indexing). */
+/* compute elementwise: the tile's cells are dealt to the compute threads in order, the
+ * fastest dimension fastest; cells outside the array are skipped. Positions inside the
+ * tile are ints, checked against pg_limD, so that only the body's own indexing is 64-bit.
+ * Where the consumers are a whole number of rows of a rank-2 tile, each thread keeps one
+ * column and walks rows: the column, its bound and whatever the body computes from it
+ * alone stay out of the loop (measured on H100: jacobi2d under sync 0.86 -> 0.93). */
 static void emit_elementwise(kctx *k)
 {
     const spec *s = k->s;

@@ -1,11 +1,13 @@
 /* mech_barrier: cuda::memcpy_async bound to a cuda::barrier<thread_scope_block> per slot.
  *
  * Thread 0 initialises the S barriers in shared memory (one arrival per thread), fences
- * the initialisation for the async proxy and a block barrier publishes it. Every thread
- * copies its chunks of step s with cuda::memcpy_async(dst, src, aligned_size_t<VEC>,
- * bar[s % S]): the copies hold the barrier's current phase until they complete (on sm_80
- * cp.async with cp.async.mbarrier.arrive, on sm_90 a bulk copy and expect_tx: CCCL's
- * choice for a 16-byte aligned size on a barrier in the block's shared memory). Consumers
+ * the initialisation for the async proxy and a block barrier publishes it. Step s's
+ * copies are cuda::memcpy_async(dst, src, aligned_size_t<VEC>, bar[s % S]) calls
+ * (pg_bar_region): the copies hold the barrier's current phase until they complete. With
+ * cp.async (sm_80, or chunks under 16 bytes) each thread calls once per chunk and libcu++
+ * adds cp.async.mbarrier.arrive; on sm_90 with 16-byte chunks libcu++ makes every call one
+ * bulk copy with expect_tx, so there one thread calls once per row (a call per chunk would
+ * be a bulk copy per 16 bytes: saxpy at 0.41 of cudaMemcpy against 1.01). Consumers
  * arrive on the slot's barrier and wait for the phase of the step's use (arrive() and
  * wait_parity(), arrive_and_wait split so that each is one IR operation): in the IR an
  * ARRIVE on_copies and a WAIT_PARITY on the full barrier at consume time.
@@ -17,8 +19,9 @@
  * block barrier, is overwritten only by the next step's compute, after its wait. With one
  * slot a block barrier after the compute frees the slot for the next copy.
  *
- * Chunks that leave the array (and chunks below 4 bytes) are plain zero-filling stores,
- * complete before the thread arrives. A stage's `evict` policy reaches the copies as an
+ * Chunks that leave the array (and chunks below 4 bytes; on the row path, every chunk a
+ * row's call does not cover) are plain zero-filling stores, complete before the thread
+ * arrives. A stage's `evict` policy reaches the copies as an
  * annotated_ptr access property of the source (pg_evict); the API takes no cache operator
  * or prefetch size: those stage options are hints this lowering does not pass on.
  *

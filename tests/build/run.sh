@@ -94,26 +94,15 @@ c_generators_run_once() {
 }
 
 # ------------------------------------------------------------------ run
-all_cases=$(declare -F | awk '{print $3}' | grep '^c_' | sed 's/^c_//')
-all_cases=$(for c in $all_cases; do
-    printf '%s %s\n' "$(grep -n "^c_$c()" "$0" | cut -d: -f1)" "$c"
-done | sort -n | awk '{print $2}')
-if [ $# -gt 0 ]; then cases="$*"; else cases=$all_cases; fi
+. "$root/tests/cases.sh"
+cases=$(cases_of "$0" "$@")
 
 passed=0
 failed=0
 for c in $cases; do
     case_dir=$(mktemp -d "$tmp/$c.XXXX")
     (problems=() && { "c_$c"; printf '%s\n' "${problems[@]}"; }) >"$tmp/$c.result" 2>&1
-    msgs=$(grep -v '^$' "$tmp/$c.result")
-    if [ -z "$msgs" ]; then
-        echo "ok   $c"
-        passed=$((passed + 1))
-    else
-        echo "FAIL $c: $(head -n 1 <<<"$msgs")"
-        tail -n +2 <<<"$msgs" | head -n 10 | sed 's/^/     /'
-        failed=$((failed + 1))
-    fi
+    report_case "$c" "$(grep -v '^$' "$tmp/$c.result")"
 done
 echo "build: $passed passed, $failed failed"
 [ $failed -eq 0 ]

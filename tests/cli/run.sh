@@ -452,12 +452,8 @@ c_deterministic() {
 }
 
 # ------------------------------------------------------------------ driver
-all_cases=$(declare -F | awk '{print $3}' | grep '^c_' | sed 's/^c_//')
-# In the order written above.
-all_cases=$(for c in $all_cases; do
-    printf '%s %s\n' "$(grep -n "^c_$c()" "$0" | cut -d: -f1)" "$c"
-done | sort -n | awk '{print $2}')
-if [ $# -gt 0 ]; then cases="$*"; else cases=$all_cases; fi
+. "$root/tests/cases.sh"
+cases=$(cases_of "$0" "$@")
 
 passed=0
 failed=0
@@ -480,13 +476,8 @@ for c in $cases; do
             echo "XPASS $c: fixed? take it off the known failures in $0"
             failed=$((failed + 1))
         fi
-    elif [ -z "$msgs" ]; then
-        echo "ok   $c"
-        passed=$((passed + 1))
     else
-        echo "FAIL $c: $(head -n 1 <<<"$msgs")"
-        tail -n +2 <<<"$msgs" | head -n 10 | sed 's/^/     /'
-        failed=$((failed + 1))
+        report_case "$c" "$msgs"
     fi
 done
 echo "cli: $xfailed known failure(s) (reported bugs)"
