@@ -18,8 +18,11 @@ GEN_WARN  = -std=c11 -Wall -Werror -Wno-unused-function -Wno-sign-compare
 SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 B = build
-SRC = arena diag ast sema mech plan mech_sync mech_cp_async mech_cp_async_mbarrier mech_cg \
-      mech_barrier mech_pipeline mech_primitives verify emit emit_kernel emit_test main
+# The phases (src/), then the mechanism modules (src/mech/: the registry and one file per
+# lowering, sharing src/mech/mech.h).
+MECHS = registry sync cp_async cp_async_mbarrier cg barrier pipeline primitives
+SRC = arena diag ast sema plan verify emit emit_kernel emit_test main $(MECHS:%=mech/%)
+HDRS = src/pipegen.h src/mech/mech.h
 OBJ = $(SRC:%=$(B)/obj/%.o) $(B)/obj/lexer.o $(B)/obj/parser.o $(B)/obj/templates.o
 ASAN_OBJ = $(OBJ:$(B)/obj/%=$(B)/asan/%)
 LIB_OBJ = $(filter-out %/main.o,$(OBJ))
@@ -52,14 +55,14 @@ $(B)/gen/templates.c: $(TEMPLATES) scripts/embed.sh
 	@mkdir -p $(B)/gen
 	scripts/embed.sh $(TEMPLATES) > $@
 
-$(B)/obj/%.o: src/%.c src/pipegen.h $(B)/gen/parser.h
-	@mkdir -p $(B)/obj
+$(B)/obj/%.o: src/%.c $(HDRS) $(B)/gen/parser.h
+	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PG_WARN) $(PG_CPPFLAGS) -c -o $@ $<
 $(B)/obj/%.o: $(B)/gen/%.c src/pipegen.h $(B)/gen/parser.h $(B)/gen/lexer.h
 	@mkdir -p $(B)/obj
 	$(CC) $(CFLAGS) $(GEN_WARN) $(PG_CPPFLAGS) -c -o $@ $<
-$(B)/asan/%.o: src/%.c src/pipegen.h $(B)/gen/parser.h
-	@mkdir -p $(B)/asan
+$(B)/asan/%.o: src/%.c $(HDRS) $(B)/gen/parser.h
+	@mkdir -p $(@D)
 	$(CC) $(SAN_FLAGS) $(PG_WARN) $(PG_CPPFLAGS) -c -o $@ $<
 $(B)/asan/%.o: $(B)/gen/%.c src/pipegen.h $(B)/gen/parser.h $(B)/gen/lexer.h
 	@mkdir -p $(B)/asan

@@ -4,7 +4,7 @@
  * prints what surrounds them: the banner, the args struct, the embedded device support,
  * the schedule comment, and the host launcher that checks the user's pointers, picks the
  * architecture variant and copy width, sizes the grid and launches. */
-#include "pipegen.h"
+#include "mech/mech.h"
 
 #include <string.h>
 

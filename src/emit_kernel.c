@@ -5,7 +5,7 @@
  * How an operation reads in CUDA depends on the mechanism: each mechanism module has a
  * printer per operation; the helpers they share, and the printers common to all (barrier,
  * compute), are here. */
-#include "pipegen.h"
+#include "mech/mech.h"
 
 #include <string.h>
 

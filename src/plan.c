@@ -2,9 +2,9 @@
  *
  * The plan fixes the ring (slots), the shared-memory layout, how each staged region is
  * copied (copy width by alignment) and the list of operations per section. Each mechanism
- * plans its operations in its own module (mech_NAME.c) with the helpers here; what is
+ * plans its operations in its own module (mech/NAME.c) with the helpers here; what is
  * common (layout, copy widths, the limits of this version) is planned once for all. */
-#include "pipegen.h"
+#include "mech/mech.h"
 
 #include <string.h>
 

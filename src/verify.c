@@ -1,4 +1,4 @@
-/* verify: prove a schedule by simulating its IR (issue 4, DESIGN section 6).
+/* verify: prove a schedule by simulating its IR (docs/verifier.md).
  *
  * The verifier runs the very sections and operations the emitter prints, with the
  * semantics written in the plan.c banner of pipegen.h, for the trip counts 0, 1, 2, S-1, S,
@@ -1103,7 +1103,7 @@ static bool check_ir(vreport *rep)
     return !rep->broken;
 }
 
-/* The trip counts of DESIGN section 6: the ring's edges, then long runs for a block's
+/* The trip counts of docs/verifier.md: the ring's edges, then long runs for a block's
  * several persistent waves (the ring and the parities wrap more than once). */
 static int verify_trips(int S, int *trips)
 {

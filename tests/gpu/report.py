@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make bench's report: docs/performance.md (the targets of DESIGN section 8 against the
+"""make bench's report: docs/performance.md (the targets of docs/performance.md against the
 best measured configurations, then every row) from the bench CSV.
    tests/gpu/report.py CSV OUT.md GPU ARCH CUDA DATE [NOTE]
 Kept apart from bench.sh so that a CSV fetched from the GPU machine gives the same page."""
@@ -69,7 +69,7 @@ with open(out_path, "w") as out:
       "The CSV is docs/performance.csv, the chart docs/performance.png.\n\n")
     if note:
         w(note + "\n\n")
-    w("## Targets (DESIGN section 8)\n\n")
+    w("## Targets\n\n")
     w("| target | required | measured | where | met |\n| --- | ---: | ---: | --- | --- |\n")
     for name, need, got in targets:
         if got is None:

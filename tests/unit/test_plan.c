@@ -1,9 +1,9 @@
-/* Unit tests of plan.c and the mechanism planners (mech_sync.c, mech_cp_async.c): the IR
+/* Unit tests of plan.c and the mechanism planners (mech/sync.c, mech/cp_async.c): the IR
  * of each schedule (sections, operation kinds, step offsets, guards, wait counts) for
  * stages 1..5 and both grids, the ring size, the shared-memory layout, the copy width of
  * each stage (plan_vec through sched.copy[i].vec), auto resolution, the IR's text form,
  * and the exact diagnostics for what the planner does not lower. */
-#include "pipegen.h"
+#include "mech/mech.h"
 
 #include <check.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  * by an async-proxy store. Each is proven for every trip count and work-item sequence, and
  * each fault that applies to it is caught under the right rule. The real planners (sync,
  * cp.async) are checked through parsed specs: proven, faults caught or not applicable. */
-#include "pipegen.h"
+#include "mech/mech.h"
 
 #include <check.h>
 #include <stdlib.h>

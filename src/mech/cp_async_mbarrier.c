@@ -7,7 +7,7 @@
  * copy and the others only compute, and a second barrier per slot (empty) counts the
  * consumers' releases, which the producers wait on before refilling the slot. Barriers are
  * initialised by thread 0 and published by a block barrier before first use. */
-#include "pipegen.h"
+#include "mech.h"
 
 /* Barrier initialisation: its own one-pass section, before any barrier operation. */
 static void plan_init(planner *p)

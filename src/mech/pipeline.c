@@ -38,7 +38,7 @@
  * which arrives twice on the stage's barrier (cp.async.mbarrier.arrive without .noinc,
  * then arrive()): it reports the programming guide's own pipeline example alike, and the
  * PTX ISA's example of that instruction; the block pipelines cannot be checked by it. */
-#include "pipegen.h"
+#include "mech.h"
 
 /* ------------------------------------------------------------------ planning */
 

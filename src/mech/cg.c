@@ -27,7 +27,7 @@
  * array) are stored synchronously by pg_cg_region, complete before the block sync that
  * publishes the step. The API takes no cache operator, prefetch size or eviction policy:
  * those stage options are hints this lowering does not pass on. */
-#include "pipegen.h"
+#include "mech.h"
 
 /* ------------------------------------------------------------------ printing */
 

@@ -7,7 +7,7 @@
  * when N is larger (17 slots and more), which only waits for more. The primitives take no
  * cache operator, prefetch size or eviction policy: the stage options that ask for them are
  * hints this lowering does not pass on. */
-#include "pipegen.h"
+#include "mech.h"
 
 static void chunk(kctx *k, const spec_stage *st, const char *name)
 {

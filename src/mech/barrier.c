@@ -30,7 +30,7 @@
  * cp.async (cp.async.mbarrier.arrive without .noinc per call, then arrive()): it reports the
  * programming guide's own cuda::barrier example alike; this lowering cannot be checked
  * by it. */
-#include "pipegen.h"
+#include "mech.h"
 
 /* Barrier initialisation: its own one-pass section, before any barrier operation. */
 static void plan_init(planner *p)

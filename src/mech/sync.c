@@ -1,6 +1,6 @@
 /* mech_sync: the baseline. Ordinary loads into one slot, a barrier, the compute, and a
  * barrier before the slot is overwritten. */
-#include "pipegen.h"
+#include "mech.h"
 
 static bool plan(planner *p)
 {

@@ -6,7 +6,7 @@
  * compute of a step are separated by two barriers. Copies are 16, 8 or 4 bytes by
  * alignment (.cg for 16 unless `cache ca`), the tail of a region zero-filled through
  * src-size, with the spec's L2 prefetch size and eviction policy. */
-#include "pipegen.h"
+#include "mech.h"
 
 bool plan_commit_groups(planner *p)
 {

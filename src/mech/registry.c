@@ -1,6 +1,6 @@
-/* mech: the registry of lowering mechanisms, by the names of DESIGN section 4. Each
- * implemented mechanism points at its module (mech_NAME.c). */
-#include "pipegen.h"
+/* mech: the registry of lowering mechanisms, by the names of docs/mechanisms.md. Each
+ * implemented mechanism points at its module (mech/NAME.c). */
+#include "mech.h"
 
 #include <string.h>
 

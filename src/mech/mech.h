@@ -1,0 +1,107 @@
+/* mech/mech.h: what the mechanism modules share with the planner and the kernel printer.
+ *
+ * Internal to src/: plan.c, emit*.c and the modules of this folder include it; the
+ * phases that do not print or plan a mechanism see only pipegen.h. */
+#ifndef PIPEGEN_MECH_H
+#define PIPEGEN_MECH_H
+
+#include "pipegen.h"
+
+/* ================================================================= mechanisms
+ *
+ * A mechanism is one module (mech/NAME.c): a planner that fills the schedule IR and one
+ * printer per IR operation it uses. What every mechanism shares is in plan.c (the
+ * planner_* helpers) and emit_kernel.c (the kctx helpers); the registry is mech/registry.c. */
+
+typedef struct planner {
+    arena *a;
+    diag_ctx *d;
+    const spec *s;
+    sched *sc;
+} planner;
+
+ir_section *plan_section(planner *p, ir_section_kind kind, int count);
+ir_op *plan_op(planner *p, ir_section *sec, ir_op_kind kind, int step_off);
+/* A guarded copy of every staged input of step loopvar+step_off. */
+ir_op *plan_copy(planner *p, ir_section *sec, int step_off);
+ir_op *plan_wait(planner *p, ir_section *sec, int n);
+/* Whether the spec stages outputs, and a STORE of the step (when it does). Staged outputs
+ * have one slot: written by COMPUTE, read by STORE, each separated from the other by a
+ * BARRIER. */
+bool plan_has_outputs(const planner *p);
+void plan_store(planner *p, ir_section *sec);
+/* Fix the ring size, the shared-memory layout and each stage's copy width. */
+void plan_layout(planner *p, int nslots);
+
+struct emit_unit;
+/* The state of printing one kernel. */
+typedef struct kctx {
+    strbuf *out;
+    const struct emit_unit *u;
+    const spec *s;
+    const sched *sc;
+    const char *var;             /* the current section's loop variable */
+    int ind;                     /* indentation of the current block, in spaces */
+    ir_role role;                /* the role being printed (ROLE_ALL: no role branches) */
+} kctx;
+
+/* Print at the current indentation; every line of the text is indented. */
+void kp(kctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Open and close the scope of one step: pg_step, its guard, its tile origin and slot
+ * (emit_slot_open: pg_step and its guard only, for barrier operations). */
+void emit_slot_open(kctx *k, const ir_op *op);
+void emit_step_open(kctx *k, const ir_op *op);
+void emit_step_close(kctx *k, const ir_op *op);
+/* How a mechanism moves one chunk of a region: a statement over pg_d (destination),
+ * pg_s (source) and pg_v (valid bytes). */
+typedef void (*chunk_printer)(kctx *k, const spec_stage *st, const char *name);
+/* One chunk through cp.async with the stage's cache operator, prefetch and policy. */
+void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name);
+/* Copy every staged input the operation names, chunk by chunk, in a step scope. */
+void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk);
+/* COPY for a mechanism whose copies are calls per region rather than per chunk:
+ * FN<VEC, P, R, ROWBYTES, PITCH, pg_pnt>(slot, array, o0, o1, o2b, n0, n1, n2b, pg_ptid,
+ * ARGS) for each staged input of op (pg_region's shape and place), ARGS printed by args. */
+void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer args);
+/* A staged region's template arguments <VEC, P, R, ROWBYTES, PITCH, nthreads>. */
+void emit_region_shape(kctx *k, int si, const char *nthreads);
+
+typedef void (*op_printer)(kctx *k, const ir_op *op);
+/* Printers every mechanism may use. */
+void emit_print_barrier(kctx *k, const ir_op *op);
+void emit_print_compute(kctx *k, const ir_op *op);
+void emit_print_store(kctx *k, const ir_op *op);
+
+typedef struct mech_module {
+    bool (*plan)(planner *p);
+    op_printer print[OP__COUNT];
+    void (*setup)(kctx *k);      /* kernel-scope declarations (barriers); may be NULL */
+    const char *includes;        /* #include lines the printed code needs; may be NULL */
+    const char *support;         /* device support text (an embedded template) printed once
+                                    after pg_device.cuh; may be NULL */
+    bool roles;                  /* plans producer warps (spec producer_warps > 0) */
+    bool l2_policy;              /* its copies take a stage's `evict` L2 policy (pg_pol_NAME,
+                                    emit_chunk_cp_async); other lowerings make none */
+} mech_module;
+
+extern const mech_module mech_sync_module;
+extern const mech_module mech_cp_async_module;
+extern const mech_module mech_cp_async_mbarrier_module;
+extern const mech_module mech_cg_module;
+extern const mech_module mech_barrier_module;
+extern const mech_module mech_pipeline_module;
+extern const mech_module mech_pipeline_roles_module;
+extern const mech_module mech_pipeline_thread_module;
+extern const mech_module mech_primitives_module;
+
+/* The schedule of commit-group counting (TRACK_GROUPS), cp.async's: S-1 steps copied
+ * ahead, one group committed per step (empty past the block's last step), a wait for the
+ * oldest then a block barrier. Shared by cp.async, primitives, pipeline-thread and cg
+ * (mech/cp_async.c). Where an API's wait saturates (__pipeline_wait_prior(N) and
+ * pipeline_consumer_wait_prior<N> wait as for 8 when N is larger), the code waits for
+ * more than the IR's WAIT allows to pend, never less: what the verifier proves holds. */
+bool plan_commit_groups(planner *p);
+/* The module of a mechanism; NULL while it is not implemented (and for auto). */
+const mech_module *mech_module_of(mech m);
+
+#endif
