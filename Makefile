@@ -21,13 +21,12 @@ B = build
 # The phases (src/), then the mechanism modules (src/mech/: the registry and one file per
 # lowering, sharing src/mech/mech.h).
 MECHS = registry sync cp_async cp_async_mbarrier cg barrier pipeline primitives
-SRC = arena diag ast sema plan verify emit emit_kernel emit_test main $(MECHS:%=mech/%)
+SRC = arena diag ast sema plan plan_host verify verify_host emit emit_kernel emit_test main $(MECHS:%=mech/%)
 HDRS = src/pipegen.h src/mech/mech.h
-OBJ = $(SRC:%=$(B)/obj/%.o) $(B)/obj/lexer.o $(B)/obj/parser.o $(B)/obj/templates.o
+OBJ = $(SRC:%=$(B)/obj/%.o) $(B)/obj/lexer.o $(B)/obj/parser.o
 ASAN_OBJ = $(OBJ:$(B)/obj/%=$(B)/asan/%)
 LIB_OBJ = $(filter-out %/main.o,$(OBJ))
 ASAN_LIB_OBJ = $(filter-out %/main.o,$(ASAN_OBJ))
-TEMPLATES = $(wildcard templates/*.cuh)
 
 .PHONY: all demo check unit golden errors fuzz compile-test valgrind gpu-check bench \
         install clean deps samples mutation cli build-test
@@ -51,10 +50,6 @@ $(B)/gen/lexer.c $(B)/gen/lexer.h &: grammar/lexer.l $(B)/gen/parser.h
 	@mkdir -p $(B)/gen
 	$(FLEX) --header-file=$(B)/gen/lexer.h -o $(B)/gen/lexer.c $<
 
-$(B)/gen/templates.c: $(TEMPLATES) scripts/embed.sh
-	@mkdir -p $(B)/gen
-	scripts/embed.sh $(TEMPLATES) > $@
-
 $(B)/obj/%.o: src/%.c $(HDRS) $(B)/gen/parser.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(PG_WARN) $(PG_CPPFLAGS) -c -o $@ $<
@@ -75,6 +70,9 @@ $(B)/asan/pipegen: $(ASAN_OBJ)
 
 # ---------------------------------------------------------------- runtime (libpipert)
 CUDA_INC = -I$(CUDA_HOME)/include
+# The device support generated code includes (pipert_device.cuh and one per mechanism),
+# installed beside pipert.h and versioned with it.
+DEVICE_HEADERS = $(wildcard runtime/*.cuh)
 $(B)/rt/pipert.o: runtime/pipert.c runtime/pipert.h
 	@mkdir -p $(B)/rt
 	$(CC) $(CFLAGS) $(PG_WARN) -fPIC $(CUDA_INC) -c -o $@ $<
@@ -148,7 +146,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(B)/pipegen $(DESTDIR)$(PREFIX)/bin/pipegen
 	install -m 644 $(B)/libpipert.a $(DESTDIR)$(PREFIX)/lib/libpipert.a
-	install -m 644 runtime/pipert.h $(DESTDIR)$(PREFIX)/include/pipert.h
+	install -m 644 runtime/pipert.h $(DEVICE_HEADERS) $(DESTDIR)$(PREFIX)/include/
 
 clean:
 	rm -rf $(B)

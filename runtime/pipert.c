@@ -112,6 +112,56 @@ unsigned pipert_ptr_alignment(const void *p)
     return align;
 }
 
+unsigned pipert_min_align(unsigned width, const void *p)
+{
+    unsigned a = pipert_ptr_alignment(p);
+    return a < width ? a : width;
+}
+
+int pipert_vec_index(unsigned max_width, unsigned width)
+{
+    int i = 0;
+    for (unsigned w = max_width; w > width && w > 1; w /= 2)
+        ++i;
+    return i;
+}
+
+cudaError_t pipert_check_array(const void *p, int64_t d0, int64_t d1, int64_t d2, size_t esize,
+                               size_t *bytes)
+{
+    int64_t n = 0;
+    *bytes = 0;
+    if (d0 < 0 || d1 < 0 || d2 < 0 || __builtin_mul_overflow(d0, d1, &n)
+        || __builtin_mul_overflow(n, d2, &n) || __builtin_mul_overflow(n, (int64_t)esize, &n)
+        || (uint64_t)n > SIZE_MAX)
+        return cudaErrorInvalidValue;
+    *bytes = (size_t)n;
+    if (n && !p)
+        return cudaErrorInvalidValue;
+    return pipert_ptr_alignment(p) < esize ? cudaErrorMisalignedAddress : cudaSuccess;
+}
+
+cudaError_t pipert_select_variant(pipert_kernel *kernels, const int *sm, int nvariants,
+                                  int nvecs, int vi, const pipert_caps *caps,
+                                  pipert_kernel **out)
+{
+    for (int v = 0; v < nvariants; ++v) {
+        if (caps->sm < sm[v])
+            continue;
+        pipert_kernel *k = &kernels[v * nvecs + vi];
+        cudaError_t err = pipert_kernel_prepare(k, caps);
+        if (err == cudaErrorNoKernelImageForDevice)
+            continue;
+        if (err != cudaSuccess)
+            return err;
+        if (k->ptx_version[caps->device] >= sm[v]) {
+            *out = k;
+            return cudaSuccess;
+        }
+    }
+    return cudaErrorNoKernelImageForDevice;
+}
+
 int pipert_ranges_overlap(const void *a, size_t abytes, const void *b, size_t bbytes)
 {
     uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;

@@ -19,7 +19,7 @@ extern "C" {
 
 /* Bumped whenever a declaration below changes incompatibly; generated code checks it at
  * compile time. */
-#define PIPERT_ABI_VERSION 1
+#define PIPERT_ABI_VERSION 2
 #define PIPERT_MAX_DEVICES 64
 
 /* What a launcher needs to know about a device. */
@@ -63,6 +63,41 @@ unsigned pipert_persistent_grid(const pipert_kernel *k, const pipert_caps *caps,
 
 /* The largest power of two <= 16 that divides the address (16 for NULL). */
 unsigned pipert_ptr_alignment(const void *p);
+/* The smaller of width and the alignment of p. */
+unsigned pipert_min_align(unsigned width, const void *p);
+/* How many halvings take max_width down to width (the column of a kernel table whose
+ * widths run from max_width down by halves). */
+int pipert_vec_index(unsigned max_width, unsigned width);
+
+/* ceil(n / d) for n >= 0 and d > 0, without the overflow of (n + d - 1) / d. */
+static inline int64_t pipert_div_up(int64_t n, int64_t d)
+{
+    return n / d + (n % d != 0);
+}
+
+/* An array argument of extents d0 x d1 x d2 (unused ones 1) and elements of esize bytes:
+ * every extent not negative and the byte count not past what size_t and int64_t hold
+ * (cudaErrorInvalidValue), stored in *bytes; p not NULL when there are bytes
+ * (cudaErrorInvalidValue) and aligned to esize (cudaErrorMisalignedAddress). */
+cudaError_t pipert_check_array(const void *p, int64_t d0, int64_t d1, int64_t d2, size_t esize,
+                               size_t *bytes);
+
+/* Choose the kernel for the device: kernels is a table of nvariants rows (architectures
+ * sm[v], highest first) of nvecs copy widths; the first row whose architecture the device
+ * has, and whose code it runs as built for that architecture or newer (not JIT-compiled
+ * from older PTX, which would run an empty body), is prepared (pipert_kernel_prepare) and
+ * its column vi returned in *out. cudaErrorNoKernelImageForDevice when none is. */
+cudaError_t pipert_select_variant(pipert_kernel *kernels, const int *sm, int nvariants,
+                                  int nvecs, int vi, const pipert_caps *caps,
+                                  pipert_kernel **out);
+
+/* Return the code of a call that fails (for launchers). */
+#define PIPERT_TRY(call)                                                                    \
+    do {                                                                                    \
+        cudaError_t pipert_err_ = (call);                                                   \
+        if (pipert_err_ != cudaSuccess)                                                     \
+            return pipert_err_;                                                             \
+    } while (0)
 
 /* Whether [a, a+abytes) and [b, b+bbytes) overlap. */
 int pipert_ranges_overlap(const void *a, size_t abytes, const void *b, size_t bbytes);

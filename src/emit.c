@@ -16,13 +16,10 @@ void emit_banner(strbuf *out, const spec *s)
               s->file);
 }
 
-static int count_lines(const strbuf *sb)
-{
-    int n = 1;
-    for (size_t i = 0; i < sb->len; ++i)
-        n += sb->data[i] == '\n';
-    return n;
-}
+/* A #line back into the output is printed with LINE_HERE for its number: the text moves
+ * (kernels are printed apart, then pruned) before its place is known; emit_resolve_lines
+ * numbers it once the output is whole. */
+#define LINE_HERE "#line @ "
 
 void emit_body(strbuf *out, const spec_body *b, const emit_opts *o, const char *indent)
 {
@@ -30,7 +27,27 @@ void emit_body(strbuf *out, const spec_body *b, const emit_opts *o, const char *
         sb_printf(out, "#line %d \"%s\"\n", b->loc.line, o->spec_path);
     sb_printf(out, "%s%s\n", b->loc.col > 1 && !o->lines ? indent : "", b->text);
     if (o->lines)
-        sb_printf(out, "#line %d \"%s\"\n", count_lines(out) + 1, o->source_name);
+        sb_printf(out, LINE_HERE "\"%s\"\n", o->source_name);
+}
+
+void emit_resolve_lines(strbuf *sb)
+{
+    strbuf out;
+    sb_init(&out, sb->arena);
+    int line = 1;
+    for (const char *p = sb->data; *p; ++line) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) + 1 : strlen(p);
+        size_t here = strlen(LINE_HERE);
+        if (strncmp(p, LINE_HERE, here) == 0) {
+            sb_printf(&out, "#line %d ", line + 1);
+            sb_putn(&out, p + here, len - here);
+        } else {
+            sb_putn(&out, p, len);
+        }
+        p += len;
+    }
+    *sb = out;
 }
 
 static void emit_extent(strbuf *out, const ast_extent *e, const char *prefix)
@@ -57,11 +74,11 @@ void emit_ntiles(strbuf *out, const spec *s, const char *prefix)
         /* march: a work item is a strip of `march` tiles down dimension 0 */
         bool strip = d == 0 && s->march;
         sb_puts(out, d ? " * " : "");
-        sb_puts(out, strip ? "((((" : "((");
+        sb_puts(out, strip ? "pipert_div_up(pipert_div_up(" : "pipert_div_up(");
         emit_extent(out, &arr->dims[d], prefix);
-        sb_printf(out, " + %lld) / %lld)", s->tile[d] - 1, s->tile[d]);
+        sb_printf(out, ", %lld)", s->tile[d]);
         if (strip)
-            sb_printf(out, " + %lld) / %lld)", s->march - 1, s->march);
+            sb_printf(out, ", %lld)", s->march);
     }
 }
 
@@ -136,145 +153,218 @@ void emit_header(strbuf *out, const emit_unit *u)
     sb_printf(out, "#endif\n");
 }
 
-/* ------------------------------------------------------------------ the launcher */
+/* ------------------------------------------------------------------ the launcher
+ *
+ * Printed from the unit's host plan, one printer per step kind (host_printers). */
 
-/* The copy widths a kernel is instantiated for: from the widest any stage can use down to
- * the smallest element size of a staged array (pointers are checked to keep that). */
-static void vec_range(const spec *s, const sched *sc, int *maxvec, int *minvec)
+/* The copy widths every variant is instantiated for: from the widest any stage can use
+ * down to the smallest element size of a staged array (pointers are checked to keep it). */
+static void vec_range(const emit_unit *u, int *maxvec, int *minvec)
 {
+    const spec *s = u->spec;
     *maxvec = 1;
     *minvec = 16;
-    for (int i = 0; i < s->nstages; ++i) {
-        int esz = ast_type_size(s->arrays[s->stages[i].array].type);
-        *maxvec = sc->copy[i].vec > *maxvec ? sc->copy[i].vec : *maxvec;
-        *minvec = esz < *minvec ? esz : *minvec;
-    }
+    for (int v = 0; v < u->host->nvariants; ++v)
+        for (int i = 0; i < s->nstages; ++i) {
+            int esz = ast_type_size(s->arrays[s->stages[i].array].type);
+            int vec = u->scheds[u->host->variant[v]]->copy[i].vec;
+            *maxvec = vec > *maxvec ? vec : *maxvec;
+            *minvec = esz < *minvec ? esz : *minvec;
+        }
     if (*minvec > *maxvec)
         *minvec = *maxvec;
 }
 
-static void emit_kernel_table(strbuf *out, const emit_unit *u, const sched *sc)
+static int nvecs(const emit_unit *u)
+{
+    int maxvec, minvec, n = 0;
+    vec_range(u, &maxvec, &minvec);
+    for (int vec = maxvec; vec >= minvec; vec /= 2)
+        ++n;
+    return n;
+}
+
+/* The kernels of the variants (highest architecture first), one row per variant and one
+ * column per copy width, and each variant's architecture. */
+static void emit_kernel_table(strbuf *out, const emit_unit *u)
 {
     const spec *s = u->spec;
+    const host_plan *hp = u->host;
     int maxvec, minvec;
-    vec_range(s, sc, &maxvec, &minvec);
-    sb_printf(out, "static pipert_kernel %s_sm%d_k[] = {\n", s->name, sc->sm);
-    for (int vec = maxvec; vec >= minvec; vec /= 2)
-        sb_printf(out, "    {(const void *)%s_sm%d<%d>, %d, %lld, {0}, {0}, {0}},\n", s->name,
-                  sc->sm, vec, sc->threads, sc->smem_bytes);
+    vec_range(u, &maxvec, &minvec);
+    sb_printf(out, "static pipert_kernel %s_k[%d][%d] = {\n", s->name, hp->nvariants, nvecs(u));
+    for (int v = 0; v < hp->nvariants; ++v) {
+        const sched *sc = u->scheds[hp->variant[v]];
+        sb_puts(out, "    {");
+        for (int vec = maxvec; vec >= minvec; vec /= 2)
+            sb_printf(out, "%s{(const void *)%s_sm%d<%d>, %d, %lld, {0}, {0}, {0}}",
+                      vec < maxvec ? ",\n     " : "", s->name, sc->sm, vec, sc->threads,
+                      sc->smem_bytes);
+        sb_puts(out, "},\n");
+    }
+    sb_printf(out, "};\nstatic const int %s_sm[%d] = {", s->name, hp->nvariants);
+    for (int v = 0; v < hp->nvariants; ++v)
+        sb_printf(out, "%s%d", v ? ", " : "", u->scheds[hp->variant[v]]->sm);
     sb_puts(out, "};\n\n");
 }
 
-/* Argument checks: sizes, null pointers, element alignment, overlapping outputs. */
-static void emit_arg_checks(strbuf *out, const spec *s)
+typedef struct hctx {
+    strbuf *out;
+    const emit_unit *u;
+    const spec *s;
+} hctx;
+
+static void print_check_args(hctx *h, const host_op *op)
 {
-    sb_puts(out, "    if (!pg_a)\n        return cudaErrorInvalidValue;\n");
-    for (int i = 0; i < s->nsizes; ++i)
-        sb_printf(out, "    if (pg_a->%s < 0)\n        return cudaErrorInvalidValue;\n",
-                  s->sizes[i]);
-    for (int i = 0; i < s->narrays; ++i) {
-        const spec_array *arr = &s->arrays[i];
-        sb_printf(out, "    const size_t pg_bytes_%s = (size_t)(", arr->name);
-        emit_elems(out, arr, "pg_a->");
-        sb_printf(out, ") * %d;\n", ast_type_size(arr->type));
-        sb_printf(out, "    if (pg_bytes_%s && !pg_a->%s)\n        return cudaErrorInvalidValue;\n",
-                  arr->name, arr->name);
-        sb_printf(out, "    if (pipert_ptr_alignment(pg_a->%s) < %d)\n"
-                       "        return cudaErrorMisalignedAddress;\n", arr->name,
-                  ast_type_size(arr->type));
-    }
-    for (int i = 0; i < s->narrays; ++i) {
-        if (s->arrays[i].dir == DIR_IN)
-            continue;
-        for (int j = 0; j < s->narrays; ++j) {
-            if (j == i || (j < i && s->arrays[j].dir != DIR_IN))
-                continue;
-            const char *x = s->arrays[i].name, *y = s->arrays[j].name;
-            sb_printf(out, "    if (pipert_ranges_overlap(pg_a->%s, pg_bytes_%s, pg_a->%s, "
-                           "pg_bytes_%s))\n        return cudaErrorInvalidValue;\n", x, x, y, y);
-        }
-    }
+    (void)op;
+    sb_puts(h->out, "    if (!pg_a)\n        return cudaErrorInvalidValue;\n");
 }
 
-/* The copy width: the widest the plan allows that every staged pointer keeps, as an
- * index into the kernel table (widest first). */
-static void emit_vec_choice(strbuf *out, const spec *s, const sched *sc)
+static void print_check_size(hctx *h, const host_op *op)
 {
+    sb_printf(h->out, "    if (pg_a->%s < 0)\n        return cudaErrorInvalidValue;\n",
+              h->s->sizes[op->index]);
+}
+
+/* Extents not negative, bytes overflow-checked, the pointer not NULL and aligned. */
+static void print_check_array(hctx *h, const host_op *op)
+{
+    const spec_array *arr = &h->s->arrays[op->index];
+    sb_printf(h->out, "    size_t pg_bytes_%s;\n    PIPERT_TRY(pipert_check_array(pg_a->%s",
+              arr->name, arr->name);
+    for (int d = 0; d < 3; ++d) {
+        sb_puts(h->out, ", ");
+        if (d < arr->rank)
+            emit_extent(h->out, &arr->dims[d], "pg_a->");
+        else
+            sb_puts(h->out, "1");
+    }
+    sb_printf(h->out, ", %d, &pg_bytes_%s));\n", ast_type_size(arr->type), arr->name);
+}
+
+static void print_check_disjoint(hctx *h, const host_op *op)
+{
+    const char *x = h->s->arrays[op->index].name, *y = h->s->arrays[op->other].name;
+    sb_printf(h->out, "    if (pipert_ranges_overlap(pg_a->%s, pg_bytes_%s, pg_a->%s, "
+                      "pg_bytes_%s))\n        return cudaErrorInvalidValue;\n", x, x, y, y);
+}
+
+static void print_count_tiles(hctx *h, const host_op *op)
+{
+    (void)op;
+    sb_puts(h->out, "    const int64_t pg_ntiles = ");
+    emit_ntiles(h->out, h->s, "pg_a->");
+    sb_puts(h->out, ";\n");
+}
+
+/* With accumulators, no work still writes their identities (the combine of no partials),
+ * unless a test forces a grid. */
+static void print_return_if_empty(hctx *h, const host_op *op)
+{
+    (void)op;
+    if (h->s->naccums)
+        sb_printf(h->out, "    if (pg_ntiles == 0 && !(pg_opts && pg_opts->grid_blocks))\n"
+                          "        return %s_combine_launch(pg_a, 0, pg_stream);\n", h->s->name);
+    else
+        sb_puts(h->out, "    if (pg_ntiles == 0)\n        return cudaSuccess;\n");
+}
+
+/* The widest copy every staged pointer keeps, and every row of a staged array (its row
+ * pitch in bytes). */
+static void print_copy_width(hctx *h, const host_op *op)
+{
+    (void)op;
     int maxvec, minvec;
-    vec_range(s, sc, &maxvec, &minvec);
-    sb_printf(out, "    unsigned pg_vec = %d;\n", maxvec);
-    for (int i = 0; i < s->nstages; ++i) {
-        const spec_array *arr = &s->arrays[s->stages[i].array];
-        sb_printf(out, "    pg_vec = pg_min_align(pg_vec, pg_a->%s);\n", arr->name);
+    vec_range(h->u, &maxvec, &minvec);
+    sb_printf(h->out, "    unsigned pg_vec = %d;\n", maxvec);
+    for (int i = 0; i < h->s->nstages; ++i) {
+        const spec_array *arr = &h->s->arrays[h->s->stages[i].array];
+        sb_printf(h->out, "    pg_vec = pipert_min_align(pg_vec, pg_a->%s);\n", arr->name);
         if (arr->rank >= 2) {
-            /* every row starts where the row pitch puts it */
-            sb_puts(out, "    pg_vec = pg_min_align(pg_vec, (const void *)(uintptr_t)(");
-            emit_extent(out, &arr->dims[arr->rank - 1], "pg_a->");
-            sb_printf(out, " * %d));\n", ast_type_size(arr->type));
+            sb_puts(h->out, "    pg_vec = pipert_min_align(pg_vec, (const void *)(uintptr_t)(");
+            emit_extent(h->out, &arr->dims[arr->rank - 1], "pg_a->");
+            sb_printf(h->out, " * %d));\n", ast_type_size(arr->type));
         }
     }
-    sb_printf(out, "    int pg_vi = 0;\n    for (unsigned pg_v = %d; pg_v > pg_vec; pg_v /= 2)\n"
-                   "        ++pg_vi;\n", maxvec);
 }
 
-static void emit_variant_choice(strbuf *out, const emit_unit *u)
+static void print_select_variant(hctx *h, const host_op *op)
 {
-    const spec *s = u->spec;
-    sb_puts(out, "    pipert_caps pg_caps;\n    cudaError_t pg_err = pipert_current_caps(&pg_caps);\n"
-                 "    if (pg_err != cudaSuccess)\n        return pg_err;\n"
-                 "    pipert_kernel *pg_k = NULL;\n");
-    /* Highest architecture first; a variant whose code was JIT-compiled from older PTX
-     * (ptx_version below its architecture) would run an empty body, so it is skipped. */
-    for (int i = u->nscheds - 1; i >= 0; --i) {
-        int sm = u->scheds[i]->sm;
-        sb_printf(out, "    if (!pg_k && pg_caps.sm >= %d) {\n"
-                       "        pg_err = pipert_kernel_prepare(&%s_sm%d_k[pg_vi], &pg_caps);\n"
-                       "        if (pg_err == cudaSuccess && %s_sm%d_k[pg_vi].ptx_version[pg_caps.device] >= %d)\n"
-                       "            pg_k = &%s_sm%d_k[pg_vi];\n"
-                       "        else if (pg_err != cudaSuccess && pg_err != cudaErrorNoKernelImageForDevice)\n"
-                       "            return pg_err;\n    }\n",
-                  sm, s->name, sm, s->name, sm, sm, s->name, sm);
-    }
-    sb_puts(out, "    if (!pg_k)\n        return cudaErrorNoKernelImageForDevice;\n");
+    (void)op;
+    int maxvec, minvec;
+    vec_range(h->u, &maxvec, &minvec);
+    const char *n = h->s->name;
+    sb_printf(h->out, "    pipert_caps pg_caps;\n    pipert_kernel *pg_k;\n"
+                      "    PIPERT_TRY(pipert_current_caps(&pg_caps));\n"
+                      "    PIPERT_TRY(pipert_select_variant(&%s_k[0][0], %s_sm, %d, %d, "
+                      "pipert_vec_index(%d, pg_vec), &pg_caps, &pg_k));\n",
+              n, n, h->u->host->nvariants, nvecs(h->u), maxvec);
 }
+
+static void print_grid(hctx *h, const host_op *op)
+{
+    (void)op;
+    if (h->u->scheds[0]->grid == GRID_PERSISTENT)
+        sb_puts(h->out, "    unsigned pg_grid = pipert_persistent_grid(pg_k, &pg_caps, "
+                        "pg_ntiles);\n");
+    else
+        sb_puts(h->out, "    if (pg_ntiles > 0x7fffffff)\n        return cudaErrorInvalidValue;\n"
+                        "    unsigned pg_grid = (unsigned)pg_ntiles;\n");
+    sb_puts(h->out, "    if (pg_opts && pg_opts->grid_blocks)\n"
+                    "        pg_grid = pg_opts->grid_blocks;\n");
+}
+
+static void print_check_workspace(hctx *h, const host_op *op)
+{
+    (void)op;
+    sb_printf(h->out, "    if (pg_a->workspace_bytes < (size_t)pg_grid * %d || !pg_a->workspace)\n"
+                      "        return cudaErrorInvalidValue;\n", 8 * h->s->naccums);
+}
+
+/* The selected kernel through a pointer of its type, with the plan's parameters. */
+static void print_launch(hctx *h, const host_op *op)
+{
+    (void)op;
+    const host_plan *hp = h->u->host;
+    static const char *const value_expr[HV__COUNT] = {[HV_ARGS] = "*pg_a",
+                                                      [HV_NTILES] = "pg_ntiles"};
+    sb_puts(h->out, "    typedef void (*pg_fn)(");
+    for (int p = 0; p < hp->nparams; ++p)
+        sb_printf(h->out, "%s%s", p ? ", " : "", hp->params[p].ctype);
+    sb_puts(h->out, ");\n    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, "
+                    "pg_stream>>>(");
+    for (int p = 0; p < hp->nparams; ++p)
+        sb_printf(h->out, "%s%s", p ? ", " : "", value_expr[hp->params[p].value]);
+    sb_puts(h->out, ");\n    PIPERT_TRY(cudaGetLastError());\n");
+}
+
+static void print_follow_on(hctx *h, const host_op *op)
+{
+    (void)op;
+    sb_printf(h->out, "    PIPERT_TRY(%s_combine_launch(pg_a, pg_grid, pg_stream));\n",
+              h->s->name);
+}
+
+typedef void (*host_printer)(hctx *h, const host_op *op);
+static const host_printer host_printers[HOP__COUNT] = {
+    [HOP_CHECK_ARGS] = print_check_args, [HOP_CHECK_SIZE] = print_check_size,
+    [HOP_CHECK_ARRAY] = print_check_array, [HOP_CHECK_DISJOINT] = print_check_disjoint,
+    [HOP_COUNT_TILES] = print_count_tiles, [HOP_RETURN_IF_EMPTY] = print_return_if_empty,
+    [HOP_COPY_WIDTH] = print_copy_width, [HOP_SELECT_VARIANT] = print_select_variant,
+    [HOP_GRID] = print_grid, [HOP_CHECK_WORKSPACE] = print_check_workspace,
+    [HOP_LAUNCH] = print_launch, [HOP_FOLLOW_ON] = print_follow_on,
+};
 
 static void emit_launch_ex(strbuf *out, const emit_unit *u)
 {
-    sb_puts(out, "static unsigned pg_min_align(unsigned v, const void *p)\n{\n"
-                 "    return pipert_ptr_alignment(p) < v ? pipert_ptr_alignment(p) : v;\n}\n\n");
     const spec *s = u->spec;
-    const sched *first = u->scheds[0];
+    hctx h = {out, u, s};
     sb_printf(out, "extern \"C\" cudaError_t %s_launch_ex(const struct %s_args *pg_a, "
                    "cudaStream_t pg_stream,\n    const pipert_launch_opts *pg_opts)\n{\n",
               s->name, s->name);
-    emit_arg_checks(out, s);
-    sb_puts(out, "    const int64_t pg_ntiles = ");
-    emit_ntiles(out, s, "pg_a->");
-    sb_puts(out, ";\n");
-    if (s->naccums)
-        sb_printf(out, "    if (pg_ntiles == 0 && !(pg_opts && pg_opts->grid_blocks))\n"
-                       "        return %s_combine_launch(pg_a, 0, pg_stream);\n", s->name);
-    else
-        sb_puts(out, "    if (pg_ntiles == 0)\n        return cudaSuccess;\n");
-    emit_vec_choice(out, s, first);
-    emit_variant_choice(out, u);
-    if (first->grid == GRID_PERSISTENT)
-        sb_puts(out, "    unsigned pg_grid = pipert_persistent_grid(pg_k, &pg_caps, pg_ntiles);\n");
-    else
-        sb_puts(out, "    if (pg_ntiles > 0x7fffffff)\n        return cudaErrorInvalidValue;\n"
-                     "    unsigned pg_grid = (unsigned)pg_ntiles;\n");
-    sb_puts(out, "    if (pg_opts && pg_opts->grid_blocks)\n        pg_grid = pg_opts->grid_blocks;\n");
-    if (s->naccums)
-        sb_printf(out, "    if (pg_a->workspace_bytes < (size_t)pg_grid * %d || !pg_a->workspace)\n"
-                       "        return cudaErrorInvalidValue;\n", 8 * s->naccums);
-    sb_puts(out, "    typedef void (*pg_fn)(const struct ");
-    sb_printf(out, "%s_args, int64_t);\n", s->name);
-    sb_puts(out, "    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>"
-                 "(*pg_a, pg_ntiles);\n    pg_err = cudaGetLastError();\n");
-    if (s->naccums)
-        sb_printf(out, "    if (pg_err == cudaSuccess)\n"
-                       "        pg_err = %s_combine_launch(pg_a, pg_grid, pg_stream);\n", s->name);
-    sb_puts(out, "    return pg_err;\n}\n\n");
+    for (int i = 0; i < u->host->nops; ++i)
+        host_printers[u->host->ops[i].kind](&h, &u->host->ops[i]);
+    sb_puts(out, "    return cudaSuccess;\n}\n\n");
     sb_printf(out, "extern \"C\" cudaError_t %s_launch(const struct %s_args *pg_a, "
                    "cudaStream_t pg_stream)\n{\n    return %s_launch_ex(pg_a, pg_stream, NULL);\n}\n",
               s->name, s->name, s->name);
@@ -296,15 +386,19 @@ static void emit_workspace_fn(strbuf *out, const spec *s)
 
 /* ------------------------------------------------------------------ the source */
 
-static void emit_schedule_comment(strbuf *out, const sched *sc)
+/* The IR of a kernel, and the architectures it serves (sm_low and up to sm_high, the
+ * architectures whose schedules print this same kernel). */
+static void emit_schedule_comment(strbuf *out, const sched *sc, const char *also)
 {
-    sb_printf(out, "/* Schedule for sm_%d, lowering %s: a ring of %d slot(s), %lld bytes of "
+    sb_printf(out, "/* Schedule for sm_%d%s, lowering %s: a ring of %d slot(s), %lld bytes of "
                    "shared memory\n * per block, %d threads, %s grid.\n",
-              sc->sm, mech_name(sc->mech), sc->nslots, sc->smem_bytes, sc->threads,
+              sc->sm, also, mech_name(sc->mech), sc->nslots, sc->smem_bytes, sc->threads,
               sc->grid == GRID_PERSISTENT ? "persistent" : "one block per work item");
     for (int i = 0; i < sc->nsecs; ++i) {
         const ir_section *sec = &sc->secs[i];
-        if (sec->kind == SEC_PROLOGUE)
+        if (sec->kind == SEC_FRAME)
+            sb_puts(out, " *   frame:");
+        else if (sec->kind == SEC_PROLOGUE)
             sb_printf(out, " *   prologue p in [0,%d):", sec->count);
         else
             sb_puts(out, sec->kind == SEC_LOOP ? " *   loop t in [0,trips):" : " *   epilogue:");
@@ -317,50 +411,77 @@ static void emit_schedule_comment(strbuf *out, const sched *sc)
     sb_puts(out, " */\n");
 }
 
-/* The includes and device support of the unit's mechanisms, each once. */
-static void emit_module_support(strbuf *out, const emit_unit *u)
+/* The runtime's device headers the unit's kernels use, each once (pipert_device.cuh for
+ * all; a mechanism's own header for what its printers call). */
+static void emit_device_includes(strbuf *out, const emit_unit *u)
 {
-    const mech_module *seen[MAX_ARCHS] = {0};
-    for (int i = 0; i < u->nscheds; ++i) {
-        const mech_module *m = mech_module_of(u->scheds[i]->mech);
-        bool dup = false;
-        for (int j = 0; j < i; ++j)
-            dup = dup || seen[j] == m;
-        seen[i] = m;
-        if (!dup && m->includes)
-            sb_puts(out, m->includes);
+    const host_plan *hp = u->host;
+    sb_puts(out, "#include \"pipert_device.cuh\"\n");
+    for (int v = 0; v < hp->nvariants; ++v) {
+        const char *h = mech_module_of(u->scheds[hp->variant[v]]->mech)->header;
+        bool dup = !h;
+        for (int w = 0; w < v && !dup; ++w)
+            dup = mech_module_of(u->scheds[hp->variant[w]]->mech)->header == h;
+        if (!dup)
+            sb_printf(out, "#include \"%s\"\n", h);
     }
-    sb_puts(out, "\n");
-    sb_puts(out, tmpl_pg_device_cuh);
-    sb_puts(out, "\n");
+}
+
+/* Compiled for an architecture below every kernel's, the file would hold empty kernels
+ * and its launcher fail at run time: it fails to compile instead, naming the flags. */
+static void emit_arch_guard(strbuf *out, const emit_unit *u)
+{
+    strbuf archs, flags;
+    sb_init(&archs, out->arena);
+    sb_init(&flags, out->arena);
     for (int i = 0; i < u->nscheds; ++i) {
-        bool dup = false;
-        for (int j = 0; j < i; ++j)
-            dup = dup || seen[j] == seen[i];
-        if (!dup && seen[i]->support) {
-            sb_puts(out, seen[i]->support);
-            sb_puts(out, "\n");
-        }
+        int sm = u->scheds[i]->sm;
+        sb_printf(&archs, "%ssm_%d", i ? "," : "", sm);
+        sb_printf(&flags, " -gencode arch=compute_%d,code=sm_%d", sm, sm);
     }
+    int top = u->scheds[u->nscheds - 1]->sm;
+    sb_printf(&flags, " -gencode arch=compute_%d,code=compute_%d", top, top);
+    sb_printf(out, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < %d0\n"
+                   "#error \"generated by pipegen --arch=%s: compile for those, e.g. nvcc%s\"\n"
+                   "#endif\n", u->scheds[0]->sm, archs.data, flags.data);
+}
+
+/* The schedules a variant's kernel also serves, as " (also sm_90)". */
+static const char *twins_of(arena *a, const emit_unit *u, int v)
+{
+    const host_plan *hp = u->host;
+    int lo = hp->variant[v], hi = v > 0 ? hp->variant[v - 1] : u->nscheds;
+    strbuf sb;
+    sb_init(&sb, a);
+    for (int i = lo + 1; i < hi; ++i)
+        sb_printf(&sb, "%ssm_%d", i > lo + 1 ? ", " : " (also ", u->scheds[i]->sm);
+    sb_puts(&sb, hi > lo + 1 ? ")" : "");
+    return sb.data;
 }
 
 void emit_source(strbuf *out, const emit_unit *u)
 {
     const spec *s = u->spec;
+    const host_plan *hp = u->host;
     emit_banner(out, s);
     sb_printf(out, "#include \"%s\"\n#include <cuda_runtime.h>\n", u->opts.header_name);
-    sb_printf(out, "#if !defined(PIPERT_ABI_VERSION) || PIPERT_ABI_VERSION != 1\n"
-                   "#error \"%s.pipe was generated for pipert ABI version 1: use the pipert.h "
-                   "of pipegen %s\"\n#endif\n\n", s->name, PIPEGEN_VERSION);
-    emit_module_support(out, u);
-    for (int i = 0; i < u->nscheds; ++i) {
-        emit_schedule_comment(out, u->scheds[i]);
-        verify_phase_table(out, u->scheds[i]);
-        emit_kernel(out, u, u->scheds[i]);
-        emit_kernel_table(out, u, u->scheds[i]);
+    sb_printf(out, "#if !defined(PIPERT_ABI_VERSION) || PIPERT_ABI_VERSION != 2\n"
+                   "#error \"%s.pipe was generated for pipert ABI version 2: use the pipert.h "
+                   "of pipegen %s\"\n#endif\n", s->name, PIPEGEN_VERSION);
+    emit_arch_guard(out, u);
+    emit_device_includes(out, u);
+    sb_puts(out, "\n");
+    /* Lowest architecture first: it compiles for every target, the others above it. */
+    for (int v = hp->nvariants - 1; v >= 0; --v) {
+        const sched *sc = u->scheds[hp->variant[v]];
+        emit_schedule_comment(out, sc, twins_of(out->arena, u, v));
+        verify_phase_table(out, sc);
+        emit_kernel(out, u, sc, sc->sm, v < hp->nvariants - 1);
     }
+    emit_kernel_table(out, u);
     if (s->naccums)
         emit_combine_kernel(out, u);
     emit_launch_ex(out, u);
     emit_workspace_fn(out, s);
+    emit_resolve_lines(out);
 }

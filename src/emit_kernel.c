@@ -9,6 +9,17 @@
 
 #include <string.h>
 
+static void kp_text(kctx *k, const char *text)
+{
+    bool line_start = k->out->len == 0 || k->out->data[k->out->len - 1] == '\n';
+    for (const char *c = text; *c; ++c) {
+        if (line_start && *c != '\n')
+            sb_printf(k->out, "%*s", k->ind, "");
+        sb_putn(k->out, c, 1);
+        line_start = *c == '\n';
+    }
+}
+
 void kp(kctx *k, const char *fmt, ...)
 {
     strbuf tmp;
@@ -17,13 +28,138 @@ void kp(kctx *k, const char *fmt, ...)
     va_start(ap, fmt);
     sb_vprintf(&tmp, fmt, ap);
     va_end(ap);
-    bool line_start = k->out->len == 0 || k->out->data[k->out->len - 1] == '\n';
-    for (const char *c = tmp.data; *c; ++c) {
-        if (line_start && *c != '\n')
-            sb_printf(k->out, "%*s", k->ind, "");
-        sb_putn(k->out, c, 1);
-        line_start = *c == '\n';
+    kp_text(k, tmp.data);
+}
+
+/* ------------------------------------------------------------------ declarations in use
+ *
+ * An optional declaration is printed as one line marked DECL_MARK name DECL_MARK; once the
+ * kernel is printed, prune_decls keeps those whose name a later line of the same scope
+ * uses (an identifier, not part of a longer one) and drops the others, last to first, so
+ * that a declaration used only by a dropped one goes too. */
+
+enum { DECL_MARK = '\001' };
+
+void kdecl(kctx *k, const char *name, const char *fmt, ...)
+{
+    strbuf tmp;
+    sb_init(&tmp, k->out->arena);
+    sb_printf(&tmp, "%c%s%c", DECL_MARK, name, DECL_MARK);
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(&tmp, fmt, ap);
+    va_end(ap);
+    kp_text(k, tmp.data);
+}
+
+static bool ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Past a string or character literal, or a comment, that starts at p (to the end of
+ * the line at most); p itself when none does. */
+static const char *skip_literal(const char *p)
+{
+    if (p[0] == '/' && p[1] == '/')
+        return p + strlen(p);
+    if (p[0] == '/' && p[1] == '*') {
+        const char *end = strstr(p + 2, "*/");
+        return end ? end + 2 : p + strlen(p);
     }
+    if (*p != '"' && *p != '\'')
+        return p;
+    const char *c = p + 1;
+    while (*c && *c != *p)
+        c += c[0] == '\\' && c[1] ? 2 : 1;
+    return *c ? c + 1 : c;
+}
+
+/* Whether the line names `name` as a whole identifier (not a member: a.name, a->name;
+ * not in a literal or a comment). */
+static bool line_names(const char *line, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = line; *p;) {
+        const char *q = skip_literal(p);
+        if (q != p) {
+            p = q;
+            continue;
+        }
+        bool start = p == line || !ident_char(p[-1]);
+        bool member = p > line && (p[-1] == '.' || (p[-1] == '>' && p > line + 1 && p[-2] == '-'));
+        if (start && !member && strncmp(p, name, n) == 0 && !ident_char(p[n]))
+            return true;
+        ++p;
+    }
+    return false;
+}
+
+/* The change of brace depth over a line, braces in literals and comments aside (bodies
+ * are the user's C). */
+static int brace_delta(const char *line)
+{
+    int d = 0;
+    for (const char *p = line; *p;) {
+        const char *q = skip_literal(p);
+        if (q != p) {
+            p = q;
+            continue;
+        }
+        d += (*p == '{') - (*p == '}');
+        ++p;
+    }
+    return d;
+}
+
+/* Whether a kept line after line i, inside line i's scope, names `name`; a nested scope
+ * that declares the name again (decl[j]) hides it until it closes. */
+static bool used_later(char **lines, char **decl, const bool *keep, int i, int n,
+                       const char *name)
+{
+    int depth = 0, hidden = -1;
+    for (int j = i + 1; j < n && depth >= 0; ++j) {
+        if (!keep[j])
+            continue;
+        if (hidden < 0 && depth > 0 && decl[j] && strcmp(decl[j], name) == 0)
+            hidden = depth;
+        if (hidden < 0 && line_names(lines[j], name))
+            return true;
+        depth += brace_delta(lines[j]);
+        if (hidden >= 0 && depth < hidden)
+            hidden = -1;
+    }
+    return false;
+}
+
+static void prune_decls(strbuf *sb)
+{
+    int n = 0, cap = 0;
+    char **lines = NULL;
+    for (char *p = sb->data, *nl; *p; p = nl + 1) {
+        lines = arena_grow(sb->arena, lines, &cap, n + 1, sizeof *lines);
+        nl = strchr(p, '\n');
+        lines[n++] = p;
+        *nl = '\0';
+    }
+    bool *keep = arena_alloc(sb->arena, (size_t)n + 1);
+    char **decl = arena_alloc(sb->arena, sizeof *decl * ((size_t)n + 1));
+    for (int i = n - 1; i >= 0; --i) {
+        char *mark = strchr(lines[i], DECL_MARK);
+        keep[i] = true;
+        if (!mark)
+            continue;
+        char *end = strchr(mark + 1, DECL_MARK);
+        decl[i] = arena_strndup(sb->arena, mark + 1, (size_t)(end - mark - 1));
+        keep[i] = used_later(lines, decl, keep, i, n, decl[i]);
+        memmove(mark, end + 1, strlen(end + 1) + 1);
+    }
+    strbuf out;
+    sb_init(&out, sb->arena);
+    for (int i = 0; i < n; ++i)
+        if (keep[i])
+            sb_printf(&out, "%s\n", lines[i]);
+    *sb = out;
 }
 
 /* ------------------------------------------------------------------ naming */
@@ -51,52 +187,54 @@ static void emit_view_type(strbuf *out, const spec_array *arr)
               elem_ctype(arr->type));
 }
 
-static void emit_dim(kctx *k, const ast_extent *e)
+static void emit_extent_text(strbuf *out, const ast_extent *e)
 {
     if (e->name)
-        kp(k, "%s", e->name);
+        sb_puts(out, e->name);
     else
-        kp(k, "(int64_t)%lld", e->value);
+        sb_printf(out, "(int64_t)%lld", e->value);
+}
+
+static void emit_dim(kctx *k, const ast_extent *e)
+{
+    emit_extent_text(k->out, e);
 }
 
 /* ------------------------------------------------------------------ the frame */
 
-/* The spec's names, bound as the bodies see them. Each is also cast to void: a body need
- * not use them all. */
+/* The spec's names, bound as the bodies see them (those a body or the kernel uses). */
 static void emit_bindings(kctx *k)
 {
     const spec *s = k->s;
     for (int i = 0; i < s->nparams; ++i)
-        kp(k, "const %s %s = pg_args.%s;\n(void)%s;\n", elem_ctype(s->params[i].type),
-           s->params[i].name, s->params[i].name, s->params[i].name);
+        kdecl(k, s->params[i].name, "const %s %s = pg_args.%s;\n",
+              elem_ctype(s->params[i].type), s->params[i].name, s->params[i].name);
     for (int i = 0; i < s->nsizes; ++i)
-        kp(k, "const int64_t %s = pg_args.%s;\n(void)%s;\n", s->sizes[i], s->sizes[i],
-           s->sizes[i]);
+        kdecl(k, s->sizes[i], "const int64_t %s = pg_args.%s;\n", s->sizes[i], s->sizes[i]);
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];
         if (arr->staged >= 0) {
-            kp(k, "unsigned char *const pg_g_%s = (unsigned char *)pg_args.%s;\n", arr->name,
-               arr->name);
-            continue;
-        }
-        if (arr->rank == 1) {
-            kp(k, "%s%s *const %s = pg_args.%s;\n", arr->dir == DIR_IN ? "const " : "",
-               elem_ctype(arr->type), arr->name, arr->name);
+            const char *g = arena_printf(k->out->arena, "pg_g_%s", arr->name);
+            kdecl(k, g, "unsigned char *const %s = (unsigned char *)pg_args.%s;\n", g, arr->name);
+        } else if (arr->rank == 1) {
+            kdecl(k, arr->name, "%s%s *const %s = pg_args.%s;\n",
+                  arr->dir == DIR_IN ? "const " : "", elem_ctype(arr->type), arr->name, arr->name);
         } else {
             /* A whole global array: a view with origin 0 and the array's pitches. */
-            kp(k, "const ");
-            emit_view_type(k->out, arr);
-            kp(k, " %s{pg_args.%s, 0, 0%s", arr->name, arr->name, arr->rank == 3 ? ", 0" : "");
+            strbuf v;
+            sb_init(&v, k->out->arena);
+            emit_view_type(&v, arr);
+            sb_printf(&v, " %s{pg_args.%s, 0, 0%s", arr->name, arr->name,
+                      arr->rank == 3 ? ", 0" : "");
             for (int d = 1; d < arr->rank; ++d) {
-                kp(k, ", ");
+                sb_puts(&v, ", ");
                 for (int e = d; e < arr->rank; ++e) {
-                    kp(k, e > d ? " * " : "");
-                    emit_dim(k, &arr->dims[e]);
+                    sb_puts(&v, e > d ? " * " : "");
+                    emit_extent_text(&v, &arr->dims[e]);
                 }
             }
-            kp(k, "};\n");
+            kdecl(k, arr->name, "const %s};\n", v.data);
         }
-        kp(k, "(void)%s;\n", arr->name);
     }
 }
 
@@ -104,24 +242,35 @@ static void emit_stage_consts(kctx *k)
 {
     const spec *s = k->s;
     /* What the plan fixed statically is asserted where it is used. */
-    kp(k, "static_assert(%d >= 1 && %lldLL <= %lldLL, \"pipegen: the ring of %d slot(s) fits "
-          "sm_%d's shared memory\");\n", k->sc->nslots, k->sc->smem_bytes,
-       sema_smem_limit(k->sc->sm), k->sc->nslots, k->sc->sm);
+    kp(k, "static_assert(%lldLL <= %lldLL, \"pipegen: the ring of %d slot(s) fits "
+          "sm_%d's shared memory\");\n", k->sc->smem_bytes, sema_smem_limit(k->sm),
+       k->sc->nslots, k->sm);
     for (int i = 0; i < s->nstages; ++i) {
         const spec_stage *st = &s->stages[i];
         const spec_array *arr = &s->arrays[st->array];
         int esz = ast_type_size(arr->type), vec = k->sc->copy[i].vec;
+        const char *v = arena_printf(k->out->arena, "pg_vec_%s", arr->name);
         /* The copy width of this stage under the kernel's width VEC (see the launcher). */
-        kp(k, "constexpr int pg_vec_%s = VEC < %d ? %d : (VEC > %d ? %d : VEC);\n", arr->name,
-           esz, esz, vec, vec);
+        if (esz == vec)
+            kdecl(k, v, "constexpr int %s = %d;\n", v, vec);
+        else
+            kdecl(k, v, "constexpr int %s = VEC < %d ? %d : (VEC > %d ? %d : VEC);\n", v, esz,
+                  esz, vec, vec);
         const copy_plan *cp = &k->sc->copy[i];
         kp(k, "static_assert(%lldLL %% 128 == 0 && %lldLL %% 128 == 0 && %lldLL %% %d == 0 && "
               "%lldLL %% %d == 0, \"pipegen: slots of %s are 128-byte aligned, rows keep "
               "%d-byte copies\");\n", cp->off, cp->slot_bytes, cp->pitch, vec, cp->row_bytes,
            vec, arr->name, vec);
         if (st->evict != EVICT_DEFAULT && mech_module_of(k->sc->mech)->l2_policy)
-            kp(k, "const uint64_t pg_pol_%s = pg_l2_policy<%d>();\n", arr->name, (int)st->evict);
+            kdecl(k, arena_printf(k->out->arena, "pg_pol_%s", arr->name),
+                  "const uint64_t pg_pol_%s = pg_l2_policy<%d>();\n", arr->name, (int)st->evict);
     }
+}
+
+/* Whether a work item is one pipeline step (no inner `steps` loop, no march strip). */
+static bool one_step(const spec *s)
+{
+    return !s->has_steps && !s->march;
 }
 
 /* Steps per work item: the inner `steps` loop (at least one, so that an empty K still
@@ -136,51 +285,62 @@ static void emit_work_counts(kctx *k)
         emit_dim(k, &s->step_bound);
         kp(k, " + %lld) / %lld : 1;\n", s->step_by - 1, s->step_by);
     } else {
-        kp(k, "constexpr int64_t pg_ks = %lld;\n", s->march ? s->march : 1);
+        kdecl(k, "pg_ks", "constexpr int64_t pg_ks = %lld;\n", s->march ? s->march : 1);
     }
     kp(k, "const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles\n"
-          "    ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;\n"
-          "const int64_t pg_trips = pg_items * pg_ks;\n");
+          "    ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;\n");
+    kp(k, one_step(s) ? "const int64_t pg_trips = pg_items;\n"
+                      : "const int64_t pg_trips = pg_items * pg_ks;\n");
 }
 
 /* The work item of a step (blocks stride over items), its tile's origin per dimension
- * (the fastest-varying dimension last), the step variable and the slot. */
+ * (the fastest-varying dimension last), the step variable and the slot: each declared
+ * where it is used. */
 static void emit_tile_origin(kctx *k)
 {
     const spec *s = k->s;
     const spec_array *arr = &s->arrays[s->tile_array];
-    kp(k, "const int64_t pg_item = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;\n"
-          "const int64_t pg_sub = pg_mod(pg_step, pg_ks);\n(void)pg_sub;\n"
-          "int64_t pg_rest = pg_item;\n");
+    if (one_step(s)) {
+        kdecl(k, "pg_rest", "int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;\n");
+    } else {
+        kdecl(k, "pg_sub", "const int64_t pg_sub = pg_mod(pg_step, pg_ks);\n");
+        kdecl(k, "pg_rest", "int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * "
+              "gridDim.x;\n");
+    }
     for (int d = s->tile_rank - 1; d > 0; --d) {
-        kp(k, "const int64_t pg_tiles%d = (", d);
+        const char *tiles = arena_printf(k->out->arena, "pg_tiles%d", d);
+        kdecl(k, tiles, "const int64_t %s = (", tiles);
         emit_dim(k, &arr->dims[d]);
         kp(k, " + %lld) / %lld;\n", s->tile[d] - 1, s->tile[d]);
-        kp(k, "const int64_t %s = pg_mod(pg_rest, pg_tiles%d) * %lld;\n", s->tile_at[d], d,
-           s->tile[d]);
-        kp(k, "pg_rest = pg_div(pg_rest, pg_tiles%d);\n", d);
+        kdecl(k, s->tile_at[d], "const int64_t %s = pg_mod(pg_rest, %s) * %lld;\n",
+              s->tile_at[d], tiles, s->tile[d]);
+        kdecl(k, "pg_rest", "pg_rest = pg_div(pg_rest, %s);\n", tiles);
     }
     if (s->march)
-        kp(k, "const int64_t %s = (pg_rest * %lld + pg_sub) * %lld;\n", s->tile_at[0], s->march,
-           s->tile[0]);
+        kdecl(k, s->tile_at[0], "const int64_t %s = (pg_rest * %lld + pg_sub) * %lld;\n",
+              s->tile_at[0], s->march, s->tile[0]);
     else
-        kp(k, "const int64_t %s = pg_rest * %lld;\n", s->tile_at[0], s->tile[0]);
-    for (int d = 0; d < s->tile_rank; ++d)
-        kp(k, "(void)%s;\n", s->tile_at[d]);
+        kdecl(k, s->tile_at[0], "const int64_t %s = pg_rest * %lld;\n", s->tile_at[0],
+              s->tile[0]);
     if (s->has_steps)
-        kp(k, "const int64_t %s = pg_sub * %lld;\n(void)%s;\n", s->step_var, s->step_by,
-           s->step_var);
-    kp(k, "const int pg_slot = (int)(pg_step %% %d);\n(void)pg_slot;\n", k->sc->nslots);
+        kdecl(k, s->step_var, "const int64_t %s = pg_sub * %lld;\n", s->step_var, s->step_by);
+    kdecl(k, "pg_slot", "const int pg_slot = (int)(pg_step %% %d);\n", k->sc->nslots);
+}
+
+const char *emit_step(kctx *k, int step_off)
+{
+    if (!k->var)
+        return arena_printf(k->out->arena, "%d", step_off);
+    if (step_off)
+        return arena_printf(k->out->arena, "%s + %d", k->var, step_off);
+    return k->var;
 }
 
 void emit_slot_open(kctx *k, const ir_op *op)
 {
     kp(k, "{\n");
     k->ind += 4;
-    if (op->step_off)
-        kp(k, "const int64_t pg_step = %s + %d;\n", k->var, op->step_off);
-    else
-        kp(k, "const int64_t pg_step = %s;\n", k->var);
+    kp(k, "const int64_t pg_step = %s;\n", emit_step(k, op->step_off));
     if (op->guarded) {
         kp(k, "if (pg_step < pg_trips) {\n");
         k->ind += 4;
@@ -347,6 +507,7 @@ static void emit_staged_views(kctx *k)
         const copy_plan *cp = &k->sc->copy[i];
         long long pitch = cp->pitch / ast_type_size(arr->type);
         const char *c = arr->dir == DIR_IN ? "const " : "", *t = elem_ctype(arr->type);
+        kdecl(k, arr->name, "%s", "");
         if (st->rank == 1)
             kp(k, "const pg_view1<%s%s>", c, t);
         else if (st->rank == 2)
@@ -360,7 +521,7 @@ static void emit_staged_views(kctx *k)
             kp(k, ", ");
             emit_affine(k->out, &cp->origin[d]);
         }
-        kp(k, "};\n(void)%s;\n", arr->name);
+        kp(k, "};\n");
     }
 }
 
@@ -370,10 +531,13 @@ static void emit_tile_limits(kctx *k)
     const spec *s = k->s;
     const spec_array *arr = &s->arrays[s->tile_array];
     for (int d = 0; d < s->tile_rank; ++d) {
-        kp(k, "const int64_t pg_rest%d = ", d);
+        const char *rest = arena_printf(k->out->arena, "pg_rest%d", d);
+        const char *lim = arena_printf(k->out->arena, "pg_lim%d", d);
+        kdecl(k, rest, "const int64_t %s = ", rest);
         emit_dim(k, &arr->dims[d]);
-        kp(k, " - %s;\nconst int pg_lim%d = pg_rest%d < %lld ? (int)pg_rest%d : %lld;\n",
-           s->tile_at[d], d, d, s->tile[d], d, s->tile[d]);
+        kp(k, " - %s;\n", s->tile_at[d]);
+        kdecl(k, lim, "const int %s = %s < %lld ? (int)%s : %lld;\n", lim, rest, s->tile[d], rest,
+              s->tile[d]);
     }
 }
 
@@ -409,8 +573,14 @@ static void emit_elementwise(kctx *k)
     for (int d = 0; d < s->tile_rank; ++d)
         n *= s->tile[d];
     kp(k, "#pragma unroll 4\nfor (int pg_e = pg_ctid; pg_e < %lld; pg_e += pg_cnt) {\n", n);
+    /* pg_e < n: the slowest dimension needs no remainder, the fastest no quotient. */
     for (int d = s->tile_rank - 1; d >= 0; --d) {
-        kp(k, "    const int pg_l%d = (pg_e / %lld) %% %lld;\n", d, inner, s->tile[d]);
+        kp(k, "    const int pg_l%d = pg_e", d);
+        if (inner > 1)
+            kp(k, " / %lld", inner);
+        if (d)
+            kp(k, " %% %lld", s->tile[d]);
+        kp(k, ";\n");
         inner *= s->tile[d];
     }
     kp(k, "    if (");
@@ -438,7 +608,7 @@ static void emit_ops(kctx *k, const ir_section *sec)
 {
     for (int i = 0; i < sec->nops; ++i) {
         const ir_op *op = &sec->ops[i];
-        if (k->role != ROLE_ALL && op->role != ROLE_ALL && op->role != k->role)
+        if ((k->role != ROLE_ALL && op->role != ROLE_ALL && op->role != k->role) || op->implied)
             continue;
         op_printer print = mech_module_of(k->sc->mech)->print[op->kind];
         /* The planner only emits operations its mechanism prints; a hole here is a bug
@@ -517,17 +687,24 @@ static void emit_section(kctx *k, const ir_section *sec)
     kp(k, "}\n");
 }
 
+/* The frame's operations run in the kernel's scope; a prologue of one step is a block
+ * (its step a constant), of several a loop. */
 static void emit_one_section(kctx *k, const ir_section *sec)
 {
     if (sec->kind == SEC_LOOP) {
         emit_loop(k, sec);
         return;
     }
-    if (sec->kind == SEC_PROLOGUE) {
+    if (sec->kind == SEC_FRAME) {
+        k->var = NULL;
+        emit_ops(k, sec);
+        return;
+    }
+    if (sec->kind == SEC_PROLOGUE && sec->count > 1) {
         k->var = "pg_p";
         kp(k, "for (int64_t pg_p = 0; pg_p < %d; ++pg_p) {\n", sec->count);
     } else {
-        k->var = "pg_trips";
+        k->var = sec->kind == SEC_PROLOGUE ? NULL : "pg_trips";
         kp(k, "{\n");
     }
     k->ind += 4;
@@ -620,28 +797,32 @@ void emit_combine_kernel(strbuf *out, const emit_unit *u)
 static void emit_roles(kctx *k)
 {
     int p = k->sc->producer_threads, n = k->sc->threads;
-    if (!p) {
-        kp(k, "const int pg_ptid = threadIdx.x, pg_ctid = threadIdx.x;\n"
-              "constexpr int pg_pnt = %d, pg_cnt = %d;\n", n, n);
-    } else {
-        kp(k, "const int pg_ptid = threadIdx.x, pg_ctid = (int)threadIdx.x - %d;\n", p);
-        kp(k, "constexpr int pg_pnt = %d, pg_cnt = %d;\n", p, n - p);
-    }
-    kp(k, "(void)pg_ptid;\n(void)pg_pnt;\n(void)pg_ctid;\n(void)pg_cnt;\n");
+    kdecl(k, "pg_ptid", "const int pg_ptid = threadIdx.x;\n");
+    if (p)
+        kdecl(k, "pg_ctid", "const int pg_ctid = (int)threadIdx.x - %d;\n", p);
+    else
+        kdecl(k, "pg_ctid", "const int pg_ctid = threadIdx.x;\n");
+    kdecl(k, "pg_pnt", "constexpr int pg_pnt = %d;\n", p ? p : n);
+    kdecl(k, "pg_cnt", "constexpr int pg_cnt = %d;\n", n - p);
 }
 
-void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc)
+/* The kernel's frame around its sections. guarded: the body compiles for sm and above
+ * only (a variant above the lowest one the unit is generated for). */
+void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, bool guarded)
 {
     const spec *s = u->spec;
-    kctx k = {out, u, s, sc, "pg_t", 0, ROLE_ALL};
+    strbuf body;
+    sb_init(&body, out->arena);
+    kctx k = {&body, u, s, sc, "pg_t", guarded ? 4 : 0, ROLE_ALL, sm};
     kp(&k, "template <int VEC>\n__global__ void __launch_bounds__(%d", sc->threads);
     if (s->blocks_per_sm)
         kp(&k, ", %d", s->blocks_per_sm);
     kp(&k, ") %s_sm%d(const struct %s_args pg_args, const int64_t pg_ntiles)\n{\n", s->name,
-       sc->sm, s->name);
-    kp(&k, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= %d0\n", sc->sm);
+       sm, s->name);
+    if (guarded)
+        kp(&k, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= %d0\n", sm);
     k.ind = 4;
-    kp(&k, "extern __shared__ __align__(128) unsigned char pg_smem[];\n");
+    kdecl(&k, "pg_smem", "extern __shared__ __align__(128) unsigned char pg_smem[];\n");
     emit_bindings(&k);
     emit_work_counts(&k);
     emit_roles(&k);
@@ -655,5 +836,7 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc)
         emit_section(&k, &sc->secs[i]);
     emit_accum_partials(&k);
     k.ind = 0;
-    kp(&k, "#else\n    (void)pg_args;\n    (void)pg_ntiles;\n#endif\n}\n\n");
+    kp(&k, guarded ? "#endif\n}\n\n" : "}\n\n");
+    prune_decls(&body);
+    sb_puts(out, body.data);
 }

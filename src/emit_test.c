@@ -29,7 +29,7 @@ static void emit_common(strbuf *o, const emit_unit *u, const char *what)
     sb_puts(o, "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
                "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
                "#include <algorithm>\n#include <vector>\n\n");
-    sb_puts(o, tmpl_pg_device_cuh);
+    sb_puts(o, "#include \"pipert_device.cuh\"\n");
     sb_puts(o, "\n#define PG_CHECK(call) do { cudaError_t pg_e = (call); if (pg_e != cudaSuccess) { "
                "\\\n    fprintf(stderr, \"%s:%d: %s: %s\\n\", __FILE__, __LINE__, #call, "
                "pipert_error_string(pg_e)); \\\n    exit(2); } } while (0)\n\n");
@@ -442,6 +442,7 @@ void emit_test(strbuf *o, const emit_unit *u)
     emit_size_cases(o, s);
     emit_run_case(o, s);
     emit_main(o, u);
+    emit_resolve_lines(o);
 }
 
 /* ------------------------------------------------------------------ bench */

@@ -311,6 +311,22 @@ typedef struct run {
     emit_unit u;
 } run;
 
+/* The host plan of the schedules, faulted, dumped and verified as they are. */
+static bool plan_launcher(run *r)
+{
+    host_plan *hp = plan_host(r->a, &r->s, r->u.scheds, r->u.nscheds);
+    bool host_fault = r->o.fault >= FAULT_DROP_ARRAY_CHECK;
+    if (host_fault && !verify_inject_host(hp, r->o.fault)) {
+        diag_fatal_noloc(&r->d, "fault '%s' does not apply to the host plan",
+                         verify_fault_name(r->o.fault));
+        return false;
+    }
+    if (r->o.dump_ir)
+        host_dump(stdout, hp, r->u.scheds);
+    r->u.host = hp;
+    return verify_host(&r->d, &r->s, hp) || r->o.no_verify;
+}
+
 static bool plan_all(run *r)
 {
     const spec *s = &r->s;
@@ -322,7 +338,8 @@ static bool plan_all(run *r)
         sched *sc = plan_schedule(r->a, &r->d, s, m == MECH_AUTO ? mech_auto(s, sm) : m, sm);
         if (!sc)
             return false;
-        if (r->o.fault != FAULT_NONE && !verify_inject(sc, r->o.fault)) {
+        if (r->o.fault != FAULT_NONE && r->o.fault < FAULT_DROP_ARRAY_CHECK
+            && !verify_inject(sc, r->o.fault)) {
             fprintf(stderr, "pipegen: fault '%s' is not applicable to the %s lowering\n",
                     verify_fault_name(r->o.fault), mech_name(sc->mech));
             exit(2);
@@ -333,7 +350,7 @@ static bool plan_all(run *r)
             return false;
         r->u.scheds[r->u.nscheds++] = sc;
     }
-    return true;
+    return plan_launcher(r);
 }
 
 /* A name in a depfile, escaped as gcc does: spaces and '#' with a backslash, '$' doubled. */

@@ -427,6 +427,7 @@ int sema_ring_slots(const spec *s);
  *
  * The schedule IR: the single source of truth between planning, verifying and emitting.
  * A schedule is a list of sections, each a counted loop over a list of operations:
+ *   SEC_FRAME     once, in the kernel's scope      the barriers' initialisation
  *   SEC_PROLOGUE  for (p = 0; p < count; ++p)      count static
  *   SEC_LOOP      for (t = 0; t < trips; ++t)      trips = the block's steps, at run time
  *   SEC_EPILOGUE  once, after the loop             loop variable = trips
@@ -454,9 +455,14 @@ int sema_ring_slots(const spec *s);
  *               which the first use passes at once. `parity_flip` inverts it (a fault).
  *   ACQUIRE / RELEASE   cuda::pipeline's producer_acquire / consumer_release: WAIT_PARITY
  *               on the empty barrier / ARRIVE on it, under names the emitter keeps.
+ *   INIT        thread 0 initialises every barrier of the schedule (full and empty sets,
+ *               their arrival counts); a block BARRIER after it publishes that, and a
+ *               FENCE mbarrier_init before that barrier where the async proxy uses them.
  *   FENCE       a proxy fence (generic <-> async proxy) in each executing thread.
  *   BARRIER     every thread of the block (or of the role: a named barrier) waits for
  *               all; data complete in a thread before it becomes visible to all after.
+ *               `implied`: the operation before it performs it (cg's wait syncs the
+ *               block, cuda::make_pipeline does after its INIT), so nothing is printed.
  *   COMPUTE     the role's threads read step's slot (and write staged outputs' slots).
  *   STORE       write back step's staged outputs from their slot (async proxy for TMA).
  * A phase of a barrier completes when its arrival count (sched.full_arrivals or
@@ -465,7 +471,7 @@ int sema_ring_slots(const spec *s);
 
 typedef enum ir_op_kind {
     OP_COPY, OP_COMMIT, OP_WAIT, OP_ACQUIRE, OP_RELEASE, OP_ARRIVE, OP_ARRIVE_TX,
-    OP_WAIT_PARITY, OP_FENCE, OP_BARRIER, OP_COMPUTE, OP_STORE, OP__COUNT
+    OP_WAIT_PARITY, OP_INIT, OP_FENCE, OP_BARRIER, OP_COMPUTE, OP_STORE, OP__COUNT
 } ir_op_kind;
 
 typedef enum ir_track { TRACK_SYNC, TRACK_GROUPS, TRACK_BARRIER } ir_track;
@@ -486,9 +492,11 @@ typedef struct ir_op {
     bool guarded;            /* skipped when step >= trips (copies); never for commits */
     bool on_copies;          /* OP_ARRIVE: when the thread's earlier copies complete */
     bool parity_flip;        /* OP_WAIT_PARITY: wait for the other parity (a fault) */
+    bool implied;            /* OP_BARRIER: performed by the operation before it */
 } ir_op;
 
 typedef enum ir_section_kind {
+    SEC_FRAME,               /* once, at the kernel's scope, before everything: step 0 */
     SEC_PROLOGUE,            /* for (p = 0; p < count; ++p), count static */
     SEC_LOOP,                /* for (t = 0; t < trips; ++t), trips at run time */
     SEC_EPILOGUE             /* once, after the loop; step_off relative to trips */
@@ -540,6 +548,73 @@ void ir_op_print(strbuf *sb, const ir_op *op, const char *var);
 /* Print the IR in a stable text form (for --dump-ir and golden tests). */
 void ir_dump(FILE *out, const sched *sc);
 
+/* ================================================================ plan_host.c
+ *
+ * The host plan: what the launcher NAME_launch_ex runs, in order. emit.c prints the
+ * launcher from it and from nothing else; the verifier checks it (verify_host). Every
+ * step is capture-safe: none allocates or synchronizes, so a launch can be recorded in
+ * a CUDA graph.
+ *   CHECK_ARGS        the args pointer is not NULL
+ *   CHECK_SIZE        size `index` is not negative (a size no array extent checks)
+ *   CHECK_ARRAY       array `index`: extents not negative, its bytes (extents times the
+ *                     element size) computed overflow-checked (pg_bytes_NAME), the pointer
+ *                     not NULL when it has bytes and aligned to the element size
+ *   CHECK_DISJOINT    array `index` (written) and array `other` do not overlap
+ *   COUNT_TILES       the work items (pg_ntiles): products of per-dimension quotients
+ *                     rounded up, which cannot overflow once the arrays' bytes did not
+ *   RETURN_IF_EMPTY   no work item: return, after the follow-on launch if there is one
+ *   COPY_WIDTH        the widest copy every staged pointer and row pitch keeps (pg_vi)
+ *   SELECT_VARIANT    the kernel of the highest architecture the device runs (pg_k),
+ *                     prepared once per device: dynamic shared memory opt-in, occupancy
+ *   GRID              blocks: one per work item, or persistent by occupancy (pg_grid)
+ *   CHECK_WORKSPACE   the accumulators' workspace holds the grid's partials
+ *   LAUNCH            the selected kernel with the plan's kernel parameters
+ *   FOLLOW_ON         the combine kernel over the grid's partials
+ */
+typedef enum host_op_kind {
+    HOP_CHECK_ARGS, HOP_CHECK_SIZE, HOP_CHECK_ARRAY, HOP_CHECK_DISJOINT, HOP_COUNT_TILES,
+    HOP_RETURN_IF_EMPTY, HOP_COPY_WIDTH, HOP_SELECT_VARIANT, HOP_GRID, HOP_CHECK_WORKSPACE,
+    HOP_LAUNCH, HOP_FOLLOW_ON, HOP__COUNT
+} host_op_kind;
+
+typedef struct host_op {
+    host_op_kind kind;
+    int index;                   /* CHECK_SIZE: a size; CHECK_ARRAY, CHECK_DISJOINT: an array */
+    int other;                   /* CHECK_DISJOINT: the other array */
+} host_op;
+
+/* What the launcher passes for a kernel parameter, and the step that makes it. */
+typedef enum host_value { HV_ARGS, HV_NTILES, HV__COUNT } host_value;
+
+typedef struct kernel_param {
+    const char *ctype, *name;    /* as the kernel declares it */
+    host_value value;
+} kernel_param;
+
+#define HOST_MAX_PARAMS 8
+typedef struct host_plan {
+    host_op *ops; int nops, cap;
+    kernel_param params[HOST_MAX_PARAMS]; int nparams;
+    /* The kernels, highest architecture first: an index into the unit's schedules each.
+     * A schedule whose kernel is another's (the same IR and layout: the same text) is
+     * not a variant of its own; the lower architecture's kernel serves both. */
+    int variant[8]; int nvariants;
+} host_plan;
+
+/* How a mechanism module adds to the host plan (preparations and kernel parameters of
+ * its own); plan_host calls the hook of each variant's mechanism. */
+typedef struct host_planner {
+    arena *a;
+    const spec *s;
+    host_plan *hp;
+} host_planner;
+host_op *plan_host_op(host_planner *h, host_op_kind kind, int index);
+
+/* Plan the launcher of the schedules (one per architecture, ascending). */
+host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds);
+const char *host_op_name(host_op_kind k);
+void host_dump(FILE *out, const host_plan *hp, sched *const *scheds);
+
 /* ==================================================================== verify.c
  *
  * The verifier reads the IR above with these precisions (docs/verifier.md):
@@ -563,16 +638,25 @@ void ir_dump(FILE *out, const sched *sc);
 typedef enum fault_kind {
     FAULT_NONE, FAULT_DROP_WAIT, FAULT_WAIT_PLUS_ONE, FAULT_DROP_COMMIT, FAULT_FLIP_PARITY,
     FAULT_EXPECT_TX_SHORT, FAULT_EXPECT_TX_LONG, FAULT_DROP_FENCE, FAULT_ONE_SLOT_SHORT,
-    FAULT_DROP_RELEASE, FAULT_DROP_ARRIVE, FAULT_EARLY_RELEASE, FAULT__COUNT
+    FAULT_DROP_RELEASE, FAULT_DROP_ARRIVE, FAULT_EARLY_RELEASE,
+    /* faults of the host plan */
+    FAULT_DROP_ARRAY_CHECK, FAULT_LATE_SELECT, FAULT_DROP_PARAM, FAULT__COUNT
 } fault_kind;
 
 fault_kind verify_fault_from_name(const char *name);   /* FAULT__COUNT if unknown */
 const char *verify_fault_name(fault_kind k);
 /* Corrupt the IR as the fault says. Returns false when the kind does not apply. */
 bool verify_inject(sched *sc, fault_kind k);
+/* The same for a fault of the host plan (the launcher). */
+bool verify_inject_host(host_plan *hp, fault_kind k);
 /* Simulate the schedule for the trip counts of docs/verifier.md and report every rule
  * broken to d, at the spec's location. Returns true when the schedule is proven. */
 bool verify_schedule(diag_ctx *d, const sched *sc);
+/* Check the host plan: every array checked before the launch, written arrays disjoint from
+ * the others, every kernel parameter made before the launch that passes it, the variant
+ * prepared before the grid and the launch, the follow-on after the launch, and only
+ * capture-safe steps. Reported as "[host] RULE: ..." at the spec's location. */
+bool verify_host(diag_ctx *d, const spec *s, const host_plan *hp);
 /* The phase table of the schedule's ring (slot, parity and bytes per step) as a C
  * comment, for the generated source. */
 void verify_phase_table(strbuf *out, const sched *sc);
@@ -598,6 +682,7 @@ typedef struct emit_unit emit_unit;
 struct emit_unit {
     const spec *spec;
     sched **scheds; int nscheds;
+    const host_plan *host;
     emit_opts opts;
 };
 
@@ -606,12 +691,16 @@ void emit_header(strbuf *out, const emit_unit *u);
 void emit_banner(strbuf *out, const spec *s);
 /* A body, with #line into the spec and back into the output when opts->lines. */
 void emit_body(strbuf *out, const spec_body *b, const emit_opts *o, const char *indent);
+/* Number the #line directives back into the output (emit_body's) once it is whole. */
+void emit_resolve_lines(strbuf *sb);
 /* The element count of an array as a C expression over `prefix` + size name. */
 void emit_elems(strbuf *out, const spec_array *arr, const char *prefix);
 /* The work items (tiles) as a C expression over `prefix` + size name. */
 void emit_ntiles(strbuf *out, const spec *s, const char *prefix);
-/* The kernel of one schedule, and the grid-wide combine of the accumulators (emit_kernel.c). */
-void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc);
+/* The kernel of one schedule, printed for architecture sm (the schedule's own, or a lower
+ * one whose kernel it shares), and the grid-wide combine of the accumulators
+ * (emit_kernel.c). guarded: its body compiles only for sm and above. */
+void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, bool guarded);
 void emit_combine_kernel(strbuf *out, const emit_unit *u);
 /* The identity of an accumulator, and its fold of x and y as an expression ("x + y"). */
 const char *emit_accum_identity(const spec_accum *acc);
@@ -620,9 +709,5 @@ void emit_source(strbuf *out, const emit_unit *u);
 void emit_test(strbuf *out, const emit_unit *u);
 void emit_bench(strbuf *out, const emit_unit *u);
 
-/* Embedded templates (the files of templates/, turned into C strings at build time). */
-extern const char tmpl_pg_device_cuh[];
-extern const char tmpl_pg_cuda_api_cuh[];   /* the CUDA APIs' helpers (cg, barrier, pipeline*,
-                                               primitives) */
 
 #endif

@@ -186,6 +186,16 @@ void plan_layout(planner *p, int nslots)
     sc->smem_bytes = off;
 }
 
+/* A guard on the loop's own step is always true (t < trips): the plan drops it, so that
+ * the printed code has none. */
+static void drop_vacuous_guards(sched *sc)
+{
+    for (int i = 0; i < sc->nsecs; ++i)
+        for (int j = 0; sc->secs[i].kind == SEC_LOOP && j < sc->secs[i].nops; ++j)
+            if (sc->secs[i].ops[j].step_off == 0)
+                sc->secs[i].ops[j].guarded = false;
+}
+
 sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm)
 {
     if (m == MECH_AUTO)
@@ -211,6 +221,7 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm)
     }
     if (!check_supported(&p) || !mod->plan(&p))
         return NULL;
+    drop_vacuous_guards(sc);
     if (sc->smem_bytes > sema_smem_limit(sm)) {
         diag_error(d, s->loc, "the %s schedule needs %lld bytes of shared memory per block; "
                    "sm_%d has %lld", mech_name(m), sc->smem_bytes, sm, sema_smem_limit(sm));
@@ -224,7 +235,7 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm)
 static const char *const op_names[OP__COUNT] = {
     [OP_COPY] = "copy", [OP_COMMIT] = "commit", [OP_WAIT] = "wait", [OP_ACQUIRE] = "acquire",
     [OP_RELEASE] = "release", [OP_ARRIVE_TX] = "arrive_tx", [OP_WAIT_PARITY] = "wait_parity",
-    [OP_FENCE] = "fence", [OP_BARRIER] = "barrier", [OP_COMPUTE] = "compute",
+    [OP_INIT] = "init", [OP_FENCE] = "fence", [OP_BARRIER] = "barrier", [OP_COMPUTE] = "compute",
     [OP_STORE] = "store", [OP_ARRIVE] = "arrive",
 };
 
@@ -248,7 +259,9 @@ void ir_op_print(strbuf *sb, const ir_op *op, const char *var)
     }
     if (op->kind == OP_FENCE)
         sb_puts(sb, fences[op->fence]);
-    if (op->kind == OP_BARRIER || op->kind == OP_FENCE)
+    if (op->implied)
+        sb_puts(sb, " implied");
+    if (op->kind == OP_BARRIER || op->kind == OP_FENCE || op->kind == OP_INIT)
         return;
     if (op->step_off)
         sb_printf(sb, " step=%s%+d", var, op->step_off);
@@ -270,7 +283,7 @@ void ir_op_print(strbuf *sb, const ir_op *op, const char *var)
 
 static const char *section_var(ir_section_kind k)
 {
-    return k == SEC_PROLOGUE ? "p" : k == SEC_LOOP ? "t" : "trips";
+    return k == SEC_FRAME ? "0" : k == SEC_PROLOGUE ? "p" : k == SEC_LOOP ? "t" : "trips";
 }
 
 void ir_dump(FILE *out, const sched *sc)
@@ -286,7 +299,9 @@ void ir_dump(FILE *out, const sched *sc)
                   sc->full_arrivals, sc->empty_arrivals, sc->producer_threads);
     for (int i = 0; i < sc->nsecs; ++i) {
         const ir_section *sec = &sc->secs[i];
-        if (sec->kind == SEC_PROLOGUE)
+        if (sec->kind == SEC_FRAME)
+            sb_puts(&sb, "frame:\n");
+        else if (sec->kind == SEC_PROLOGUE)
             sb_printf(&sb, "prologue p in [0,%d):\n", sec->count);
         else
             sb_puts(&sb, sec->kind == SEC_LOOP ? "loop t in [0,trips):\n" : "epilogue:\n");

@@ -36,7 +36,8 @@ static const char *const fault_names[FAULT__COUNT] = {
     [FAULT_EXPECT_TX_SHORT] = "expect-tx-short", [FAULT_EXPECT_TX_LONG] = "expect-tx-long",
     [FAULT_DROP_FENCE] = "drop-fence", [FAULT_ONE_SLOT_SHORT] = "one-slot-short",
     [FAULT_DROP_RELEASE] = "drop-release", [FAULT_DROP_ARRIVE] = "drop-arrive",
-    [FAULT_EARLY_RELEASE] = "early-release",
+    [FAULT_EARLY_RELEASE] = "early-release", [FAULT_DROP_ARRAY_CHECK] = "drop-array-check",
+    [FAULT_LATE_SELECT] = "late-select", [FAULT_DROP_PARAM] = "drop-param-source",
 };
 
 fault_kind verify_fault_from_name(const char *name)
@@ -169,7 +170,8 @@ typedef struct sim {
     int nevs, capevs;
     int trips;               /* the block's steps */
     int init_thread;
-    unsigned init_fence;     /* the init thread's clock at its first fence; 0: none */
+    unsigned init_clock;     /* the init thread's clock at INIT; 0: not yet */
+    unsigned init_fence;     /* the init thread's clock at its first fence after INIT; 0: none */
     unsigned readers[VERIFY_MAX_STAGES];  /* threads that read each input stage */
     unsigned storers[VERIFY_MAX_STAGES];  /* threads that store each output stage */
     bool failed;
@@ -294,15 +296,14 @@ static vtrace_step *trace_of(sim *s, long long gs)
 
 static int bar_index(const sim *s, int set, int slot) { return set * s->S + slot; }
 
-/* Check that thread t may use the barriers: their initialisation (by the init thread, in
- * the kernel's frame before the first section) is visible to t through a block barrier,
- * and, when the async proxy will use them (transaction copies), was fenced before that
- * barrier. */
+/* Check that thread t may use the barriers: their initialisation (INIT, by the init
+ * thread) happened and is visible to t through a block barrier, and, when the async proxy
+ * will use them (transaction copies), was fenced before that barrier. */
 static bool bar_ready(sim *s, const agent *a, int t, bool async_proxy, long long gs)
 {
     int it = s->init_thread;
     const vclock *v = &s->th[t].vc;
-    if (t != it && v->c[it] < 1) {
+    if (!s->init_clock || (t != it && v->c[it] < s->init_clock)) {
         vfail(s, R_INIT, "%s uses the barriers of slot %d at step %lld before their "
               "initialisation is visible to it (no block barrier after mbarrier.init)",
               role_name(a->role), slot_of(s, gs), gs);
@@ -669,7 +670,7 @@ static void do_fence(sim *s, const agent *a)
 {
     for (int k = 0; k < 2; ++k) {
         int t = a->th + k;
-        if (t == s->init_thread && !s->init_fence)
+        if (t == s->init_thread && s->init_clock && !s->init_fence)
             s->init_fence = s->th[t].vc.c[t];
         for (int ci = 0; ci < s->S * s->nst; ++ci) {
             cell *c = &s->cells[ci];
@@ -806,6 +807,10 @@ static bool agent_exec(sim *s, agent *a)
     case OP_WAIT_PARITY: return do_wait_parity(s, a, op, op->bar, gs);
     case OP_RELEASE: do_arrive(s, a, op, BAR_EMPTY, gs); break;
     case OP_ARRIVE: case OP_ARRIVE_TX: do_arrive(s, a, op, op->bar, gs); break;
+    case OP_INIT:
+        if (a->th == s->init_thread)
+            s->init_clock = s->th[a->th].vc.c[a->th];
+        break;
     case OP_FENCE: do_fence(s, a); break;
     case OP_BARRIER: join_threads(s, 3u << a->th); break;
     case OP_COMPUTE: do_compute(s, a, op, gs); break;
@@ -999,7 +1004,7 @@ static void sim_agents(sim *s)
     for (int t = 0; t < s->nthr; ++t)
         s->th[t] = (vthread){.last_wait = -1};
     for (int t = 0; t < s->nthr; ++t)
-        s->th[t].vc.c[t] = 1;    /* clock 1 of thread 0: the barriers' init, in the frame */
+        s->th[t].vc.c[t] = 1;
 }
 
 static bool sched_has(const sched *sc, bool (*pred)(const ir_op *))
@@ -1012,6 +1017,14 @@ static bool sched_has(const sched *sc, bool (*pred)(const ir_op *))
 }
 
 static bool is_arrive_tx(const ir_op *op) { return op->kind == OP_ARRIVE_TX; }
+
+/* An implied barrier is one block barrier, right after the wait or init that performs it. */
+static bool implied_ok(const ir_section *sec, int j)
+{
+    const ir_op *op = &sec->ops[j];
+    return op->kind == OP_BARRIER && op->role == ROLE_ALL && j > 0
+           && (sec->ops[j - 1].kind == OP_WAIT || sec->ops[j - 1].kind == OP_INIT);
+}
 
 static bool is_bar_op(const ir_op *op)
 {
@@ -1074,6 +1087,8 @@ static bool check_ir(vreport *rep)
         const ir_section *sec = &sc->secs[i];
         if (sec->kind == SEC_PROLOGUE && (sec->count < 0 || sec->count > 4096))
             vfail_ir(rep, "a prologue of %d iterations", sec->count);
+        if (sec->kind == SEC_FRAME && i > 0)
+            vfail_ir(rep, "the frame is section %d, not the first", i);
         for (int j = 0; j < sec->nops && !rep->broken; ++j) {
             const ir_op *op = &sec->ops[j];
             const char *name = ir_op_name(op->kind);
@@ -1089,6 +1104,9 @@ static bool check_ir(vreport *rep)
                 vfail_ir(rep, "arrive_tx of %lld bytes", op->bytes);
             else if (op->step_off < -4096 || op->step_off > 4096)
                 vfail_ir(rep, "operation '%s' at step offset %d", name, op->step_off);
+            else if (op->implied && !implied_ok(sec, j))
+                vfail_ir(rep, "an implied barrier must follow the wait or init that performs "
+                         "it, not operation '%s'", name);
             bool on_empty = op->kind == OP_ACQUIRE || op->kind == OP_RELEASE
                             || ((op->kind == OP_ARRIVE || op->kind == OP_WAIT_PARITY
                                  || op->kind == OP_ARRIVE_TX) && op->bar == BAR_EMPTY);
@@ -1204,6 +1222,19 @@ static bool drop_first(sched *sc, op_pred pred)
     return op != NULL;
 }
 
+/* A dropped wait takes the barrier it implies with it (cg's wait is also its sync). */
+static bool drop_wait(sched *sc)
+{
+    ir_section *sec;
+    ir_op *op = find_op(sc, is_wait, &sec);
+    if (!op)
+        return false;
+    if (op + 1 < sec->ops + sec->nops && op[1].implied)
+        remove_op(sec, op + 1);
+    remove_op(sec, op);
+    return true;
+}
+
 static void drop_all(sched *sc, op_pred pred)
 {
     ir_section *sec;
@@ -1294,7 +1325,7 @@ bool verify_inject(sched *sc, fault_kind k)
 {
     ir_op *op;
     switch (k) {
-    case FAULT_DROP_WAIT: return drop_first(sc, is_wait);
+    case FAULT_DROP_WAIT: return drop_wait(sc);
     case FAULT_WAIT_PLUS_ONE:
         if (!(op = find_op(sc, is_wait, NULL)))
             return false;
@@ -1317,6 +1348,8 @@ bool verify_inject(sched *sc, fault_kind k)
     case FAULT_DROP_RELEASE: return drop_first(sc, is_release);
     case FAULT_DROP_ARRIVE: return drop_first(sc, is_full_arrive) || drop_first(sc, is_any_arrive);
     case FAULT_EARLY_RELEASE: return move_release_early(sc);
+    case FAULT_DROP_ARRAY_CHECK: case FAULT_LATE_SELECT: case FAULT_DROP_PARAM:
+        break;   /* the host plan's (verify_inject_host) */
     case FAULT_NONE: case FAULT__COUNT: break;
     }
     return false;
@@ -1328,7 +1361,8 @@ static bool is_commit_op(const ir_op *op) { return op->kind == OP_COMMIT; }
 
 static const char *sec_label(ir_section_kind k)
 {
-    return k == SEC_PROLOGUE ? "prologue p" : k == SEC_LOOP ? "loop t" : "epilogue trips";
+    return k == SEC_FRAME ? "frame" : k == SEC_PROLOGUE ? "prologue p"
+           : k == SEC_LOOP ? "loop t" : "epilogue trips";
 }
 
 /* One row of the table: step g. */

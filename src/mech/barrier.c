@@ -32,10 +32,11 @@
  * by it. */
 #include "mech.h"
 
-/* Barrier initialisation: its own one-pass section, before any barrier operation. */
+/* Barrier initialisation, in the kernel's frame before any barrier operation. */
 static void plan_init(planner *p)
 {
-    ir_section *init = plan_section(p, SEC_PROLOGUE, 1);
+    ir_section *init = plan_section(p, SEC_FRAME, 1);
+    plan_op(p, init, OP_INIT, 0);
     plan_op(p, init, OP_FENCE, 0)->fence = FENCE_MBARRIER_INIT;
     plan_op(p, init, OP_BARRIER, 0);
 }
@@ -91,8 +92,13 @@ static void print_init(kctx *k, const ir_op *op)
 {
     (void)op;
     kp(k, "if (threadIdx.x == 0) {\n    for (int pg_i = 0; pg_i < %d; ++pg_i)\n"
-          "        init(&pg_bar[pg_i], %d);\n    pg_fence_mbar_init();\n}\n", k->sc->nslots,
-       k->sc->full_arrivals);
+          "        init(&pg_bar[pg_i], %d);\n}\n", k->sc->nslots, k->sc->full_arrivals);
+}
+
+static void print_fence(kctx *k, const ir_op *op)
+{
+    (void)op;
+    kp(k, "pg_fence_mbar_init();\n");
 }
 
 /* The slot's barrier and the stage's L2 policy (pg_evict: an annotated_ptr property). */
@@ -125,12 +131,10 @@ static void print_wait(kctx *k, const ir_op *op)
 const mech_module mech_barrier_module = {
     .plan = plan,
     .print = {
-        [OP_FENCE] = print_init, [OP_COPY] = print_copy, [OP_ARRIVE] = print_arrive,
+        [OP_INIT] = print_init, [OP_FENCE] = print_fence, [OP_COPY] = print_copy, [OP_ARRIVE] = print_arrive,
         [OP_WAIT_PARITY] = print_wait, [OP_BARRIER] = emit_print_barrier,
         [OP_COMPUTE] = emit_print_compute, [OP_STORE] = emit_print_store,
     },
     .setup = setup,
-    .includes = "#include <cuda/annotated_ptr>\n#include <cuda/barrier>\n"
-                "#define PG_API_MEMCPY_ASYNC 1\n",
-    .support = tmpl_pg_cuda_api_cuh,
+    .header = "pipert_memcpy_async.cuh",
 };

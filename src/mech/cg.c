@@ -35,15 +35,18 @@
 static void setup(kctx *k)
 {
     kp(k, "const cooperative_groups::thread_block pg_block = cooperative_groups::"
-          "this_thread_block();\nconstexpr int pg_cg_step = 0");
+          "this_thread_block();\n");
+    kdecl(k, "pg_cg_step", "constexpr int pg_cg_step = ");
+    const char *plus = "";
     for (int i = 0; i < k->s->nstages; ++i) {
         if (k->s->stages[i].is_output)
             continue;
-        kp(k, " + pg_cg_calls");
+        kp(k, "%spg_cg_calls", plus);
         emit_region_shape(k, i, "pg_pnt");
         kp(k, "()");
+        plus = " + ";
     }
-    kp(k, ";\n(void)pg_cg_step;\n");
+    kp(k, "%s;\n", *plus ? "" : "0");
 }
 
 static void copy_args(kctx *k, const spec_stage *st, const char *name)
@@ -69,10 +72,7 @@ static void print_commit(kctx *k, const ir_op *op)
         kp(k, "/* no staged input: no memcpy_async batches to commit */\n");
         return;
     }
-    if (op->step_off)
-        kp(k, "if (%s + %d >= pg_trips)\n", k->var, op->step_off);
-    else
-        kp(k, "if (%s >= pg_trips)\n", k->var);
+    kp(k, "if (%s >= pg_trips)\n", emit_step(k, op->step_off));
     kp(k, "    pg_cg_empty_batches<pg_cg_step>(pg_block, pg_smem, pg_g_%s);\n",
        k->s->arrays[k->s->stages[first].array].name);
 }
@@ -85,36 +85,28 @@ static void print_wait(kctx *k, const ir_op *op)
         kp(k, "cooperative_groups::wait_prior<%d * pg_cg_step>(pg_block);\n", op->n);
 }
 
-/* The operation before op in its section, if any. */
-static const ir_op *prev_op(const kctx *k, const ir_op *op)
+/* cp.async's schedule, where the block barrier after each wait is cg's own: wait and
+ * wait_prior end with a sync of the block. */
+static bool plan(planner *p)
 {
-    for (int i = 0; i < k->sc->nsecs; ++i) {
-        const ir_section *sec = &k->sc->secs[i];
-        if (op > sec->ops && op < sec->ops + sec->nops)
-            return op - 1;
+    if (!plan_commit_groups(p))
+        return false;
+    for (int i = 0; i < p->sc->nsecs; ++i) {
+        ir_section *sec = &p->sc->secs[i];
+        for (int j = 1; j < sec->nops; ++j)
+            if (sec->ops[j].kind == OP_BARRIER && sec->ops[j - 1].kind == OP_WAIT)
+                sec->ops[j].implied = true;
     }
-    return NULL;
-}
-
-/* A barrier right after a wait is the block sync that cg's wait ends with. */
-static void print_barrier(kctx *k, const ir_op *op)
-{
-    const ir_op *prev = prev_op(k, op);
-    if (prev && prev->kind == OP_WAIT)
-        kp(k, "/* the block barrier: cg's wait above syncs the block */\n");
-    else
-        emit_print_barrier(k, op);
+    return true;
 }
 
 const mech_module mech_cg_module = {
-    .plan = plan_commit_groups,
+    .plan = plan,
     .print = {
         [OP_COPY] = print_copy, [OP_COMMIT] = print_commit, [OP_WAIT] = print_wait,
-        [OP_BARRIER] = print_barrier, [OP_COMPUTE] = emit_print_compute,
+        [OP_BARRIER] = emit_print_barrier, [OP_COMPUTE] = emit_print_compute,
         [OP_STORE] = emit_print_store,
     },
     .setup = setup,
-    .includes = "#include <cooperative_groups.h>\n#include <cooperative_groups/memcpy_async.h>\n"
-                "#include <cuda/barrier>\n#define PG_API_CG 1\n",
-    .support = tmpl_pg_cuda_api_cuh,
+    .header = "pipert_cg.cuh",
 };

@@ -63,5 +63,6 @@ const mech_module mech_cp_async_module = {
         [OP_BARRIER] = emit_print_barrier, [OP_COMPUTE] = emit_print_compute,
         [OP_STORE] = emit_print_store,
     },
+    .header = "pipert_cp_async.cuh",
     .l2_policy = true,
 };

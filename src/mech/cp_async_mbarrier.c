@@ -9,10 +9,11 @@
  * initialised by thread 0 and published by a block barrier before first use. */
 #include "mech.h"
 
-/* Barrier initialisation: its own one-pass section, before any barrier operation. */
+/* Barrier initialisation, in the kernel's frame before any barrier operation. */
 static void plan_init(planner *p)
 {
-    ir_section *init = plan_section(p, SEC_PROLOGUE, 1);
+    ir_section *init = plan_section(p, SEC_FRAME, 1);
+    plan_op(p, init, OP_INIT, 0);
     plan_op(p, init, OP_FENCE, 0)->fence = FENCE_MBARRIER_INIT;
     plan_op(p, init, OP_BARRIER, 0);
 }
@@ -110,7 +111,13 @@ static void print_init(kctx *k, const ir_op *op)
           "        pg_mbar_init(&pg_full[pg_i], %d);\n", k->sc->nslots, k->sc->full_arrivals);
     if (k->sc->empty_arrivals)
         kp(k, "        pg_mbar_init(&pg_empty[pg_i], %d);\n", k->sc->empty_arrivals);
-    kp(k, "    }\n    pg_fence_mbar_init();\n}\n");
+    kp(k, "    }\n}\n");
+}
+
+static void print_fence(kctx *k, const ir_op *op)
+{
+    (void)op;
+    kp(k, "pg_fence_mbar_init();\n");
 }
 
 static void print_arrive(kctx *k, const ir_op *op)
@@ -145,12 +152,13 @@ static void print_barrier(kctx *k, const ir_op *op)
 const mech_module mech_cp_async_mbarrier_module = {
     .plan = plan,
     .print = {
-        [OP_COPY] = print_copy, [OP_FENCE] = print_init, [OP_ARRIVE] = print_arrive,
+        [OP_COPY] = print_copy, [OP_INIT] = print_init, [OP_FENCE] = print_fence, [OP_ARRIVE] = print_arrive,
         [OP_RELEASE] = print_arrive, [OP_WAIT_PARITY] = print_wait, [OP_ACQUIRE] = print_wait,
         [OP_BARRIER] = print_barrier, [OP_COMPUTE] = emit_print_compute,
         [OP_STORE] = emit_print_store,
     },
     .setup = setup,
+    .header = "pipert_mbarrier.cuh",
     .roles = true,
     .l2_policy = true,
 };

@@ -43,13 +43,21 @@ typedef struct kctx {
     const char *var;             /* the current section's loop variable */
     int ind;                     /* indentation of the current block, in spaces */
     ir_role role;                /* the role being printed (ROLE_ALL: no role branches) */
+    int sm;                      /* the architecture the kernel is printed for */
 } kctx;
 
 /* Print at the current indentation; every line of the text is indented. */
 void kp(kctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An optional declaration of `name`, one line: the kernel keeps it only where a later
+ * line of its scope names it (emit_kernel prunes the others), so that the generated code
+ * declares what it uses and needs no casts to void. */
+void kdecl(kctx *k, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Open and close the scope of one step: pg_step, its guard, its tile origin and slot
  * (emit_slot_open: pg_step and its guard only, for barrier operations). */
 void emit_slot_open(kctx *k, const ir_op *op);
+/* The step of an operation as a C expression: the section's loop variable plus step_off,
+ * or a constant in a section of one step. */
+const char *emit_step(kctx *k, int step_off);
 void emit_step_open(kctx *k, const ir_op *op);
 void emit_step_close(kctx *k, const ir_op *op);
 /* How a mechanism moves one chunk of a region: a statement over pg_d (destination),
@@ -76,9 +84,11 @@ typedef struct mech_module {
     bool (*plan)(planner *p);
     op_printer print[OP__COUNT];
     void (*setup)(kctx *k);      /* kernel-scope declarations (barriers); may be NULL */
-    const char *includes;        /* #include lines the printed code needs; may be NULL */
-    const char *support;         /* device support text (an embedded template) printed once
-                                    after pg_device.cuh; may be NULL */
+    const char *header;          /* the runtime's device header its printed code needs beyond
+                                    pipert_device.cuh ("pipert_cp_async.cuh"); may be NULL */
+    /* Adds the module's host steps and kernel parameters to the launcher's plan (for the
+     * schedule of one variant); may be NULL. */
+    void (*plan_host)(host_planner *h, const sched *sc);
     bool roles;                  /* plans producer warps (spec producer_warps > 0) */
     bool l2_policy;              /* its copies take a stage's `evict` L2 policy (pg_pol_NAME,
                                     emit_chunk_cp_async); other lowerings make none */

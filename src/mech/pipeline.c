@@ -42,15 +42,14 @@
 
 /* ------------------------------------------------------------------ planning */
 
-/* make_pipeline initialises the stage barriers in thread 0 and syncs the block, which is
- * the IR's publication of their initialisation before first use: a BARRIER, printed as
- * one more __syncthreads once per block. */
+/* The stage barriers are initialised by cuda::make_pipeline (thread 0 of the block), which
+ * then syncs the block: INIT, then the BARRIER it implies, in the kernel's frame. */
 static void plan_init(planner *p)
 {
-    ir_section *init = plan_section(p, SEC_PROLOGUE, 1);
-    plan_op(p, init, OP_BARRIER, 0);
+    ir_section *init = plan_section(p, SEC_FRAME, 1);
+    plan_op(p, init, OP_INIT, 0);
+    plan_op(p, init, OP_BARRIER, 0)->implied = true;
 }
-
 static ir_op *role_op(planner *p, ir_section *sec, ir_op_kind kind, int step_off, ir_role role)
 {
     ir_op *op = plan_op(p, sec, kind, step_off);
@@ -147,6 +146,13 @@ static void setup_block(kctx *k)
     kp(k, "#pragma nv_diagnostic push\n#pragma nv_diag_suppress static_var_with_dynamic_init\n"
           "__shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, %d> pg_pstate;\n"
           "#pragma nv_diagnostic pop\n", k->sc->nslots);
+}
+
+/* INIT: the pipeline over the shared state (its barriers initialised, then the block
+ * synced), partitioned by role where the schedule has producer warps. */
+static void print_init(kctx *k, const ir_op *op)
+{
+    (void)op;
     if (k->sc->producer_threads)
         kp(k, "const cuda::pipeline_role pg_role = (int)threadIdx.x < %d\n"
               "    ? cuda::pipeline_role::producer : cuda::pipeline_role::consumer;\n"
@@ -170,10 +176,7 @@ static void print_call(kctx *k, const ir_op *op, const char *call)
         kp(k, "pg_pipe.%s();\n", call);
         return;
     }
-    if (op->step_off)
-        kp(k, "if (%s + %d < pg_trips)\n    pg_pipe.%s();\n", k->var, op->step_off, call);
-    else
-        kp(k, "if (%s < pg_trips)\n    pg_pipe.%s();\n", k->var, call);
+    kp(k, "if (%s < pg_trips)\n    pg_pipe.%s();\n", emit_step(k, op->step_off), call);
 }
 
 static void print_acquire(kctx *k, const ir_op *op) { print_call(k, op, "producer_acquire"); }
@@ -216,26 +219,21 @@ static void print_thread_wait(kctx *k, const ir_op *op)
 #define PIPELINE_PRINTERS                                                                   \
     [OP_ACQUIRE] = print_acquire, [OP_COPY] = print_copy, [OP_ARRIVE] = print_commit,       \
     [OP_WAIT_PARITY] = print_wait, [OP_RELEASE] = print_release,                            \
-    [OP_BARRIER] = print_barrier, [OP_COMPUTE] = emit_print_compute,                        \
+    [OP_BARRIER] = print_barrier, [OP_COMPUTE] = emit_print_compute, [OP_INIT] = print_init,  \
     [OP_STORE] = emit_print_store
-#define PIPELINE_INCLUDES                                                                   \
-    "#include <cooperative_groups.h>\n#include <cuda/annotated_ptr>\n#include <cuda/pipeline>\n" \
-    "#define PG_API_MEMCPY_ASYNC 1\n"
 
 const mech_module mech_pipeline_module = {
     .plan = plan_block,
     .print = {PIPELINE_PRINTERS},
     .setup = setup_block,
-    .includes = PIPELINE_INCLUDES,
-    .support = tmpl_pg_cuda_api_cuh,
+    .header = "pipert_memcpy_async.cuh",
 };
 
 const mech_module mech_pipeline_roles_module = {
     .plan = plan_roles,
     .print = {PIPELINE_PRINTERS},
     .setup = setup_block,
-    .includes = PIPELINE_INCLUDES,
-    .support = tmpl_pg_cuda_api_cuh,
+    .header = "pipert_memcpy_async.cuh",
     .roles = true,
 };
 
@@ -247,7 +245,5 @@ const mech_module mech_pipeline_thread_module = {
         [OP_COMPUTE] = emit_print_compute, [OP_STORE] = emit_print_store,
     },
     .setup = setup_thread,
-    .includes = "#include <cuda/annotated_ptr>\n#include <cuda/pipeline>\n"
-                "#define PG_API_MEMCPY_ASYNC 1\n",
-    .support = tmpl_pg_cuda_api_cuh,
+    .header = "pipert_memcpy_async.cuh",
 };

@@ -38,6 +38,5 @@ const mech_module mech_primitives_module = {
         [OP_BARRIER] = emit_print_barrier, [OP_COMPUTE] = emit_print_compute,
         [OP_STORE] = emit_print_store,
     },
-    .includes = "#include <cuda_pipeline_primitives.h>\n#define PG_API_PRIMITIVES 1\n",
-    .support = tmpl_pg_cuda_api_cuh,
+    .header = "pipert_primitives.cuh",
 };

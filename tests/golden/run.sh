@@ -4,7 +4,10 @@
 #   NAME.cu, NAME.cuh   pipegen --arch=sm_80,sm_90 FLAGS NAME.pipe -o NAME.cu
 #   NAME.ir             pipegen --arch=sm_80,sm_90 FLAGS --dump-ir NAME.pipe
 #   NAME.ast            pipegen --arch=sm_80,sm_90 FLAGS --dump-ast NAME.pipe
-# FLAGS are the words of NAME.flags (optional, one line; '#' starts a comment). Every
+# FLAGS are the words of NAME.flags (optional, one line; '#' starts a comment). A case
+# may name its spec in NAME.from (a path from tests/golden, as pipegen is given it)
+# instead of holding NAME.pipe: the samples under every lowering are such cases
+# (samples__LOWERING.*), without NAME.ast (the AST does not depend on the lowering). Every
 # command must exit 0 and print nothing on stderr. Each case is generated twice, into
 # two directories, and the two must be byte-identical (no dates, no paths, no addresses).
 # pipegen runs from inside tests/golden with relative names, so the banner and the #line
@@ -39,28 +42,34 @@ if [ $# -gt 0 ]; then
     cases=("${@/%.pipe/}")
 else
     cases=()
-    for spec in *.pipe; do
-        [ -e "$spec" ] && cases+=("${spec%.pipe}")
+    for spec in *.pipe *.from; do
+        [ -e "$spec" ] && cases+=("${spec%.*}")
     done
 fi
 
 # generate NAME DIR: all four outputs of NAME into DIR; prints problems, returns non-zero
 # when a command failed.
+# The spec of case NAME: NAME.from names it, or NAME.pipe is it.
+spec_of() {
+    if [ -f "$1.from" ]; then cat "$1.from"; else echo "$1.pipe"; fi
+}
+
 generate() {
-    local name=$1 dir=$2 status bad=0
+    local name=$1 dir=$2 status bad=0 spec
+    spec=$(spec_of "$name")
     mkdir -p "$dir"
     local flags=()
     if [ -f "$name.flags" ]; then
         read -r -a flags < <(sed -e 's/#.*//' "$name.flags" | tr '\n' ' ')
     fi
     local base=(--arch=sm_80,sm_90 "${flags[@]}")
-    "$pipegen" "${base[@]}" "$name.pipe" -o "$dir/$name.cu" >"$dir/gen.out" 2>"$dir/gen.err"
+    "$pipegen" "${base[@]}" "$spec" -o "$dir/$name.cu" >"$dir/gen.out" 2>"$dir/gen.err"
     status=$?
     [ $status -eq 0 ] || { echo "generating exited with $status"; bad=1; }
-    "$pipegen" "${base[@]}" --dump-ir "$name.pipe" >"$dir/$name.ir" 2>"$dir/ir.err"
+    "$pipegen" "${base[@]}" --dump-ir "$spec" >"$dir/$name.ir" 2>"$dir/ir.err"
     status=$?
     [ $status -eq 0 ] || { echo "--dump-ir exited with $status"; bad=1; }
-    "$pipegen" "${base[@]}" --dump-ast "$name.pipe" >"$dir/$name.ast" 2>"$dir/ast.err"
+    "$pipegen" "${base[@]}" --dump-ast "$spec" >"$dir/$name.ast" 2>"$dir/ast.err"
     status=$?
     [ $status -eq 0 ] || { echo "--dump-ast exited with $status"; bad=1; }
     local f
@@ -74,16 +83,17 @@ generate() {
     return $bad
 }
 
-outputs=(cu cuh ir ast)
 passed=0
 failed=0
 updated=0
 for name in "${cases[@]}"; do
-    if [ ! -f "$name.pipe" ]; then
-        echo "FAIL $name: no $name.pipe"
+    if [ ! -f "$(spec_of "$name")" ]; then
+        echo "FAIL $name: no $(spec_of "$name")"
         failed=$((failed + 1))
         continue
     fi
+    outputs=(cu cuh ir ast)
+    [ -f "$name.from" ] && outputs=(cu cuh ir)
     problems=()
     details=""
     gen_msgs=$(generate "$name" "$tmp/$name/a")

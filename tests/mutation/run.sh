@@ -44,9 +44,14 @@ declare -A expect=(
     [drop-release]='deadlock'
     [drop-arrive]='deadlock|arrivals'
     [early-release]='WAR'
+    [drop-array-check]='checks'
+    [late-select]='prepare'
+    [drop-param-source]='params'
 )
+# The device schedule's faults, then the host plan's (the launcher).
 kinds=(drop-wait wait-plus-one drop-commit flip-parity expect-tx-short expect-tx-long
-       drop-fence one-slot-short drop-release drop-arrive early-release)
+       drop-fence one-slot-short drop-release drop-arrive early-release
+       drop-array-check late-select drop-param-source)
 
 mechs=()
 while read -r name _ state _; do

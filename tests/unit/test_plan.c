@@ -128,7 +128,7 @@ START_TEST(sync_schedule)
         const ir_section *loop = &sc->secs[0];
         ck_assert_int_eq(loop->kind, SEC_LOOP);
         ck_assert_int_eq(loop->nops, 4);
-        expect_op(&loop->ops[0], OP_COPY, 0, true);
+        expect_op(&loop->ops[0], OP_COPY, 0, false);   /* t < trips: no guard */
         ck_assert_int_eq(loop->ops[0].stage, -1);
         expect_op(&loop->ops[1], OP_BARRIER, 0, false);
         expect_op(&loop->ops[2], OP_COMPUTE, 0, false);
@@ -144,7 +144,7 @@ START_TEST(sync_dump)
     plan_simple(&p, "float", 1, 1000, "threads 128; grid persistent;", MECH_SYNC, 90);
     expect_dump(p.sc, "schedule t mech=sync sm_90 slots=1 smem=4096 threads=128 grid=persistent\n"
                       "loop t in [0,trips):\n"
-                      "  copy step=t if<trips\n"
+                      "  copy step=t\n"
                       "  barrier\n"
                       "  compute step=t\n"
                       "  barrier\n");
@@ -207,7 +207,7 @@ START_TEST(cp_async_one_slot)
         const ir_section *loop = &sc->secs[0];
         ck_assert_int_eq(loop->kind, SEC_LOOP);
         ck_assert_int_eq(loop->nops, 6);
-        expect_op(&loop->ops[0], OP_COPY, 0, true);
+        expect_op(&loop->ops[0], OP_COPY, 0, false);   /* t < trips: no guard */
         expect_op(&loop->ops[1], OP_COMMIT, 0, false);
         expect_op(&loop->ops[2], OP_WAIT, 0, false);
         ck_assert_int_eq(loop->ops[2].n, 0);
@@ -423,7 +423,7 @@ START_TEST(staged_output_sync)
     ck_assert_ptr_nonnull(p.sc);
     expect_dump(p.sc, "schedule t mech=sync sm_80 slots=1 smem=9216 threads=256 grid=persistent\n"
                       "loop t in [0,trips):\n"
-                      "  copy step=t if<trips\n"
+                      "  copy step=t\n"
                       "  barrier\n"
                       "  compute step=t\n"
                       "  barrier\n"
@@ -495,13 +495,13 @@ START_TEST(cp_async_mbarrier_shared)
     ck_assert_int_eq(p.sc->full_arrivals, 256);
     ck_assert_int_eq(p.sc->empty_arrivals, 0);
     ck_assert_int_eq(p.sc->producer_threads, 0);
-    /* Barrier initialisation first: a fence and a block barrier. */
+    /* Barrier initialisation first, in the frame: init, a fence and a block barrier. */
     ck_assert_int_ge(p.sc->nsecs, 2);
-    ck_assert_int_eq(p.sc->secs[0].kind, SEC_PROLOGUE);
-    ck_assert_int_eq(p.sc->secs[0].count, 1);
-    ck_assert_int_eq(p.sc->secs[0].ops[0].kind, OP_FENCE);
-    ck_assert_int_eq(p.sc->secs[0].ops[0].fence, FENCE_MBARRIER_INIT);
-    ck_assert_int_eq(p.sc->secs[0].ops[1].kind, OP_BARRIER);
+    ck_assert_int_eq(p.sc->secs[0].kind, SEC_FRAME);
+    ck_assert_int_eq(p.sc->secs[0].ops[0].kind, OP_INIT);
+    ck_assert_int_eq(p.sc->secs[0].ops[1].kind, OP_FENCE);
+    ck_assert_int_eq(p.sc->secs[0].ops[1].fence, FENCE_MBARRIER_INIT);
+    ck_assert_int_eq(p.sc->secs[0].ops[2].kind, OP_BARRIER);
     planned_free(&p);
 }
 END_TEST
@@ -622,7 +622,7 @@ START_TEST(op_names_and_printing)
 {
     static const char *names[OP__COUNT] = {
         "copy", "commit", "wait", "acquire", "release", "arrive", "arrive_tx", "wait_parity",
-        "fence", "barrier", "compute", "store",
+        "init", "fence", "barrier", "compute", "store",
     };
     for (int k = 0; k < OP__COUNT; ++k)
         ck_assert_str_eq(ir_op_name((ir_op_kind)k), names[k]);

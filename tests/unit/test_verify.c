@@ -68,11 +68,12 @@ static ir_op *bar_op(fx *f, ir_section *sec, ir_op_kind k, int off, ir_role role
     return o;
 }
 
-/* The barriers' initialisation published: a fence (for the async proxy) and a block
- * barrier, once per work item before the ring starts. */
+/* The barriers' initialisation in the frame, published: a fence (for the async proxy)
+ * and a block barrier, before the ring starts. */
 static void init_section(fx *f, bool fence)
 {
-    ir_section *init = plan_section(&f->p, SEC_PROLOGUE, 1);
+    ir_section *init = plan_section(&f->p, SEC_FRAME, 1);
+    op(f, init, OP_INIT, 0);
     if (fence)
         op(f, init, OP_FENCE, 0)->fence = FENCE_MBARRIER_INIT;
     op(f, init, OP_BARRIER, 0);
@@ -375,8 +376,29 @@ START_TEST(ws_init_not_published)
 {
     fx f;
     build_ws_ring(&f, 2);
-    f.sc.secs[0].nops = 1;              /* the fence without the block barrier */
+    f.sc.secs[0].nops = 2;              /* init and fence without the block barrier */
     expect_rule(&f, "init");
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(ws_init_missing)
+{
+    fx f;
+    build_ws_ring(&f, 2);
+    f.sc.secs[0].ops[0].kind = OP_BARRIER;   /* no INIT: barriers used uninitialised */
+    expect_rule(&f, "init");
+    fx_free(&f);
+}
+END_TEST
+
+START_TEST(implied_barrier_placement)
+{
+    /* A barrier may be implied only by the wait or init right before it. */
+    fx f;
+    build_ws_ring(&f, 2);
+    f.sc.secs[0].ops[2].implied = true;      /* after the fence */
+    expect_rule(&f, "IR");
     fx_free(&f);
 }
 END_TEST
@@ -1010,6 +1032,8 @@ static Suite *verify_suite(void)
     tcase_add_test(ws, ws_not_applicable);
     tcase_add_test(ws, ws_arrival_count_wrong);
     tcase_add_test(ws, ws_init_not_published);
+    tcase_add_test(ws, ws_init_missing);
+    tcase_add_test(ws, implied_barrier_placement);
     tcase_add_test(ws, ws_producer_first_and_consumer_first);
     tcase_add_test(ws, ws_block_barrier_between_roles);
     suite_add_tcase(s, ws);

@@ -1,10 +1,13 @@
-/* ---- pipegen device support (templates/pg_device.cuh, embedded in every generated .cu) ----
+/* pipert_device.cuh: the device support every generated kernel uses.
  * View types that index staged shared-memory copies with global coordinates (and plain
- * host arrays in the reference), the copy primitives each mechanism's IR operations print
- * as, and the deterministic block reduction used by accumulators. */
-#ifndef PIPEGEN_DEVICE_SUPPORT
-#define PIPEGEN_DEVICE_SUPPORT 1
+ * host arrays in the reference), synchronous chunk copies, region copies and stores, and
+ * the deterministic block reduction used by accumulators.
+ * Part of libpipert's device support, installed beside pipert.h and versioned with it
+ * (PIPERT_ABI_VERSION): generated code includes the pipert_*.cuh files its kernels use. */
+#ifndef PIPERT_DEVICE_CUH
+#define PIPERT_DEVICE_CUH
 #include <stdint.h>
+#include "pipert.h"
 
 /* The offset of a global coordinate inside a staged region: it fits in 32 bits, so the
  * difference is taken in 32 bits (exact modulo 2^32), which keeps index arithmetic out of
@@ -101,171 +104,10 @@ __device__ __forceinline__ void pg_copy_chunk_sync(unsigned char *dst, const uns
         dst[b] = b < valid ? src[b] : (unsigned char)0;
 }
 
-/* ---- cp.async (sm_80+) ---- */
 __device__ __forceinline__ unsigned pg_smem_addr(const void *p)
 {
     return (unsigned)__cvta_generic_to_shared(p);
 }
-
-/* One cp.async of VEC bytes, `valid` of them read (src-size), the rest zero-filled.
- * CG selects .cg (16-byte copies only), PF the L2 prefetch size (0, 64, 128, 256), and
- * POLICY an L2 cache policy made by createpolicy (used when HINT). */
-template <int VEC, bool CG, int PF, bool HINT>
-__device__ __forceinline__ void pg_cp_async(unsigned char *dst, const unsigned char *src,
-                                            int valid, uint64_t policy)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    static_assert(VEC == 4 || VEC == 8 || VEC == 16, "cp.async copies 4, 8 or 16 bytes");
-    static_assert(!CG || VEC == 16, "cp.async.cg copies 16 bytes only");
-    const unsigned s = pg_smem_addr(dst);
-#define PG_CP(LVL, PFX, HINTX, HARG)                                                        \
-    asm volatile("cp.async." LVL ".shared.global" HINTX PFX " [%0], [%1], %2, %3" HARG ";\n" \
-                 ::"r"(s), "l"(src), "n"(VEC), "r"(valid) HINT_OPERAND : "memory")
-#define HINT_OPERAND , "l"(policy)
-#define PG_CP_LVL(LVL)                                                                      \
-    if (HINT) {                                                                             \
-        if (PF == 64) PG_CP(LVL, ".L2::64B", ".L2::cache_hint", ", %4");                     \
-        else if (PF == 128) PG_CP(LVL, ".L2::128B", ".L2::cache_hint", ", %4");              \
-        else if (PF == 256) PG_CP(LVL, ".L2::256B", ".L2::cache_hint", ", %4");              \
-        else PG_CP(LVL, "", ".L2::cache_hint", ", %4");                                      \
-    } else {                                                                                \
-        if (PF == 64) PG_CP(LVL, ".L2::64B", "", "");                                        \
-        else if (PF == 128) PG_CP(LVL, ".L2::128B", "", "");                                 \
-        else if (PF == 256) PG_CP(LVL, ".L2::256B", "", "");                                 \
-        else PG_CP(LVL, "", "", "");                                                         \
-    }
-    if (CG) { PG_CP_LVL("cg") } else { PG_CP_LVL("ca") }
-#undef PG_CP_LVL
-#undef HINT_OPERAND
-#undef PG_CP
-#else
-    (void)dst; (void)src; (void)valid; (void)policy;
-#endif
-}
-
-__device__ __forceinline__ void pg_cp_async_commit()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
-#endif
-}
-
-template <int N>
-__device__ __forceinline__ void pg_cp_async_wait()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
-#endif
-}
-
-/* One chunk through cp.async, or synchronously where the width is below cp.async's
- * smallest (4 bytes: pointers aligned to less, the documented fallback). */
-template <int VEC, bool CG, int PF, bool HINT>
-__device__ __forceinline__ void pg_copy_chunk_async(unsigned char *dst, const unsigned char *src,
-                                                    int valid, uint64_t policy)
-{
-    if constexpr (VEC >= 4)
-        pg_cp_async<VEC, CG && VEC == 16, PF, HINT>(dst, src, valid, policy);
-    else
-        pg_copy_chunk_sync<VEC>(dst, src, valid);
-}
-
-/* ---- mbarrier (sm_80+; try_wait on sm_90, test_wait before) ---- */
-__device__ __forceinline__ void pg_mbar_init(uint64_t *bar, unsigned count)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("mbarrier.init.shared.b64 [%0], %1;\n" ::"r"(pg_smem_addr(bar)), "r"(count)
-                 : "memory");
-#endif
-}
-
-/* Make barrier initialisation visible to the async proxy (sm_90: TMA completes on them). */
-__device__ __forceinline__ void pg_fence_mbar_init()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-#endif
-}
-
-__device__ __forceinline__ void pg_mbar_arrive(uint64_t *bar)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("{\n .reg .b64 state;\n mbarrier.arrive.shared.b64 state, [%0];\n}\n"
-                 ::"r"(pg_smem_addr(bar)) : "memory");
-#endif
-}
-
-/* Arrive on the barrier when all of this thread's earlier cp.async copies complete; the
- * arrival is one of the barrier's expected count (.noinc). */
-__device__ __forceinline__ void pg_cp_async_mbar_arrive(uint64_t *bar)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];\n" ::"r"(pg_smem_addr(bar))
-                 : "memory");
-#endif
-}
-
-__device__ __forceinline__ bool pg_mbar_test_parity(uint64_t *bar, unsigned parity)
-{
-    unsigned done = 1;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("{\n .reg .pred p;\n mbarrier.try_wait.parity.shared.b64 p, [%1], %2;\n"
-                 " selp.u32 %0, 1, 0, p;\n}\n" : "=r"(done)
-                 : "r"(pg_smem_addr(bar)), "r"(parity) : "memory");
-#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("{\n .reg .pred p;\n mbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n"
-                 " selp.u32 %0, 1, 0, p;\n}\n" : "=r"(done)
-                 : "r"(pg_smem_addr(bar)), "r"(parity) : "memory");
-#endif
-    return done != 0;
-}
-
-/* Wait until the barrier completed the phase of the given parity. With WATCHDOG (a cycle
- * bound, 0 for none) a wait that outlasts it traps with a message naming the pipeline,
- * the barrier, its slot and the phase, instead of hanging. */
-template <long long WATCHDOG>
-__device__ __forceinline__ void pg_mbar_wait(uint64_t *bar, unsigned parity, const char *what,
-                                             int slot, long long use)
-{
-    if constexpr (WATCHDOG > 0) {
-        const long long start = clock64();
-        while (!pg_mbar_test_parity(bar, parity)) {
-            if (clock64() - start > WATCHDOG) {
-                printf("pipegen watchdog: %s: block %d thread %d waited %lld cycles on slot %d "
-                       "for use %lld (parity %u)\n", what, (int)blockIdx.x, (int)threadIdx.x,
-                       WATCHDOG, slot, use, parity);
-                __trap();
-            }
-        }
-    } else {
-        (void)what; (void)slot; (void)use;
-        while (!pg_mbar_test_parity(bar, parity)) {
-        }
-    }
-}
-
-/* A barrier of `count` threads of one role (named barrier 1; 0 is __syncthreads). */
-template <int COUNT>
-__device__ __forceinline__ void pg_role_barrier()
-{
-    asm volatile("bar.sync 1, %0;\n" ::"n"(COUNT) : "memory");
-}
-
-/* An L2 cache policy for cp.async's cache_hint (EVICT: 1 normal, 2 first, 3 last,
- * 4 unchanged). */
-template <int EVICT>
-__device__ __forceinline__ uint64_t pg_l2_policy()
-{
-    uint64_t p = 0;
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    if (EVICT == 1) asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;" : "=l"(p));
-    if (EVICT == 2) asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
-    if (EVICT == 3) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
-    if (EVICT == 4) asm volatile("createpolicy.fractional.L2::evict_unchanged.b64 %0, 1.0;" : "=l"(p));
-#endif
-    return p;
-}
-
 /* ---- region copies. A region of a global array is P planes x R rows x ROWBYTES bytes
  * (rank 1: P = R = 1). Row (p, r) is global row (o0 + p, o1 + r) of an array of n0 planes
  * of n1 rows of n2b bytes, starting at byte o2b of the row; in shared memory it starts at
@@ -393,4 +235,4 @@ __device__ __forceinline__ T pg_block_reduce(T v, T *scratch, Op op)
     return r;
 }
 #endif /* __CUDACC__ */
-#endif /* PIPEGEN_DEVICE_SUPPORT */
+#endif /* PIPERT_DEVICE_CUH */

@@ -1,0 +1,29 @@
+/* pipert_primitives.cuh: chunk copies through the pipeline primitives (lowering primitives).
+ * Part of libpipert's device support, installed beside pipert.h and versioned with it
+ * (PIPERT_ABI_VERSION): generated code includes the pipert_*.cuh files its kernels use.
+ */
+#ifndef PIPERT_PRIMITIVES_CUH
+#define PIPERT_PRIMITIVES_CUH
+#include <cuda_pipeline_primitives.h>
+#include "pipert_device.cuh"
+
+#ifdef __CUDACC__
+/* ---- primitives: one chunk through __pipeline_memcpy_async, `valid` bytes read and the
+ * rest zero-filled (its zfill argument). The common whole chunk passes constants, so that
+ * the primitive's switch over zfill folds to one cp.async. Below 4 bytes (the primitive's
+ * smallest copy) the chunk is copied synchronously, as pg_copy_chunk_async does. ---- */
+template <int VEC>
+__device__ __forceinline__ void pg_prim_chunk(unsigned char *dst, const unsigned char *src,
+                                              int valid)
+{
+    if constexpr (VEC >= 4) {
+        if (valid == VEC)
+            __pipeline_memcpy_async(dst, src, VEC);
+        else
+            __pipeline_memcpy_async(dst, src, VEC, (size_t)(VEC - valid));
+    } else {
+        pg_copy_chunk_sync<VEC>(dst, src, valid);
+    }
+}
+#endif /* __CUDACC__ */
+#endif /* PIPERT_PRIMITIVES_CUH */

@@ -1,0 +1,184 @@
+/* plan_host: the host plan of a unit, the launcher's steps in order (pipegen.h).
+ *
+ * The checks come first and return an error code before anything is enqueued; the work
+ * items are counted from sizes already checked; the kernel variant is chosen and prepared
+ * before the grid is sized from its occupancy; the launch passes the kernel parameters,
+ * then the follow-on launch folds the accumulators. Mechanism modules add their own steps
+ * and parameters through their plan_host hook. */
+#include "mech/mech.h"
+
+#include <string.h>
+
+static const char *const host_op_names[HOP__COUNT] = {
+    [HOP_CHECK_ARGS] = "check-args", [HOP_CHECK_SIZE] = "check-size",
+    [HOP_CHECK_ARRAY] = "check-array", [HOP_CHECK_DISJOINT] = "check-disjoint",
+    [HOP_COUNT_TILES] = "count-tiles", [HOP_RETURN_IF_EMPTY] = "return-if-empty",
+    [HOP_COPY_WIDTH] = "copy-width", [HOP_SELECT_VARIANT] = "select-variant",
+    [HOP_GRID] = "grid", [HOP_CHECK_WORKSPACE] = "check-workspace", [HOP_LAUNCH] = "launch",
+    [HOP_FOLLOW_ON] = "follow-on",
+};
+
+const char *host_op_name(host_op_kind k) { return host_op_names[k]; }
+
+host_op *plan_host_op(host_planner *h, host_op_kind kind, int index)
+{
+    host_plan *hp = h->hp;
+    hp->ops = arena_grow(h->a, hp->ops, &hp->cap, hp->nops + 1, sizeof *hp->ops);
+    host_op *op = &hp->ops[hp->nops++];
+    *op = (host_op){.kind = kind, .index = index, .other = -1};
+    return op;
+}
+
+static bool array_has_size(const spec_array *arr, const char *size)
+{
+    for (int d = 0; d < arr->rank; ++d)
+        if (arr->dims[d].name && strcmp(arr->dims[d].name, size) == 0)
+            return true;
+    return false;
+}
+
+/* Sizes no array extent covers are checked on their own. */
+static bool size_in_arrays(const spec *s, const char *size)
+{
+    for (int i = 0; i < s->narrays; ++i)
+        if (array_has_size(&s->arrays[i], size))
+            return true;
+    return false;
+}
+
+static void plan_checks(host_planner *h)
+{
+    const spec *s = h->s;
+    plan_host_op(h, HOP_CHECK_ARGS, -1);
+    for (int i = 0; i < s->nsizes; ++i)
+        if (!size_in_arrays(s, s->sizes[i]))
+            plan_host_op(h, HOP_CHECK_SIZE, i);
+    for (int i = 0; i < s->narrays; ++i)
+        plan_host_op(h, HOP_CHECK_ARRAY, i);
+    /* Every written array against every other one, each pair once. */
+    for (int i = 0; i < s->narrays; ++i) {
+        if (s->arrays[i].dir == DIR_IN)
+            continue;
+        for (int j = 0; j < s->narrays; ++j)
+            if (j != i && (j > i || s->arrays[j].dir == DIR_IN))
+                plan_host_op(h, HOP_CHECK_DISJOINT, i)->other = j;
+    }
+}
+
+/* The same IR and layout print the same kernel (printers read nothing else of a schedule
+ * but its architecture, which only names the kernel and bounds its shared memory). */
+static bool same_ops(const ir_section *a, const ir_section *b)
+{
+    if (a->kind != b->kind || a->count != b->count || a->nops != b->nops)
+        return false;
+    for (int i = 0; i < a->nops; ++i) {
+        const ir_op *x = &a->ops[i], *y = &b->ops[i];
+        if (x->kind != y->kind || x->role != y->role || x->step_off != y->step_off
+            || x->stage != y->stage || x->n != y->n || x->bytes != y->bytes || x->bar != y->bar
+            || x->fence != y->fence || x->guarded != y->guarded || x->on_copies != y->on_copies
+            || x->parity_flip != y->parity_flip || x->implied != y->implied)
+            return false;
+    }
+    return true;
+}
+
+static bool same_copy(const copy_plan *a, const copy_plan *b, int rank)
+{
+    if (a->vec != b->vec || a->row_bytes != b->row_bytes || a->pitch != b->pitch
+        || a->slot_bytes != b->slot_bytes || a->nslots != b->nslots || a->off != b->off)
+        return false;
+    for (int d = 0; d < rank; ++d) {
+        const affine *x = &a->origin[d], *y = &b->origin[d];
+        if (a->extent[d] != b->extent[d] || x->c != y->c || x->nterms != y->nterms)
+            return false;
+        for (int t = 0; t < x->nterms; ++t)
+            if (x->coef[t] != y->coef[t] || strcmp(x->var[t], y->var[t]))
+                return false;
+    }
+    return true;
+}
+
+static bool same_kernel(const sched *a, const sched *b)
+{
+    if (a->mech != b->mech || a->nslots != b->nslots || a->track != b->track
+        || a->full_arrivals != b->full_arrivals || a->empty_arrivals != b->empty_arrivals
+        || a->producer_threads != b->producer_threads || a->smem_bytes != b->smem_bytes
+        || a->threads != b->threads || a->grid != b->grid || a->nsecs != b->nsecs)
+        return false;
+    for (int i = 0; i < a->spec->nstages; ++i)
+        if (!same_copy(&a->copy[i], &b->copy[i], a->spec->stages[i].rank))
+            return false;
+    for (int i = 0; i < a->nsecs; ++i)
+        if (!same_ops(&a->secs[i], &b->secs[i]))
+            return false;
+    return true;
+}
+
+/* The variants, highest architecture first; a schedule whose kernel a lower one prints
+ * is left to it. */
+static void plan_variants(host_plan *hp, sched *const *scheds, int n)
+{
+    for (int i = n - 1; i >= 0; --i) {
+        bool twin = false;
+        for (int j = 0; j < i && !twin; ++j)
+            twin = same_kernel(scheds[i], scheds[j]);
+        if (!twin)
+            hp->variant[hp->nvariants++] = i;
+    }
+}
+
+static void add_param(host_plan *hp, const char *ctype, const char *name, host_value v)
+{
+    hp->params[hp->nparams++] = (kernel_param){ctype, name, v};
+}
+
+host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
+{
+    host_plan *hp = arena_alloc(a, sizeof *hp);
+    host_planner h = {a, s, hp};
+    plan_checks(&h);
+    plan_host_op(&h, HOP_COUNT_TILES, -1);
+    plan_host_op(&h, HOP_RETURN_IF_EMPTY, -1);
+    plan_host_op(&h, HOP_COPY_WIDTH, -1);
+    plan_variants(hp, scheds, nscheds);
+    plan_host_op(&h, HOP_SELECT_VARIANT, -1);
+    plan_host_op(&h, HOP_GRID, -1);
+    if (s->naccums)
+        plan_host_op(&h, HOP_CHECK_WORKSPACE, -1);
+    add_param(hp, arena_printf(a, "const struct %s_args", s->name), "pg_args", HV_ARGS);
+    add_param(hp, "const int64_t", "pg_ntiles", HV_NTILES);
+    for (int v = 0; v < hp->nvariants; ++v) {
+        const mech_module *m = mech_module_of(scheds[hp->variant[v]]->mech);
+        if (m->plan_host)
+            m->plan_host(&h, scheds[hp->variant[v]]);
+    }
+    plan_host_op(&h, HOP_LAUNCH, -1);
+    if (s->naccums)
+        plan_host_op(&h, HOP_FOLLOW_ON, -1);
+    return hp;
+}
+
+static const char *const value_names[HV__COUNT] = {[HV_ARGS] = "args", [HV_NTILES] = "ntiles"};
+
+void host_dump(FILE *out, const host_plan *hp, sched *const *scheds)
+{
+    const spec *s = scheds[0]->spec;
+    fprintf(out, "host launcher %s_launch_ex:\n", s->name);
+    for (int i = 0; i < hp->nops; ++i) {
+        const host_op *op = &hp->ops[i];
+        fprintf(out, "  %s", host_op_name(op->kind));
+        if (op->kind == HOP_CHECK_SIZE)
+            fprintf(out, " %s", s->sizes[op->index]);
+        else if (op->kind == HOP_CHECK_ARRAY || op->kind == HOP_CHECK_DISJOINT)
+            fprintf(out, " %s", s->arrays[op->index].name);
+        if (op->kind == HOP_CHECK_DISJOINT)
+            fprintf(out, " %s", s->arrays[op->other].name);
+        if (op->kind == HOP_SELECT_VARIANT)
+            for (int v = 0; v < hp->nvariants; ++v)
+                fprintf(out, " sm_%d", scheds[hp->variant[v]]->sm);
+        if (op->kind == HOP_LAUNCH)
+            for (int p = 0; p < hp->nparams; ++p)
+                fprintf(out, " %s=%s", hp->params[p].name, value_names[hp->params[p].value]);
+        fputs("\n", out);
+    }
+}

@@ -1,0 +1,162 @@
+/* verify_host: check the host plan (the launcher's steps) before it is printed.
+ *
+ * The launcher runs its steps once, in order, so the checks are about order and
+ * coverage: what a step reads was made by an earlier one, and what the device reads was
+ * checked before the launch. Every host step kind is capture-safe (none allocates or
+ * synchronizes), so a plan made of them keeps the launcher graph-capture safe. */
+#include "pipegen.h"
+
+/* The position of the first step of a kind (with index, or any index when -1); nops
+ * when there is none. */
+static int first(const host_plan *hp, host_op_kind kind, int index)
+{
+    for (int i = 0; i < hp->nops; ++i)
+        if (hp->ops[i].kind == kind && (index < 0 || hp->ops[i].index == index))
+            return i;
+    return hp->nops;
+}
+
+static int count(const host_plan *hp, host_op_kind kind)
+{
+    int n = 0;
+    for (int i = 0; i < hp->nops; ++i)
+        n += hp->ops[i].kind == kind;
+    return n;
+}
+
+static bool disjoint_checked(const host_plan *hp, int x, int y, int before)
+{
+    for (int i = 0; i < before; ++i) {
+        const host_op *op = &hp->ops[i];
+        if (op->kind == HOP_CHECK_DISJOINT
+            && ((op->index == x && op->other == y) || (op->index == y && op->other == x)))
+            return true;
+    }
+    return false;
+}
+
+typedef struct hcheck {
+    diag_ctx *d;
+    const spec *s;
+    const host_plan *hp;
+    int launch;
+    bool ok;
+} hcheck;
+
+static void hfail(hcheck *c, const char *rule, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void hfail(hcheck *c, const char *rule, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    diag_error(c->d, c->s->loc, "[host] %s: %s", rule, msg);
+    c->ok = false;
+}
+
+/* Every array checked before the work is counted (its sizes) and launched (its pointer);
+ * every written array disjoint from every other one. */
+static void check_arrays(hcheck *c)
+{
+    const spec *s = c->s;
+    int tiles = first(c->hp, HOP_COUNT_TILES, -1);
+    for (int i = 0; i < s->narrays; ++i) {
+        if (first(c->hp, HOP_CHECK_ARRAY, i) >= (tiles < c->launch ? tiles : c->launch))
+            hfail(c, "checks", "array '%s' is not checked before the work is counted and "
+                  "launched", s->arrays[i].name);
+        for (int j = 0; j < s->narrays && s->arrays[i].dir != DIR_IN; ++j)
+            if (j != i && !disjoint_checked(c->hp, i, j, c->launch))
+                hfail(c, "aliasing", "'%s' is written, but its overlap with '%s' is not "
+                      "checked before the launch", s->arrays[i].name, s->arrays[j].name);
+    }
+}
+
+/* What the steps read: the kernel's parameters, the variant and the work count. */
+static void check_order(hcheck *c)
+{
+    const host_plan *hp = c->hp;
+    static const host_op_kind made_by[HV__COUNT] = {[HV_ARGS] = HOP_CHECK_ARGS,
+                                                    [HV_NTILES] = HOP_COUNT_TILES};
+    for (int p = 0; p < hp->nparams; ++p)
+        if (first(hp, made_by[hp->params[p].value], -1) >= c->launch)
+            hfail(c, "params", "kernel parameter '%s' is passed before the step that makes "
+                  "it (%s)", hp->params[p].name, host_op_name(made_by[hp->params[p].value]));
+    int tiles = first(hp, HOP_COUNT_TILES, -1), empty = first(hp, HOP_RETURN_IF_EMPTY, -1);
+    int width = first(hp, HOP_COPY_WIDTH, -1), select = first(hp, HOP_SELECT_VARIANT, -1);
+    int grid = first(hp, HOP_GRID, -1);
+    if (!(tiles < empty && empty < select))
+        hfail(c, "order", "an empty launch must return after the work is counted and before "
+              "a variant is prepared");
+    if (!(width < select && select < grid && grid < c->launch))
+        hfail(c, "prepare", "the variant must be chosen (after the copy width) and prepared "
+              "before the grid is sized and the kernel launched");
+}
+
+static void check_follow_on(hcheck *c)
+{
+    const host_plan *hp = c->hp;
+    bool accums = c->s->naccums > 0;
+    int follow = first(hp, HOP_FOLLOW_ON, -1), ws = first(hp, HOP_CHECK_WORKSPACE, -1);
+    if (accums != (count(hp, HOP_FOLLOW_ON) == 1) || (accums && follow < c->launch))
+        hfail(c, "follow-on", "the accumulators are combined by one launch after the "
+              "kernel's, and only where there are accumulators");
+    if (accums && !(first(hp, HOP_GRID, -1) < ws && ws < c->launch))
+        hfail(c, "follow-on", "the workspace must be checked against the grid before the "
+              "launch");
+}
+
+bool verify_host(diag_ctx *d, const spec *s, const host_plan *hp)
+{
+    hcheck c = {d, s, hp, first(hp, HOP_LAUNCH, -1), true};
+    if (count(hp, HOP_LAUNCH) != 1 || hp->nvariants < 1) {
+        hfail(&c, "launch", "the launcher must launch one kernel of at least one variant");
+        return false;
+    }
+    check_arrays(&c);
+    check_order(&c);
+    check_follow_on(&c);
+    return c.ok;
+}
+
+static void drop_op(host_plan *hp, int i)
+{
+    for (int j = i + 1; j < hp->nops; ++j)
+        hp->ops[j - 1] = hp->ops[j];
+    hp->nops--;
+}
+
+/* Move step i to the place after step `to`. */
+static void move_after(host_plan *hp, int i, int to)
+{
+    host_op op = hp->ops[i];
+    drop_op(hp, i);
+    to -= to > i;
+    for (int j = hp->nops; j > to + 1; --j)
+        hp->ops[j] = hp->ops[j - 1];
+    hp->ops[to + 1] = op;
+    hp->nops++;
+}
+
+bool verify_inject_host(host_plan *hp, fault_kind k)
+{
+    int launch = first(hp, HOP_LAUNCH, -1);
+    switch (k) {
+    case FAULT_DROP_ARRAY_CHECK: {
+        int i = first(hp, HOP_CHECK_ARRAY, -1);
+        if (i == hp->nops)
+            return false;
+        drop_op(hp, i);
+        return true;
+    }
+    case FAULT_LATE_SELECT:
+        move_after(hp, first(hp, HOP_SELECT_VARIANT, -1), launch);
+        return true;
+    case FAULT_DROP_PARAM:
+        drop_op(hp, first(hp, HOP_COUNT_TILES, -1));
+        return true;
+    default:
+        return false;
+    }
+}
