@@ -102,6 +102,12 @@ bool out_write_stream(diag_ctx *d, FILE *f, const char *name, const char *data, 
 /* Flush and close standard output, checked (what the dumps printed may still be buffered). */
 bool out_close_stdout(diag_ctx *d);
 
+/* ================================================================== reserved.c */
+
+/* Why a spec may not declare name (the generated code could not use it: a C, C++ or CUDA
+ * keyword or built-in, or one of the generated code's own names), or NULL when it may. */
+const char *reserved_why(const char *name);
+
 /* ======================================================================= ast.c */
 
 typedef enum elem_type {

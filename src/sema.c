@@ -77,6 +77,15 @@ static const struct decl *find_decl(const checker *c, const char *name)
     return NULL;
 }
 
+/* Names the generated code could not use are refused where they are declared. */
+static bool check_name(checker *c, const char *name, srcloc loc)
+{
+    const char *why = reserved_why(name);
+    if (why)
+        diag_error(c->d, loc, "'%s': %s", name, why);
+    return !why;
+}
+
 static bool declare(checker *c, const char *name, srcloc loc, const char *what)
 {
     const struct decl *prev = find_decl(c, name);
@@ -85,10 +94,8 @@ static bool declare(checker *c, const char *name, srcloc loc, const char *what)
         diag_note(c->d, prev->loc, "declared here");
         return false;
     }
-    if (strncmp(name, "pg_", 3) == 0) {
-        diag_error(c->d, loc, "names beginning with 'pg_' are reserved for generated code");
+    if (!check_name(c, name, loc))
         return false;
-    }
     c->decls = arena_grow(c->a, c->decls, &c->cap_decls, c->ndecls + 1, sizeof *c->decls);
     c->decls[c->ndecls++] = (struct decl){name, loc, what};
     return true;
@@ -523,6 +530,8 @@ static void check_body(checker *c, const ast_item *it)
     spec_body b = {.loc = it->text_loc, .text = it->text, .nidx = it->nidx};
     for (int i = 0; i < it->nidx; ++i) {
         b.idx[i] = it->idx[i];
+        if (!check_name(c, it->idx[i], it->idx_loc[i]))
+            return;
         const struct decl *prev = find_decl(c, it->idx[i]);
         if (prev) {
             diag_error(c->d, it->idx_loc[i], "index '%s' hides %s of that name", it->idx[i],
