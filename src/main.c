@@ -129,7 +129,8 @@ static bool parse_value_opt(options *o, const char *arg, diag_ctx *d)
     } else if ((v = opt_value(arg, "--watchdog"))) {
         char *end;
         double c = strtod(v, &end);
-        if (*end || end == v || c < 1 || c > 9e18) {
+        /* NaN fails every comparison: only a number in range passes. */
+        if (*end || end == v || !(c >= 1 && c <= 9e18)) {
             diag_fatal_noloc(d, "bad --watchdog '%s' (expected a number of cycles)", v);
             return false;
         }
@@ -319,8 +320,12 @@ static bool emit_all(run *r)
     const char *cuh = o->header ? o->header
                       : to_stdout ? arena_printf(r->a, "%s.cuh", r->s.name)
                                   : with_ext(r->a, cu, ".cuh");
-    r->u.opts = (emit_opts){.lines = o->lines, .spec_path = o->input,
-                            .source_name = to_stdout ? "<stdout>" : base_name(cu),
+    if (!out_includable(&r->d, base_name(cuh)))
+        return false;
+    /* File names go into #line as C strings: a '"' or a newline in one must not end it. */
+    r->u.opts = (emit_opts){.lines = o->lines, .spec_path = out_c_escape(r->a, o->input),
+                            .source_name = to_stdout ? "<stdout>"
+                                                     : out_c_escape(r->a, base_name(cu)),
                             .header_name = base_name(cuh), .guard = guard_of(r->a, cuh),
                             .watchdog = o->watchdog};
     out_set *outs = out_new(r->a, &r->d);
@@ -337,13 +342,13 @@ static bool emit_all(run *r)
     /* The drivers' #line directives lead back into the drivers themselves. */
     emit_unit driver = r->u;
     if (o->test_out) {
-        driver.opts.source_name = base_name(o->test_out);
+        driver.opts.source_name = out_c_escape(r->a, base_name(o->test_out));
         sb_init(&text, r->a);
         emit_test(&text, &driver);
         ok = ok && out_add(outs, o->test_out, &text);
     }
     if (o->bench_out) {
-        driver.opts.source_name = base_name(o->bench_out);
+        driver.opts.source_name = out_c_escape(r->a, base_name(o->bench_out));
         sb_init(&text, r->a);
         emit_bench(&text, &driver);
         ok = ok && out_add(outs, o->bench_out, &text);
@@ -371,7 +376,7 @@ static int compile(run *r)
     }
     if (!sema_check(r->a, &r->d, f, &r->o.tgt, &r->s))
         return 1;
-    r->s.file = base_name(r->o.input);
+    r->s.file = out_c_escape(r->a, base_name(r->o.input));   /* for the banner */
     if (r->o.grid >= 0)
         r->s.grid = (ast_grid)r->o.grid;
     if (r->o.producer_warps >= 0)

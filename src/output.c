@@ -143,6 +143,34 @@ static bool out_fresh_name(char *buf, const char *path, const char *tag, unsigne
     return n > 0 && n < PATH_MAX;
 }
 
+/* ------------------------------------------------------------------ names in code */
+
+const char *out_c_escape(arena *a, const char *name)
+{
+    strbuf sb;
+    sb_init(&sb, a);
+    for (const unsigned char *c = (const unsigned char *)name; *c; ++c) {
+        if (*c == '"' || *c == '\\')
+            sb_printf(&sb, "\\%c", *c);
+        else if (*c < 0x20 || *c == 0x7f)
+            sb_printf(&sb, "\\%03o", *c);   /* three digits: a digit after it stays a digit */
+        else
+            sb_putn(&sb, (const char *)c, 1);
+    }
+    return sb.data;
+}
+
+bool out_includable(diag_ctx *d, const char *name)
+{
+    for (const unsigned char *c = (const unsigned char *)name; *c; ++c)
+        if (*c == '"' || *c < 0x20 || *c == 0x7f) {
+            diag_fatal_noloc(d, "the header '%s' cannot be named in an #include (a '\"' or a "
+                             "control character in its name)", name);
+            return false;
+        }
+    return true;
+}
+
 /* ------------------------------------------------------------------ the set */
 
 out_set *out_new(arena *a, diag_ctx *d)

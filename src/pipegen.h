@@ -99,6 +99,11 @@ bool out_add(out_set *o, const char *path, const strbuf *text);
 bool out_commit(out_set *o);
 /* Write data to a stream and flush it, checked; name is how errors call it. */
 bool out_write_stream(diag_ctx *d, FILE *f, const char *name, const char *data, size_t len);
+/* A file name as the contents of a C string literal (for #line and the banner). */
+const char *out_c_escape(arena *a, const char *name);
+/* False (reported) when name cannot be written in an #include "..." (a '"', a control
+ * character): no escape exists there. */
+bool out_includable(diag_ctx *d, const char *name);
 /* Flush and close standard output, checked (what the dumps printed may still be buffered). */
 bool out_close_stdout(diag_ctx *d);
 

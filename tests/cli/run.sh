@@ -354,6 +354,35 @@ c_signal_removes_temp_files() {
     expect_file_eq k.cu OLD
     expect_files k.cu
 }
+c_file_names_escaped() {
+    # A '"', a backslash or a newline in a file name is escaped where the name is pasted
+    # into code (#line, the banner); a header name that no #include can spell is refused.
+    local spec=$'q"x\\\nz.pipe'
+    cp saxpy.pipe "$spec"
+    pg "$spec" -o 'o"u.cu' --header h.cuh --emit-test='t"1.cu'
+    expect_status 0
+    local f bad
+    for f in 'o"u.cu' 't"1.cu'; do
+        bad=$(grep '^#line' "$f" | grep -vE '^#line [0-9]+ "([^"\\]|\\.)*"$' | head -n 1)
+        [ -z "$bad" ] || fail "$f: malformed $bad"
+        [[ $(head -n 1 "$f") == *'DO NOT EDIT.' ]] || fail "$f: the banner is not one line"
+    done
+    expect_file_has 'o"u.cu' '#line 14 "q\"x\\\012z.pipe"'
+    expect_file_has 'o"u.cu' '"o\"u.cu"'
+    pg "$spec" -o k.cu --header 'h"1.cuh'
+    expect_status 1
+    expect_err "pipegen: error: the header 'h\"1.cuh' cannot be named in an #include (a '\"' or a control character in its name)"
+    rm -f "$spec" 'o"u.cu' h.cuh 't"1.cu'
+    expect_files
+}
+c_watchdog_strict() {
+    local v
+    for v in nan NaN inf -inf 1e19 5x '' 0x; do
+        pg saxpy.pipe --watchdog="$v" -o k.cu
+        expect_status 1; expect_err "pipegen: error: bad --watchdog '$v' (expected a number of cycles)"
+    done
+    expect_files
+}
 c_unknown_option() {
     pg saxpy.pipe --frobnicate
     expect_status 1; expect_no_out
