@@ -383,6 +383,19 @@ c_watchdog_strict() {
     done
     expect_files
 }
+c_many_params_linear() {
+    # 10,000 params: linear memory (growth arrays double; it took 3.2 GB) and a clear error
+    # where the kernel's parameters pass CUDA's 32764 bytes.
+    { echo "pipeline p {"
+      for i in $(seq 10000); do echo "  param float p$i;"; done
+      printf '%s\n' "  in float x[n];" "  out float z[n];" "  tile z[256];" \
+          "  compute elementwise (i) { z[i] = x[i]; }" "}"; } >many.pipe
+    (ulimit -v 500000 && exec timeout 20 "$pipegen" many.pipe --verify) >.out 2>.err
+    status=$?; err=$(cat .err)
+    expect_status 1
+    expect_err_has "many.pipe:4095:15: error: the kernel's parameters pass CUDA's limit of 32764 bytes here (10000 parameters, 2 arrays)"
+    rm -f many.pipe
+}
 c_unknown_option() {
     pg saxpy.pipe --frobnicate
     expect_status 1; expect_no_out
