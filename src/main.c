@@ -341,6 +341,11 @@ static bool emit_all(run *r)
     }
     /* The drivers' #line directives lead back into the drivers themselves. */
     emit_unit driver = r->u;
+    if (o->test_out && !r->s.has_reference) {
+        /* The driver compares with the reference: without one it printed "(null)". */
+        diag_fatal_noloc(&r->d, "--emit-test needs a 'reference' body in the spec");
+        return false;
+    }
     if (o->test_out) {
         driver.opts.source_name = out_c_escape(r->a, base_name(o->test_out));
         sb_init(&text, r->a);

@@ -396,6 +396,14 @@ c_many_params_linear() {
     expect_err_has "many.pipe:4095:15: error: the kernel's parameters pass CUDA's limit of 32764 bytes here (10000 parameters, 2 arrays)"
     rm -f many.pipe
 }
+c_emit_test_needs_reference() {
+    sed '/^  reference/,/^  }/d' saxpy.pipe >noref.pipe
+    grep -q reference noref.pipe && { fail "noref.pipe still has a reference"; return; }
+    pg noref.pipe -o k.cu --emit-test=t.cu
+    expect_status 1; expect_err "pipegen: error: --emit-test needs a 'reference' body in the spec"
+    rm -f noref.pipe
+    expect_files
+}
 c_unknown_option() {
     pg saxpy.pipe --frobnicate
     expect_status 1; expect_no_out
