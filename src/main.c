@@ -1,13 +1,11 @@
 /* main: the command line. Read the spec, check it, plan one schedule per architecture,
  * verify every schedule, and only then write the outputs, each through a temporary file
- * renamed into place, so that an error leaves nothing behind. */
+ * renamed into place (src/output.c), so that an error leaves nothing behind. */
 #include "pipegen.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 typedef struct options {
     const char *input;
@@ -131,7 +129,8 @@ static bool parse_value_opt(options *o, const char *arg, diag_ctx *d)
     } else if ((v = opt_value(arg, "--watchdog"))) {
         char *end;
         double c = strtod(v, &end);
-        if (*end || end == v || c < 1 || c > 9e18) {
+        /* NaN fails every comparison: only a number in range passes. */
+        if (*end || end == v || !(c >= 1 && c <= 9e18)) {
             diag_fatal_noloc(d, "bad --watchdog '%s' (expected a number of cycles)", v);
             return false;
         }
@@ -223,58 +222,6 @@ static char *read_file(arena *a, const char *path, size_t *len, diag_ctx *d)
     }
     *len = sb.len;
     return sb.data;
-}
-
-/* Outputs are staged in temporary files and renamed into place only when all are ready. */
-typedef struct pending {
-    const char *path, *tmp;
-} pending;
-
-static bool stage_file(arena *a, pending *p, const char *path, const strbuf *text, diag_ctx *d)
-{
-    p->path = path;
-    p->tmp = arena_printf(a, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(p->tmp, "wb");
-    if (!f) {
-        diag_fatal_noloc(d, "cannot write '%s': %s", path, strerror(errno));
-        p->tmp = NULL;
-        return false;
-    }
-    bool ok = fwrite(text->data, 1, text->len, f) == text->len;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok)
-        diag_fatal_noloc(d, "cannot write '%s'", path);
-    return ok;
-}
-
-/* A rename onto a directory fails: find out before any output is renamed into place. */
-static bool renamable(const char *path, diag_ctx *d)
-{
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        diag_fatal_noloc(d, "cannot write '%s': it is a directory", path);
-        return false;
-    }
-    return true;
-}
-
-static bool commit_files(pending *files, int n, bool ok, diag_ctx *d)
-{
-    for (int i = 0; i < n && ok; ++i)
-        ok = renamable(files[i].path, d);
-    for (int i = 0; i < n; ++i) {
-        if (!files[i].tmp)
-            continue;
-        if (ok && rename(files[i].tmp, files[i].path) != 0) {
-            diag_fatal_noloc(d, "cannot write '%s': %s", files[i].path, strerror(errno));
-            ok = false;
-        }
-    }
-    if (!ok)
-        for (int i = 0; i < n; ++i)
-            if (files[i].tmp)
-                remove(files[i].tmp);
-    return ok;
 }
 
 static const char *base_name(const char *path)
@@ -382,23 +329,6 @@ static void write_depfile(run *r, strbuf *sb, const char *cu, const char *cuh)
     sb_puts(sb, "\n");
 }
 
-/* The outputs of a run: a file name and its text. */
-typedef struct output {
-    const char *path;
-    strbuf text;
-} output;
-
-static bool distinct_outputs(const output *outs, int n, diag_ctx *d)
-{
-    for (int i = 0; i < n; ++i)
-        for (int j = 0; j < i; ++j)
-            if (!strcmp(outs[i].path, outs[j].path)) {
-                diag_fatal_noloc(d, "two outputs would be written to '%s'", outs[i].path);
-                return false;
-            }
-    return true;
-}
-
 static bool emit_all(run *r)
 {
     const options *o = &r->o;
@@ -407,50 +337,49 @@ static bool emit_all(run *r)
     const char *cuh = o->header ? o->header
                       : to_stdout ? arena_printf(r->a, "%s.cuh", r->s.name)
                                   : with_ext(r->a, cu, ".cuh");
-    r->u.opts = (emit_opts){.lines = o->lines, .spec_path = o->input,
-                            .source_name = to_stdout ? "<stdout>" : base_name(cu),
+    if (!out_includable(&r->d, base_name(cuh)))
+        return false;
+    /* File names go into #line as C strings: a '"' or a newline in one must not end it. */
+    r->u.opts = (emit_opts){.lines = o->lines, .spec_path = out_c_escape(r->a, o->input),
+                            .source_name = to_stdout ? "<stdout>"
+                                                     : out_c_escape(r->a, base_name(cu)),
                             .header_name = base_name(cuh), .guard = guard_of(r->a, cuh),
                             .watchdog = o->watchdog};
-    output outs[5];
-    int n = 0;
-    strbuf source;
-    sb_init(&source, r->a);
-    emit_source(&source, &r->u);
-    if (!to_stdout)
-        outs[n++] = (output){cu, source};
+    out_set *outs = out_new(r->a, &r->d);
+    out_input(outs, o->input);
+    strbuf text;
+    sb_init(&text, r->a);
+    emit_source(&text, &r->u);
+    bool ok = out_add(outs, cu, &text);
     if (!to_stdout || o->header) {
-        outs[n].path = cuh;
-        sb_init(&outs[n].text, r->a);
-        emit_header(&outs[n++].text, &r->u);
+        sb_init(&text, r->a);
+        emit_header(&text, &r->u);
+        ok = ok && out_add(outs, cuh, &text);
     }
     /* The drivers' #line directives lead back into the drivers themselves. */
     emit_unit driver = r->u;
+    if (o->test_out && !r->s.has_reference) {
+        /* The driver compares with the reference: without one it printed "(null)". */
+        diag_fatal_noloc(&r->d, "--emit-test needs a 'reference' body in the spec");
+        return false;
+    }
     if (o->test_out) {
-        driver.opts.source_name = base_name(o->test_out);
-        outs[n].path = o->test_out;
-        sb_init(&outs[n].text, r->a);
-        emit_test(&outs[n++].text, &driver);
+        driver.opts.source_name = out_c_escape(r->a, base_name(o->test_out));
+        sb_init(&text, r->a);
+        emit_test(&text, &driver);
+        ok = ok && out_add(outs, o->test_out, &text);
     }
     if (o->bench_out) {
-        driver.opts.source_name = base_name(o->bench_out);
-        outs[n].path = o->bench_out;
-        sb_init(&outs[n].text, r->a);
-        emit_bench(&outs[n++].text, &driver);
+        driver.opts.source_name = out_c_escape(r->a, base_name(o->bench_out));
+        sb_init(&text, r->a);
+        emit_bench(&text, &driver);
+        ok = ok && out_add(outs, o->bench_out, &text);
     }
     if (o->depend) {
-        outs[n].path = o->depfile ? o->depfile : with_ext(r->a, cu, ".d");
-        write_depfile(r, &outs[n++].text, cu, cuh);
+        write_depfile(r, &text, cu, cuh);
+        ok = ok && out_add(outs, o->depfile ? o->depfile : with_ext(r->a, cu, ".d"), &text);
     }
-    if (!distinct_outputs(outs, n, &r->d))
-        return false;
-    pending files[5] = {{0}};
-    bool ok = true;
-    for (int i = 0; i < n && ok; ++i)
-        ok = stage_file(r->a, &files[i], outs[i].path, &outs[i].text, &r->d);
-    ok = commit_files(files, n, ok, &r->d);
-    if (ok && to_stdout)
-        fwrite(source.data, 1, source.len, stdout);
-    return ok;
+    return ok && out_commit(outs);
 }
 
 static int compile(run *r)
@@ -469,7 +398,7 @@ static int compile(run *r)
     }
     if (!sema_check(r->a, &r->d, f, &r->o.tgt, &r->s))
         return 1;
-    r->s.file = base_name(r->o.input);
+    r->s.file = out_c_escape(r->a, base_name(r->o.input));   /* for the banner */
     if (r->o.grid >= 0)
         r->s.grid = (ast_grid)r->o.grid;
     if (r->o.producer_warps >= 0)
@@ -499,6 +428,9 @@ int main(int argc, char **argv)
         status -= 1;
     else
         status = compile(&r);
+    /* What --help, the dumps or -o - printed is lost unless its flush succeeds. */
+    if (!out_close_stdout(&r.d) && status == 0)
+        status = 1;
     arena_free(r.a);
     return status;
 }

@@ -81,6 +81,38 @@ void diag_fatal_noloc(diag_ctx *d, const char *fmt, ...) __attribute__((format(p
 /* True once more than max_errors errors were counted (reports are being suppressed). */
 bool diag_too_many(const diag_ctx *d);
 
+/* ==================================================================== output.c
+ *
+ * The files of one run, committed all or none: each written to a fresh temporary file
+ * beside it, then all renamed into place; a failure puts back what was there. An output
+ * may not name an input, another output, or an existing file that is not a regular file;
+ * "-" is standard output. Errors read `pipegen: error: cannot write 'FILE': REASON`. */
+
+typedef struct out_set out_set;
+
+out_set *out_new(arena *a, diag_ctx *d);
+/* A file the run reads: no output may be the same file. */
+void out_input(out_set *o, const char *path);
+/* Add an output and its text (kept, not copied); false (reported) when it is refused. */
+bool out_add(out_set *o, const char *path, const strbuf *text);
+/* Write and commit every output added; false (reported) when nothing was committed. */
+bool out_commit(out_set *o);
+/* Write data to a stream and flush it, checked; name is how errors call it. */
+bool out_write_stream(diag_ctx *d, FILE *f, const char *name, const char *data, size_t len);
+/* A file name as the contents of a C string literal (for #line and the banner). */
+const char *out_c_escape(arena *a, const char *name);
+/* False (reported) when name cannot be written in an #include "..." (a '"', a control
+ * character): no escape exists there. */
+bool out_includable(diag_ctx *d, const char *name);
+/* Flush and close standard output, checked (what the dumps printed may still be buffered). */
+bool out_close_stdout(diag_ctx *d);
+
+/* ================================================================== reserved.c */
+
+/* Why a spec may not declare name (the generated code could not use it: a C, C++ or CUDA
+ * keyword or built-in, or one of the generated code's own names), or NULL when it may. */
+const char *reserved_why(const char *name);
+
 /* ======================================================================= ast.c */
 
 typedef enum elem_type {

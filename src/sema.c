@@ -35,6 +35,8 @@ typedef struct checker {
     /* every declared name, for duplicate checks */
     struct decl { const char *name; srcloc loc; const char *what; } *decls;
     int ndecls, cap_decls;
+    /* capacities of the spec's arrays, which double as they grow */
+    int cap_sizes, cap_params, cap_arrays, cap_accums, cap_stages;
     /* the first item of each kind that may appear once, for duplicate checks */
     const ast_item *once[IT_BODY + 1 + BODY_REFERENCE + 1];
     const ast_item *stage_of[64];   /* per array: the item that staged it */
@@ -77,6 +79,15 @@ static const struct decl *find_decl(const checker *c, const char *name)
     return NULL;
 }
 
+/* Names the generated code could not use are refused where they are declared. */
+static bool check_name(checker *c, const char *name, srcloc loc)
+{
+    const char *why = reserved_why(name);
+    if (why)
+        diag_error(c->d, loc, "'%s': %s", name, why);
+    return !why;
+}
+
 static bool declare(checker *c, const char *name, srcloc loc, const char *what)
 {
     const struct decl *prev = find_decl(c, name);
@@ -85,10 +96,8 @@ static bool declare(checker *c, const char *name, srcloc loc, const char *what)
         diag_note(c->d, prev->loc, "declared here");
         return false;
     }
-    if (strncmp(name, "pg_", 3) == 0) {
-        diag_error(c->d, loc, "names beginning with 'pg_' are reserved for generated code");
+    if (!check_name(c, name, loc))
         return false;
-    }
     c->decls = arena_grow(c->a, c->decls, &c->cap_decls, c->ndecls + 1, sizeof *c->decls);
     c->decls[c->ndecls++] = (struct decl){name, loc, what};
     return true;
@@ -121,8 +130,8 @@ static void add_size(checker *c, const ast_extent *e)
         return;
     }
     declare(c, e->name, e->loc, "a size");
-    int cap = s->nsizes;
-    s->sizes = arena_grow(c->a, (void *)s->sizes, &cap, s->nsizes + 1, sizeof *s->sizes);
+    s->sizes = arena_grow(c->a, (void *)s->sizes, &c->cap_sizes, s->nsizes + 1,
+                          sizeof *s->sizes);
     s->sizes[s->nsizes++] = e->name;
 }
 
@@ -133,8 +142,7 @@ static void check_param(checker *c, const ast_item *it)
     if (!declare(c, it->name, it->name_loc, "a parameter"))
         return;
     spec *s = c->s;
-    int cap = s->nparams;
-    s->params = arena_grow(c->a, s->params, &cap, s->nparams + 1, sizeof *s->params);
+    s->params = arena_grow(c->a, s->params, &c->cap_params, s->nparams + 1, sizeof *s->params);
     s->params[s->nparams++] = (spec_param){it->name_loc, it->name, it->type};
 }
 
@@ -147,13 +155,18 @@ static void check_array(checker *c, const ast_item *it)
         diag_error(c->d, it->loc, "too many arrays (at most 64)");
         return;
     }
+    /* Literal extents are bounded so that their product, in bytes, fits in 62 bits
+     * (the launcher and the drivers multiply them). */
+    long long bytes = ast_type_size(it->type);
     for (int d = 0; d < it->rank; ++d) {
-        if (!it->dims[d].name && it->dims[d].value <= 0)
-            diag_error(c->d, it->dims[d].loc, "array extents must be positive");
+        long long v = it->dims[d].value;
+        if (!it->dims[d].name && (v <= 0 || __builtin_mul_overflow(bytes, v, &bytes)
+                                  || bytes > (1LL << 62)))
+            diag_error(c->d, it->dims[d].loc, "array extents must be positive, and the "
+                       "array at most 2^62 bytes");
         add_size(c, &it->dims[d]);
     }
-    int cap = s->narrays;
-    s->arrays = arena_grow(c->a, s->arrays, &cap, s->narrays + 1, sizeof *s->arrays);
+    s->arrays = arena_grow(c->a, s->arrays, &c->cap_arrays, s->narrays + 1, sizeof *s->arrays);
     spec_array *arr = &s->arrays[s->narrays++];
     *arr = (spec_array){.loc = it->name_loc, .name = it->name, .type = it->type,
                         .dir = it->dir, .rank = it->rank, .staged = -1};
@@ -186,8 +199,7 @@ static void check_accum(checker *c, const ast_item *it)
                        arr->name, s->accums[i].name);
             return;
         }
-    int cap = s->naccums;
-    s->accums = arena_grow(c->a, s->accums, &cap, s->naccums + 1, sizeof *s->accums);
+    s->accums = arena_grow(c->a, s->accums, &c->cap_accums, s->naccums + 1, sizeof *s->accums);
     s->accums[s->naccums++] = (spec_accum){it->name_loc, it->name, it->type, it->combine, into};
 }
 
@@ -334,11 +346,23 @@ static bool aff_combine(affine *r, const affine *x, long long scale)
 
 static bool to_affine_rec(checker *c, const ast_expr *e, affine *out);
 
+/* The planner multiplies a coefficient by its variable's unit (a tile extent, at most
+ * 2^24, or the step, at most 2^20) and the element size, and moves the constant by the
+ * halo and to 16-byte boundaries: these bounds keep every such product in range. */
+static bool aff_in_range(const affine *a)
+{
+    const long long max_coef = 1LL << 20, max_c = 1LL << 40;
+    for (int i = 0; i < a->nterms; ++i)
+        if (a->coef[i] < -max_coef || a->coef[i] > max_coef)
+            return false;
+    return a->c >= -max_c && a->c <= max_c;
+}
+
 /* Report a form that overflows or has too many variables once, at the whole bound. */
 static bool to_affine(checker *c, const ast_expr *e, affine *out)
 {
     int before = c->d->errors;
-    if (to_affine_rec(c, e, out))
+    if (to_affine_rec(c, e, out) && aff_in_range(out))
         return true;
     if (c->d->errors == before)
         diag_error(c->d, e->loc, "a region bound is too large or has too many variables");
@@ -509,8 +533,7 @@ static void check_stage(checker *c, const ast_item *it)
         diag_error(c->d, it->loc, "too many staged arrays (at most 16)");
         return;
     }
-    int cap = s->nstages;
-    s->stages = arena_grow(c->a, s->stages, &cap, s->nstages + 1, sizeof *s->stages);
+    s->stages = arena_grow(c->a, s->stages, &c->cap_stages, s->nstages + 1, sizeof *s->stages);
     arr->staged = s->nstages;
     s->stages[s->nstages++] = st;
 }
@@ -523,6 +546,8 @@ static void check_body(checker *c, const ast_item *it)
     spec_body b = {.loc = it->text_loc, .text = it->text, .nidx = it->nidx};
     for (int i = 0; i < it->nidx; ++i) {
         b.idx[i] = it->idx[i];
+        if (!check_name(c, it->idx[i], it->idx_loc[i]))
+            return;
         const struct decl *prev = find_decl(c, it->idx[i]);
         if (prev) {
             diag_error(c->d, it->idx_loc[i], "index '%s' hides %s of that name", it->idx[i],
@@ -598,6 +623,38 @@ static void check_budget(checker *c, const ast_pipeline *p)
     }
 }
 
+/* The kernel takes the args struct (a size, pointer or parameter: at most 8 bytes each)
+ * and the tile count by value; CUDA allows 32764 bytes of kernel parameters. */
+static void check_param_space(checker *c)
+{
+    const spec *s = c->s;
+    long long bytes = 8 + 8LL * s->nsizes;
+    for (int i = 0; i < s->nparams + s->narrays; ++i) {
+        bytes += 8;
+        if (bytes > 32764) {
+            srcloc at = i < s->nparams ? s->params[i].loc : s->arrays[i - s->nparams].loc;
+            diag_error(c->d, at, "the kernel's parameters pass CUDA's limit of 32764 bytes "
+                       "here (%d parameters, %d arrays)", s->nparams, s->narrays);
+            return;
+        }
+    }
+}
+
+/* __launch_bounds__(threads, blocks_per_sm) that no SM can hold fails in nvcc. */
+static void check_occupancy(checker *c)
+{
+    const spec *s = c->s;
+    for (int i = 0; i < c->tgt->narch && s->blocks_per_sm; ++i) {
+        int sm = c->tgt->sm[i], max = sm == 80 || sm == 90 ? 2048 : 1536;
+        if (s->threads * s->blocks_per_sm > max) {
+            diag_error(c->d, c->once[IT_BLOCKS_PER_SM]->value_loc, "%d blocks of %d threads "
+                       "per SM: sm_%d holds at most %d threads", s->blocks_per_sm, s->threads,
+                       sm, max);
+            return;
+        }
+    }
+}
+
 static void check_whole(checker *c, const ast_pipeline *p)
 {
     spec *s = c->s;
@@ -610,6 +667,8 @@ static void check_whole(checker *c, const ast_pipeline *p)
         diag_error(c->d, c->once[IT_PRODUCER_WARPS]->value_loc, "%d producer warps leave no "
                    "consumer warp in a block of %d threads", s->producer_warps, s->threads);
     check_index_ranks(c);
+    check_param_space(c);
+    check_occupancy(c);
     check_mechanism(c, p);
     if (c->d->errors == 0)
         check_budget(c, p);

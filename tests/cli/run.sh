@@ -238,6 +238,172 @@ c_same_output_twice() {
     pg saxpy.pipe -o k.cu --emit-test=k.cu
     expect_status 1; expect_files
 }
+c_output_is_input() {
+    # No output may overwrite the spec, whatever option names it.
+    cp saxpy.pipe orig.pipe
+    local args
+    for args in "-o saxpy.pipe" "-o k.cu --header saxpy.pipe" "-o k.cu --emit-test=saxpy.pipe" \
+                "-o k.cu --emit-bench=./saxpy.pipe" "-o k.cu -MD -MF $PWD/saxpy.pipe"; do
+        # shellcheck disable=SC2086
+        pg saxpy.pipe $args
+        expect_status 1; expect_err_has "would overwrite the input 'saxpy.pipe'"
+        cmp -s saxpy.pipe orig.pipe || { fail "$args replaced the spec"; cp orig.pipe saxpy.pipe; }
+    done
+    rm -f orig.pipe
+    expect_files
+}
+c_output_aliases() {
+    # Two spellings of one file (missing or existing, or a hard link) are one output.
+    local args
+    for args in "-o dup.cu --header ./dup.cu" "-o a.cu --emit-test=$PWD/a.cu" \
+                "-o a.cu -MD -MF ./a.cu" "-o gen/../a.cu --header a.cu"; do
+        mkdir -p gen
+        # shellcheck disable=SC2086
+        pg saxpy.pipe $args
+        expect_status 1; expect_err_has "two outputs would be written to one file"
+        rmdir gen
+        expect_files
+    done
+    echo OLD >k.cu && ln k.cu k2.cu
+    pg saxpy.pipe -o k.cu --header k2.cu
+    expect_status 1; expect_err_has "two outputs would be written to one file ('k.cu' and 'k2.cu')"
+    expect_file_eq k.cu OLD
+    expect_files k.cu k2.cu
+}
+c_output_not_regular() {
+    # A symbolic link, a FIFO or a directory is never replaced (-o - is standard output).
+    echo TARGET >target
+    ln -s target link.cu
+    mkfifo fifo.cu
+    local o
+    for o in link.cu fifo.cu; do
+        pg saxpy.pipe -o k.cu --emit-test="$o"
+        expect_status 1; expect_err "pipegen: error: cannot write '$o': not a regular file"
+    done
+    [ -L link.cu ] && [ -p fifo.cu ] || fail "an output replaced the link or the FIFO"
+    expect_file_eq target TARGET
+    rm -f link.cu fifo.cu
+    expect_files target
+}
+c_output_mode_kept() {
+    echo OLD >k.cu && chmod 600 k.cu
+    (umask 027 && "$pipegen" saxpy.pipe -o k.cu --emit-test=t.cu)
+    status=$?
+    expect_status 0
+    [ "$(stat -c %a k.cu)" = 600 ] || fail "k.cu's mode became $(stat -c %a k.cu), expected 600"
+    [ "$(stat -c %a t.cu)" = 640 ] || fail "new t.cu has mode $(stat -c %a t.cu), expected 640 (umask 027)"
+    expect_files k.cu k.cuh t.cu
+}
+c_temp_files_exclusive() {
+    # The temporary files are new files (O_EXCL, O_NOFOLLOW): a symlink planted under the
+    # name is not followed; and their names are not the predictable OUT.tmp.PID.
+    command -v strace >/dev/null 2>&1 || { echo "     (no strace: not checked)" >&2; return; }
+    strace -f -o trace -e trace=open,openat "$pipegen" saxpy.pipe -o k.cu >/dev/null 2>&1
+    grep -E 'k\.cuh?[^"]*tmp' trace | grep -v 'O_CREAT|O_EXCL|O_NOFOLLOW' | head -n 1 \
+        | grep . && fail "a temporary file opened without O_CREAT|O_EXCL|O_NOFOLLOW"
+    grep -qE "k\.cu\.tmp\.[0-9]+\"" trace && fail "a temporary file named OUT.tmp.PID"
+    grep -qE 'k\.cu[^"]*tmp.*O_EXCL' trace || fail "no temporary file opened"
+    rm -f trace
+    expect_files k.cu k.cuh
+}
+shim() {   # build the LD_PRELOAD shim once per run
+    [ -f "$tmp/shim.so" ] || ${CC:-cc} -shared -fPIC -o "$tmp/shim.so" "$root/tests/cli/shim.c" -ldl
+}
+c_write_error_full_disk() {
+    # A write that fails (a full disk) is an error and leaves the old file untouched.
+    shim || { fail "cannot build the shim"; return; }
+    echo OLD >k.cu
+    PG_SHIM_WRITE=enospc LD_PRELOAD=$tmp/shim.so pg saxpy.pipe -o k.cu --emit-test=t.cu
+    expect_status 1; expect_err "pipegen: error: cannot write 'k.cu': No space left on device"
+    expect_file_eq k.cu OLD
+    expect_files k.cu
+}
+c_write_error_stdout() {
+    # Standard output on a full device: every command that prints fails.
+    local args
+    for args in "saxpy.pipe -o -" "saxpy.pipe --dump-ast" "saxpy.pipe --dump-ir" \
+                "--list-lowerings" "--help" "--version"; do
+        # shellcheck disable=SC2086
+        "$pipegen" $args >/dev/full 2>.err
+        status=$?; err=$(cat .err)
+        expect_status 1; expect_err_has "pipegen: error: cannot write '<stdout>': "
+    done
+    expect_files
+}
+c_commit_all_or_none() {
+    # The second rename fails: the first output is put back as it was.
+    shim || { fail "cannot build the shim"; return; }
+    echo OLD >k.cu && echo OLDH >k.cuh
+    PG_SHIM_RENAME=2 LD_PRELOAD=$tmp/shim.so pg saxpy.pipe -o k.cu
+    expect_status 1; expect_err "pipegen: error: cannot write 'k.cuh': Input/output error"
+    expect_file_eq k.cu OLD; expect_file_eq k.cuh OLDH
+    rm k.cuh
+    PG_SHIM_RENAME=2 LD_PRELOAD=$tmp/shim.so pg saxpy.pipe -o k.cu --emit-test=t.cu
+    expect_status 1; expect_file_eq k.cu OLD
+    expect_files k.cu
+}
+c_signal_removes_temp_files() {
+    # SIGTERM while writing: no temporary file stays, the old outputs are untouched, and
+    # the process ends by the signal.
+    shim || { fail "cannot build the shim"; return; }
+    echo OLD >k.cu
+    # In a subshell of its own, whose "Terminated" goes nowhere.
+    (PG_SHIM_WRITE=sigterm LD_PRELOAD=$tmp/shim.so "$pipegen" saxpy.pipe -o k.cu -MD >.out 2>.err; exit $?) 2>/dev/null
+    status=$?
+    expect_status 143
+    expect_file_eq k.cu OLD
+    expect_files k.cu
+}
+c_file_names_escaped() {
+    # A '"', a backslash or a newline in a file name is escaped where the name is pasted
+    # into code (#line, the banner); a header name that no #include can spell is refused.
+    local spec=$'q"x\\\nz.pipe'
+    cp saxpy.pipe "$spec"
+    pg "$spec" -o 'o"u.cu' --header h.cuh --emit-test='t"1.cu'
+    expect_status 0
+    local f bad
+    for f in 'o"u.cu' 't"1.cu'; do
+        bad=$(grep '^#line' "$f" | grep -vE '^#line [0-9]+ "([^"\\]|\\.)*"$' | head -n 1)
+        [ -z "$bad" ] || fail "$f: malformed $bad"
+        [[ $(head -n 1 "$f") == *'DO NOT EDIT.' ]] || fail "$f: the banner is not one line"
+    done
+    expect_file_has 'o"u.cu' '#line 14 "q\"x\\\012z.pipe"'
+    expect_file_has 'o"u.cu' '"o\"u.cu"'
+    pg "$spec" -o k.cu --header 'h"1.cuh'
+    expect_status 1
+    expect_err "pipegen: error: the header 'h\"1.cuh' cannot be named in an #include (a '\"' or a control character in its name)"
+    rm -f "$spec" 'o"u.cu' h.cuh 't"1.cu'
+    expect_files
+}
+c_watchdog_strict() {
+    local v
+    for v in nan NaN inf -inf 1e19 5x '' 0x; do
+        pg saxpy.pipe --watchdog="$v" -o k.cu
+        expect_status 1; expect_err "pipegen: error: bad --watchdog '$v' (expected a number of cycles)"
+    done
+    expect_files
+}
+c_many_params_linear() {
+    # 10,000 params: linear memory (growth arrays double; it took 3.2 GB) and a clear error
+    # where the kernel's parameters pass CUDA's 32764 bytes.
+    { echo "pipeline p {"
+      for i in $(seq 10000); do echo "  param float p$i;"; done
+      printf '%s\n' "  in float x[n];" "  out float z[n];" "  tile z[256];" \
+          "  compute elementwise (i) { z[i] = x[i]; }" "}"; } >many.pipe
+    (ulimit -v 500000 && exec timeout 20 "$pipegen" many.pipe --verify) >.out 2>.err
+    status=$?; err=$(cat .err)
+    expect_status 1
+    expect_err_has "many.pipe:4095:15: error: the kernel's parameters pass CUDA's limit of 32764 bytes here (10000 parameters, 2 arrays)"
+    rm -f many.pipe
+}
+c_emit_test_needs_reference() {
+    sed '/^  reference/,/^  }/d' saxpy.pipe >noref.pipe
+    grep -q reference noref.pipe && { fail "noref.pipe still has a reference"; return; }
+    pg noref.pipe -o k.cu --emit-test=t.cu
+    expect_status 1; expect_err "pipegen: error: --emit-test needs a 'reference' body in the spec"
+    rm -f noref.pipe
+    expect_files
+}
 c_unknown_option() {
     pg saxpy.pipe --frobnicate
     expect_status 1; expect_no_out
