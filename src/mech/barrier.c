@@ -133,4 +133,5 @@ const mech_module mech_barrier_module = {
     .includes = "#include <cuda/annotated_ptr>\n#include <cuda/barrier>\n"
                 "#define PG_API_MEMCPY_ASYNC 1\n",
     .support = tmpl_pg_cuda_api_cuh,
+    .hints = 1u << HINT_EVICT,   /* pg_evict: an annotated_ptr property */
 };

@@ -64,4 +64,5 @@ const mech_module mech_cp_async_module = {
         [OP_STORE] = emit_print_store,
     },
     .l2_policy = true,
+    .hints = (1u << HINT_CACHE) | (1u << HINT_PREFETCH) | (1u << HINT_EVICT),
 };

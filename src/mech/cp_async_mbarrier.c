@@ -153,4 +153,5 @@ const mech_module mech_cp_async_mbarrier_module = {
     .setup = setup,
     .roles = true,
     .l2_policy = true,
+    .hints = (1u << HINT_CACHE) | (1u << HINT_PREFETCH) | (1u << HINT_EVICT),
 };

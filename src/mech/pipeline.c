@@ -228,6 +228,7 @@ const mech_module mech_pipeline_module = {
     .setup = setup_block,
     .includes = PIPELINE_INCLUDES,
     .support = tmpl_pg_cuda_api_cuh,
+    .hints = 1u << HINT_EVICT,   /* pg_evict: an annotated_ptr property */
 };
 
 const mech_module mech_pipeline_roles_module = {
@@ -236,6 +237,7 @@ const mech_module mech_pipeline_roles_module = {
     .setup = setup_block,
     .includes = PIPELINE_INCLUDES,
     .support = tmpl_pg_cuda_api_cuh,
+    .hints = 1u << HINT_EVICT,   /* pg_evict: an annotated_ptr property */
     .roles = true,
 };
 
@@ -250,4 +252,5 @@ const mech_module mech_pipeline_thread_module = {
     .includes = "#include <cuda/annotated_ptr>\n#include <cuda/pipeline>\n"
                 "#define PG_API_MEMCPY_ASYNC 1\n",
     .support = tmpl_pg_cuda_api_cuh,
+    .hints = 1u << HINT_EVICT,   /* pg_evict: an annotated_ptr property */
 };

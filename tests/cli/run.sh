@@ -71,9 +71,11 @@ c_help() {
     expect_status 0; expect_no_err; expect_files
     [[ $out == "usage: pipegen [options] SPEC.pipe"* ]] || fail "--help does not start with the usage line"
     local o
-    for o in "-o FILE" "--header FILE" "--lower=NAME" "--arch=LIST" "--grid=KIND" \
-             "--list-lowerings" "--verify" "--emit-test=FILE" "--emit-bench=FILE" "-MD" \
-             "-MF FILE" "-MT TARGET" "--no-lines" "--dump-ast" "--dump-ir" "--version"; do
+    for o in "-o FILE" "--output FILE" "--header FILE" "--lower NAME" "--arch LIST" \
+             "--grid KIND" "--list-lowerings" "--verify" "--emit-test FILE" "--emit-bench FILE" \
+             "-MD" "-MF FILE" "-MT TARGET" "-MQ TARGET" "-MP" "--no-lines" "--dump-ast" \
+             "--dump-ir" "--version" "-h, --help" "-Wstages" "-Whints" "-Wno-NAME" "-Werror" \
+             "-w " "-fdiagnostics-color" "-fdiagnostics-format" "-ffile-prefix-map" "--  "; do
         expect_out_has "$o"
     done
 }
@@ -145,7 +147,7 @@ c_header_option() {
     pg saxpy.pipe -o k.cu --header inc/api.cuh
     expect_status 0; expect_no_out; expect_no_err
     expect_files k.cu inc/api.cuh
-    expect_file_has k.cu '#include "api.cuh"'
+    expect_file_has k.cu '#include "inc/api.cuh"'
     expect_file_has inc/api.cuh "#ifndef PIPEGEN_API_CUH_"
 }
 c_drivers() {
@@ -159,8 +161,8 @@ c_depfile_md() {
     mkdir gen
     pg saxpy.pipe -o gen/k.cu -MD
     expect_status 0; expect_no_out; expect_no_err
-    expect_files gen/k.cu gen/k.cuh gen/k.d
-    expect_file_eq gen/k.d "gen/k.cu gen/k.cuh: saxpy.pipe"
+    expect_files gen/k.cu gen/k.cuh gen/k.cu.d
+    expect_file_eq gen/k.cu.d "gen/k.cu gen/k.cuh: saxpy.pipe"
 }
 c_depfile_mf_mt() {
     pg saxpy.pipe -o k.cu -MD -MF deps/../k.deps -MT 'all-gen'
@@ -185,8 +187,8 @@ c_depfile_escapes_spaces() {
     cp saxpy.pipe 'my spec.pipe'
     pg 'my spec.pipe' -o 'o u t.cu' -MD
     expect_status 0
-    expect_file_eq 'o u t.d' 'o\ u\ t.cu o\ u\ t.cuh: my\ spec.pipe'
-    rm -f 'my spec.pipe' 'o u t.cu' 'o u t.cuh' 'o u t.d'
+    expect_file_eq 'o u t.cu.d' 'o\ u\ t.cu o\ u\ t.cuh: my\ spec.pipe'
+    rm -f 'my spec.pipe' 'o u t.cu' 'o u t.cuh' 'o u t.cu.d'
 }
 c_error_writes_nothing() {
     mkdir gen
@@ -294,7 +296,7 @@ c_arch_empty() {
 c_lower() {
     pg saxpy.pipe --lower=bogus -o k.cu
     expect_status 1; expect_no_out
-    expect_err "pipegen: error: unknown lowering 'bogus' (pipegen --list-lowerings)"
+    expect_err "pipegen: error: --lower=bogus: unknown mechanism 'bogus' (pipegen --list-lowerings lists them)"
     expect_files
     pg saxpy.pipe --lower=sync --dump-ir
     expect_status 0; expect_out_has "mech=sync sm_80"; expect_out_has "mech=sync sm_90"
@@ -314,7 +316,7 @@ c_not_implemented_names_quoted() {
     for m in $("$pipegen" --list-lowerings | awk '$3 != "implemented" {print $1}'); do
         pg saxpy.pipe --lower="$m" -o k.cu
         expect_status 1
-        expect_err_has "error: lowering '$m' is not implemented yet (pipegen --list-lowerings)"
+        expect_err "pipegen: error: --lower=$m: lowering '$m' is not implemented yet (pipegen --list-lowerings)"
     done
     sed 's/^  stage   x, y;.*/  stage   x halo 1 clamp;\n  stage   y;/' saxpy.pipe >clamp.pipe
     pg clamp.pipe --lower=cp.async -o k.cu
@@ -385,7 +387,7 @@ c_producer_warps() {
     expect_status 1; expect_err "pipegen: error: bad --producer-warps 'one' (expected 0 to 31)"
     pg saxpy.pipe --producer-warps=8 -o k.cu
     expect_status 1
-    expect_err "pipegen: error: 8 producer warps leave no consumer warp in a block of 256 threads"
+    expect_err "pipegen: error: --producer-warps=8: 8 producer warps leave no consumer warp in a block of 256 threads"
     pg saxpy.pipe --producer-warps=2 --lower=cp.async.mbarrier --dump-ir
     expect_status 0; expect_out_has "acquire step=t"
     pg saxpy.pipe --producer-warps=2 --lower=sync -o k.cu
