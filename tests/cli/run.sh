@@ -79,6 +79,22 @@ c_help() {
         expect_out_has "$o"
     done
 }
+# The option names of --help, and of the tables of docs/cli.md (first column).
+help_options() {
+    sed -n 's/^  \(-[^ ].*\)$/\1/p' <<<"$out" | sed 's/   .*//' | tr ',' '\n' \
+        | sed 's/^ *//; s/[=[ ].*//' | grep '^-' | sort -u
+}
+doc_options() {
+    sed -n 's/^| \(`-[^|]*\) |.*/\1/p' "$root/docs/cli.md" | grep -o '`-[^`]*`' | tr -d '`' \
+        | sed 's/[=[ ].*//' | sort -u
+}
+c_help_matches_docs() {
+    # Every option is in both --help and docs/cli.md.
+    pg --help
+    local diff
+    diff=$(diff <(help_options) <(doc_options | grep -vx -- '-'))
+    [ -z "$diff" ] || fail "--help (<) and docs/cli.md (>) differ: $(tr '\n' ' ' <<<"$diff")"
+}
 c_no_input() {
     pg
     expect_status 1; expect_no_out; expect_err_has "usage: pipegen [options] SPEC.pipe"
