@@ -136,8 +136,8 @@ c_deps_build_needs_no_check() {
     out=$(PATH=$bin CC=cc PG_FAKE_CHECK=1 "$root/scripts/ensure-deps.sh" build 2>&1) \
         && fail "ensure-deps.sh build passes without flex"
     grep -qF "missing what 'make' needs (build): flex" <<<"$out" || fail "build: '$out'"
-    grep -q "^deps:" "$root/Makefile" && grep -q "ensure-deps.sh build" "$root/Makefile" \
-        || fail "the Makefile's deps does not ask for the build's needs only"
+    grep -q "ensure-deps.sh build" "$root/Makefile" \
+        || fail "the Makefile does not ask for the build's needs only"
 }
 
 c_compile_prints_progress() {
@@ -163,12 +163,12 @@ c_demo_incremental() {
     local out=$case_dir/samples second
     export PIPEGEN=$pipegen SAMPLES_OUT=$out NVCC=/nonexistent
     "$root/scripts/build-samples.sh" >"$case_dir/first" 2>&1 || fail "first run: $(tail -n 2 "$case_dir/first")"
-    touch -d '-1 minute' "$out"/*/*
+    touch "$case_dir/mark"
     "$root/scripts/build-samples.sh" >"$case_dir/second" 2>&1
     second=$(grep -c ': up to date in ' "$case_dir/second")
     [ "$second" = "$(ls "$root"/samples/*/*.pipe | wc -l)" ] \
         || fail "second run: $(tr '\n' '|' <"$case_dir/second")"
-    [ -z "$(find "$out" -type f -newer "$case_dir/first")" ] || fail "the second run rewrote files"
+    [ -z "$(find "$out" -type f -newer "$case_dir/mark")" ] || fail "the second run rewrote files"
     unset PIPEGEN SAMPLES_OUT NVCC
 }
 
