@@ -2,8 +2,10 @@
  *
  * Every rule of the language that does not depend on the mechanism lives here: names and
  * their kinds, types, ranks, extents, regions (affine in the tile origins and the step
- * variable), option values, one compute body, the shared-memory budget per architecture.
- * All errors are reported (sema does not stop at the first one). */
+ * variable), option values, one compute body, the shared-memory budget per architecture;
+ * then the command line's overrides (--lower, --grid, --producer-warps) and what they
+ * change: the lowering of every target, the consumer warps, and the warnings (-Wstages,
+ * -Whints). All errors are reported (sema does not stop at the first one). */
 #include "pipegen.h"
 
 #include <string.h>
