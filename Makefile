@@ -30,13 +30,14 @@ LIB_OBJ = $(filter-out %/main.o,$(OBJ))
 ASAN_LIB_OBJ = $(filter-out %/main.o,$(ASAN_OBJ))
 
 .PHONY: all demo check unit golden errors fuzz compile-test valgrind gpu-check bench \
-        install clean deps samples mutation cli build-test
+        install clean samples mutation cli build-test
 .DELETE_ON_ERROR:
 
-all: deps $(B)/pipegen $(B)/libpipert.a
+all: $(B)/pipegen $(B)/libpipert.a
 
-deps:
-	@scripts/ensure-deps.sh
+# What a rule needs is checked (or installed) by its recipe, so that only what is built
+# asks for it: flex, bison and cc for the compiler, also pkg-config and Check for the
+# unit tests (scripts/ensure-deps.sh).
 
 # One bison run writes parser.c and parser.h, one flex run lexer.c and lexer.h: grouped
 # targets (&:), so that make -j runs each once rather than once per output.
@@ -44,6 +45,7 @@ ifeq ($(filter grouped-target,$(.FEATURES)),)
 $(error pipegen's Makefile needs GNU make 4.3 or newer (grouped targets); this is $(MAKE_VERSION))
 endif
 $(B)/gen/parser.c $(B)/gen/parser.h &: grammar/parser.y
+	@scripts/ensure-deps.sh build
 	@mkdir -p $(B)/gen
 	$(BISON) -Wall -Werror --defines=$(B)/gen/parser.h -o $(B)/gen/parser.c $<
 
@@ -94,6 +96,7 @@ CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 UNIT = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
 $(B)/asan/unit/%: tests/unit/%.c $(ASAN_LIB_OBJ)
+	@scripts/ensure-deps.sh test
 	@mkdir -p $(B)/asan/unit
 	$(CC) $(SAN_FLAGS) $(PG_WARN) $(PG_CPPFLAGS) $(CHECK_CFLAGS) -o $@ $^ $(CHECK_LIBS)
 

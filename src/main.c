@@ -1,154 +1,304 @@
 /* main: the command line. Read the spec, check it, plan one schedule per architecture,
  * verify every schedule, and only then write the outputs, each through a temporary file
  * renamed into place (src/output.c), so that an error leaves nothing behind. */
+#define _XOPEN_SOURCE 700   /* realpath */
 #include "pipegen.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>   /* isatty */
+
+/* A depfile target: as given (-MT), or quoted for make (-MQ). */
+typedef struct dep_target {
+    const char *name;
+    bool quote;
+} dep_target;
 
 typedef struct options {
     const char *input;
     const char *output;          /* -o; "-" for stdout */
     const char *header;          /* --header */
-    const char *test_out;        /* --emit-test= */
-    const char *bench_out;       /* --emit-bench= */
+    const char *test_out;        /* --emit-test */
+    const char *bench_out;       /* --emit-bench */
     const char *depfile;         /* -MF (with -MD) */
-    const char **dep_targets;    /* -MT, each */
+    dep_target *dep_targets;     /* -MT, -MQ, each */
     int ndep_targets;
     bool depend;                 /* -MD */
+    bool dep_phony;              /* -MP */
     bool lines;
     bool verify_only, dump_ast, dump_ir;
-    mech lower;                  /* MECH__COUNT: as the spec says */
-    int grid;                    /* --grid: -1 as the spec says, else an ast_grid */
+    const char *prefix_map;      /* -ffile-prefix-map=OLD=NEW, as given */
+    const char *color;           /* -fdiagnostics-color: never, always, auto */
     fault_kind fault;
+    const char *fault_opt;       /* --inject-fault as written */
     bool no_verify;              /* --no-verify: write even an unproven schedule (testing) */
     long long watchdog;          /* --watchdog[=CYCLES] */
-    int producer_warps;          /* --producer-warps=N; -1 as the spec says */
-    target tgt;
+    target tgt;                  /* --arch, and the overrides --lower, --grid, --producer-warps */
 } options;
 
 static const char usage[] =
-    "usage: pipegen [options] SPEC.pipe\n"
+    "usage: pipegen [options] SPEC.pipe     (SPEC.pipe '-': standard input)\n"
     "\n"
-    "  -o FILE             write the CUDA source to FILE (and its header beside it, .cuh);\n"
-    "                      '-' writes the source to standard output\n"
+    "Options that take a value accept --opt=VALUE and --opt VALUE (-oFILE and -o FILE).\n"
+    "  -o FILE, --output FILE  write the CUDA source to FILE (and its header beside it,\n"
+    "                      .cuh); '-' writes the source to standard output\n"
     "  --header FILE       write the header to FILE\n"
-    "  --lower=NAME        lower every staged array with mechanism NAME\n"
-    "  --arch=LIST         target architectures, e.g. sm_80,sm_90 (default sm_80,sm_90)\n"
-    "  --grid=KIND         per_tile or persistent, overriding the spec's 'grid'\n"
-    "  --list-lowerings    list the mechanisms and exit\n"
-    "  --verify            check the spec and prove its schedules; write nothing\n"
-    "  --emit-test=FILE    also write a standalone differential test driver\n"
-    "  --emit-bench=FILE   also write a standalone benchmark driver\n"
-    "  -MD, -MF FILE, -MT TARGET\n"
-    "                      write a make depfile (as gcc does)\n"
+    "  --emit-test FILE    also write a standalone differential test driver\n"
+    "  --emit-bench FILE   also write a standalone benchmark driver\n"
+    "  -MD                 write a make depfile (default name: the source's, plus .d)\n"
+    "  -MF FILE            the depfile's name\n"
+    "  -MT TARGET          a target of the depfile, as given (instead of the outputs)\n"
+    "  -MQ TARGET          a target of the depfile, quoted for make\n"
+    "  -MP                 a phony target for the spec\n"
     "  --no-lines          no #line directives into the spec\n"
+    "  -ffile-prefix-map=OLD=NEW\n"
+    "                      write the spec's path with OLD replaced by NEW (#line, banner)\n"
+    "  --lower NAME        lower every staged array with mechanism NAME\n"
+    "  --list-lowerings    list the mechanisms and exit\n"
+    "  --arch LIST         target architectures, e.g. sm_80,sm_90 (default sm_80,sm_90)\n"
+    "  --grid KIND         per_tile or persistent, overriding the spec's 'grid'\n"
+    "  --producer-warps N  warp-specialize: N warps copy, the others compute\n"
+    "  --watchdog[=CYCLES] barrier waits trap with a message after CYCLES (default 2e9)\n"
+    "  --verify            check the spec and prove its schedules; write nothing\n"
     "  --dump-ast, --dump-ir\n"
     "                      print the AST or the schedule IR and exit\n"
-    "  --producer-warps=N  warp-specialize: N warps copy, the others compute\n"
-    "  --watchdog[=CYCLES] barrier waits trap with a message after CYCLES (default 2e9)\n"
-    "  --inject-fault=KIND corrupt the schedule before verification (testing the verifier)\n"
+    "  --inject-fault KIND corrupt the schedule before verification (testing the verifier)\n"
     "  --no-verify         write the output even when the verifier finds an error (with\n"
     "                      --inject-fault and --watchdog: see a fault trap on the GPU)\n"
-    "  --version, --help\n";
+    "  -Wstages            warn about 'stages N' where the ring has one slot\n"
+    "  -Whints             warn about cache, prefetch, evict hints the lowering ignores\n"
+    "  -Wno-NAME           no warnings of class NAME\n"
+    "  -w                  no warnings at all\n"
+    "  -Werror             make every warning an error\n"
+    "  -fdiagnostics-color[=never|always|auto]\n"
+    "                      colour diagnostics (default auto: on a terminal, unless NO_COLOR)\n"
+    "  -fdiagnostics-format=text|json\n"
+    "                      json: one JSON array of {file, line, column, severity, message}\n"
+    "  --                  what follows is the spec's name, even if it starts with '-'\n"
+    "  -h, --help, --version\n";
 
 /* ------------------------------------------------------------------ options */
+
+/* The architectures pipegen generates kernels for, and how --arch spells them. */
+static const int known_archs[] = {80, 86, 87, 89, 90};
+enum { NKNOWN_ARCHS = sizeof known_archs / sizeof known_archs[0] };
+
+static bool arch_known(int sm)
+{
+    for (int i = 0; i < NKNOWN_ARCHS; ++i)
+        if (known_archs[i] == sm)
+            return true;
+    return false;
+}
+
+static void bad_arch(const char *list, diag_ctx *d)
+{
+    char valid[64] = "";
+    for (int i = 0; i < NKNOWN_ARCHS; ++i)
+        snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%ssm_%d",
+                 i ? ", " : "", known_archs[i]);
+    diag_fatal_noloc(d, "bad --arch '%s' (expected a comma-separated list of %s; nvcc's "
+                     "other names, such as sm_75, sm_90a or sm_100, have no kernel here)",
+                     list, valid);
+}
+
+/* Insert sm into the ascending list: the launcher tries the highest first. */
+static bool add_arch(target *t, int sm, diag_ctx *d)
+{
+    int i = 0;
+    while (i < t->narch && t->sm[i] < sm)
+        ++i;
+    if (i < t->narch && t->sm[i] == sm)
+        return true;
+    if (t->narch == MAX_ARCHS) {
+        diag_fatal_noloc(d, "too many architectures in --arch");
+        return false;
+    }
+    memmove(&t->sm[i + 1], &t->sm[i], sizeof t->sm[0] * (size_t)(t->narch - i));
+    t->sm[i] = sm;
+    t->narch++;
+    return true;
+}
 
 static bool parse_arch(const char *list, target *t, diag_ctx *d)
 {
     t->narch = 0;
-    const char *p = list;
-    while (*p) {
+    for (const char *p = list; *p;) {
         int sm = 0, n = 0;
-        if (sscanf(p, "sm_%d%n", &sm, &n) != 1 || (sm != 80 && sm != 86 && sm != 87 && sm != 89
-                                                   && sm != 90)) {
-            diag_fatal_noloc(d, "bad --arch '%s' (expected a list of sm_80, sm_86, sm_87, "
-                             "sm_89, sm_90)", list);
+        if (sscanf(p, "sm_%d%n", &sm, &n) != 1 || !arch_known(sm) || (p[n] && p[n] != ',')
+            || (p[n] == ',' && !p[n + 1])) {
+            bad_arch(list, d);
             return false;
         }
-        for (int i = 0; i < t->narch; ++i)
-            if (t->sm[i] == sm)
-                sm = 0;
-        if (sm && t->narch == MAX_ARCHS) {
-            diag_fatal_noloc(d, "too many architectures in --arch");
+        if (!add_arch(t, sm, d))
             return false;
-        }
-        if (sm)
-            t->sm[t->narch++] = sm;
-        p += n;
-        if (*p == ',')
-            ++p;
-        else if (*p) {
-            diag_fatal_noloc(d, "bad --arch '%s'", list);
-            return false;
-        }
+        p += n + (p[n] == ',');
     }
-    /* Ascending order: the launcher tries the highest first. */
-    for (int i = 1; i < t->narch; ++i)
-        for (int j = i; j > 0 && t->sm[j - 1] > t->sm[j]; --j) {
-            int x = t->sm[j];
-            t->sm[j] = t->sm[j - 1];
-            t->sm[j - 1] = x;
-        }
     if (t->narch == 0)
-        diag_fatal_noloc(d, "bad --arch '%s' (expected a list of sm_80, sm_86, sm_87, sm_89, "
-                         "sm_90)", list);
+        bad_arch(list, d);
     return t->narch > 0;
 }
 
-static const char *opt_value(const char *arg, const char *name)
+/* How an option takes its value. */
+typedef enum opt_arg {
+    ARG_NONE,
+    ARG_REQUIRED,    /* --opt=V or --opt V; a one-letter or -M option also -oV */
+    ARG_OPTIONAL,    /* --opt or --opt=V */
+    ARG_EQUALS,      /* -fopt=V only, as gcc */
+    ARG_JOINED,      /* -WNAME: the rest of the word */
+} opt_arg;
+
+typedef enum opt_id {
+    O_OUTPUT, O_HEADER, O_EMIT_TEST, O_EMIT_BENCH, O_MD, O_MF, O_MT, O_MQ, O_MP, O_NO_LINES,
+    O_PREFIX_MAP, O_LOWER, O_LIST_LOWERINGS, O_ARCH, O_GRID, O_PRODUCER_WARPS, O_WATCHDOG,
+    O_VERIFY, O_DUMP_AST, O_DUMP_IR, O_INJECT_FAULT, O_NO_VERIFY, O_WARN, O_NO_WARNINGS,
+    O_COLOR, O_FORMAT, O_VERSION, O_HELP,
+} opt_id;
+
+static const struct opt {
+    const char *name;
+    opt_arg arg;
+    opt_id id;
+} opt_table[] = {
+    {"-o", ARG_REQUIRED, O_OUTPUT}, {"--output", ARG_REQUIRED, O_OUTPUT},
+    {"--header", ARG_REQUIRED, O_HEADER}, {"--emit-test", ARG_REQUIRED, O_EMIT_TEST},
+    {"--emit-bench", ARG_REQUIRED, O_EMIT_BENCH}, {"-MD", ARG_NONE, O_MD},
+    {"-MF", ARG_REQUIRED, O_MF}, {"-MT", ARG_REQUIRED, O_MT}, {"-MQ", ARG_REQUIRED, O_MQ},
+    {"-MP", ARG_NONE, O_MP}, {"--no-lines", ARG_NONE, O_NO_LINES},
+    {"-ffile-prefix-map", ARG_EQUALS, O_PREFIX_MAP}, {"--lower", ARG_REQUIRED, O_LOWER},
+    {"--list-lowerings", ARG_NONE, O_LIST_LOWERINGS}, {"--arch", ARG_REQUIRED, O_ARCH},
+    {"--grid", ARG_REQUIRED, O_GRID}, {"--producer-warps", ARG_REQUIRED, O_PRODUCER_WARPS},
+    {"--watchdog", ARG_OPTIONAL, O_WATCHDOG}, {"--verify", ARG_NONE, O_VERIFY},
+    {"--dump-ast", ARG_NONE, O_DUMP_AST}, {"--dump-ir", ARG_NONE, O_DUMP_IR},
+    {"--inject-fault", ARG_REQUIRED, O_INJECT_FAULT}, {"--no-verify", ARG_NONE, O_NO_VERIFY},
+    {"-W", ARG_JOINED, O_WARN}, {"-w", ARG_NONE, O_NO_WARNINGS},
+    {"-fdiagnostics-color", ARG_OPTIONAL, O_COLOR},
+    {"-fdiagnostics-format", ARG_EQUALS, O_FORMAT}, {"--version", ARG_NONE, O_VERSION},
+    {"-h", ARG_NONE, O_HELP}, {"--help", ARG_NONE, O_HELP},
+};
+enum { NOPTS = sizeof opt_table / sizeof opt_table[0] };
+
+/* An option as written: its table entry, its value (NULL: none) and its normal spelling
+ * ("--lower=bulk") for the diagnostics it causes. */
+typedef struct opt_use {
+    const struct opt *opt;
+    const char *value;
+    const char *spelled;
+} opt_use;
+
+/* Whether word is the option opt; its value from the word, or from next (*took_next). */
+static bool opt_match(const struct opt *opt, const char *word, const char *next,
+                      opt_use *use, bool *took_next)
 {
-    size_t n = strlen(name);
-    return strncmp(arg, name, n) == 0 && arg[n] == '=' ? arg + n + 1 : NULL;
+    size_t n = strlen(opt->name);
+    if (strncmp(word, opt->name, n) != 0)
+        return false;
+    const char *rest = word + n;
+    bool joined = opt->name[1] != '-';   /* -oFILE, -MFFILE as gcc; --opt=V for the others */
+    *use = (opt_use){.opt = opt};
+    *took_next = false;
+    switch (opt->arg) {
+    case ARG_NONE:
+        return !*rest;
+    case ARG_JOINED:
+        use->value = rest;
+        return *rest;
+    case ARG_OPTIONAL:
+    case ARG_EQUALS:
+        use->value = *rest == '=' ? rest + 1 : NULL;
+        return *rest == '=' || (!*rest && opt->arg == ARG_OPTIONAL);
+    case ARG_REQUIRED:
+        if (!*rest) {
+            use->value = next;
+            *took_next = next != NULL;
+            return true;
+        }
+        use->value = joined ? rest : *rest == '=' ? rest + 1 : NULL;
+        return use->value != NULL;
+    }
+    return false;
 }
 
-static bool parse_value_opt(options *o, const char *arg, diag_ctx *d)
+static const char *warn_name_at(int i) { return diag_warn_name((diag_warn)i); }
+
+/* -WNAME, -Wno-NAME, -Werror. */
+static bool set_warning(diag_ctx *d, const char *v)
 {
-    const char *v;
-    if ((v = opt_value(arg, "--lower"))) {
-        o->lower = mech_from_name(v);
-        if (o->lower == MECH__COUNT) {
-            diag_fatal_noloc(d, "unknown lowering '%s' (pipegen --list-lowerings)", v);
-            return false;
-        }
-    } else if ((v = opt_value(arg, "--grid"))) {
-        if (strcmp(v, "per_tile") && strcmp(v, "persistent")) {
-            diag_fatal_noloc(d, "bad --grid '%s' (expected per_tile or persistent)", v);
-            return false;
-        }
-        o->grid = strcmp(v, "per_tile") ? GRID_PERSISTENT : GRID_PER_TILE;
-    } else if ((v = opt_value(arg, "--producer-warps"))) {
-        char *end;
-        long n = strtol(v, &end, 10);
-        if (*end || end == v || n < 0 || n > 31) {
-            diag_fatal_noloc(d, "bad --producer-warps '%s' (expected 0 to 31)", v);
-            return false;
-        }
-        o->producer_warps = (int)n;
-    } else if ((v = opt_value(arg, "--watchdog"))) {
-        char *end;
-        double c = strtod(v, &end);
-        /* NaN fails every comparison: only a number in range passes. */
-        if (*end || end == v || !(c >= 1 && c <= 9e18)) {
-            diag_fatal_noloc(d, "bad --watchdog '%s' (expected a number of cycles)", v);
-            return false;
-        }
-        o->watchdog = (long long)c;
-    } else if ((v = opt_value(arg, "--arch"))) {
-        return parse_arch(v, &o->tgt, d);
-    } else if ((v = opt_value(arg, "--emit-test"))) {
-        o->test_out = v;
-    } else if ((v = opt_value(arg, "--emit-bench"))) {
-        o->bench_out = v;
-    } else if ((v = opt_value(arg, "--inject-fault"))) {
-        o->fault = verify_fault_from_name(v);
-        if (o->fault == FAULT__COUNT || o->fault == FAULT_NONE) {
-            diag_fatal_noloc(d, "unknown fault kind '%s'", v);
-            return false;
-        }
-    } else {
-        diag_fatal_noloc(d, "unknown option '%s' (pipegen --help)", arg);
+    if (!strcmp(v, "error")) {
+        d->werror = true;
+        return true;
+    }
+    bool off = !strncmp(v, "no-", 3);
+    const char *name = off ? v + 3 : v;
+    diag_warn w = diag_warn_from_name(name);
+    if (w == W__COUNT) {
+        const char *near = diag_closest(name, warn_name_at, W__COUNT);
+        if (near)
+            diag_fatal_noloc(d, "unknown warning option '-W%s'; did you mean '-W%s%s'?", v,
+                             off ? "no-" : "", near);
+        else
+            diag_fatal_noloc(d, "unknown warning option '-W%s' (pipegen --help lists them)",
+                             v);
+        return false;
+    }
+    d->warn_off = off ? d->warn_off | (1u << w) : d->warn_off & ~(1u << w);
+    return true;
+}
+
+/* The value is one of words (NULL-terminated); reported otherwise. */
+static bool one_of(const opt_use *u, const char *const *words, diag_ctx *d)
+{
+    char expected[128] = "";
+    for (int i = 0; words[i]; ++i) {
+        if (!strcmp(u->value, words[i]))
+            return true;
+        size_t n = strlen(expected);
+        snprintf(expected + n, sizeof expected - n, "%s%s", !i ? "" : words[i + 1] ? ", "
+                 : " or ", words[i]);
+    }
+    diag_fatal_noloc(d, "bad %s '%s' (expected %s)", u->opt->name, u->value, expected);
+    return false;
+}
+
+static bool set_lower(options *o, const opt_use *u, diag_ctx *d)
+{
+    mech m = sema_mech(d, (diag_origin){.opt = u->spelled}, u->value);
+    o->tgt.lower = (cmd_override){u->spelled, (int)m};
+    return m != MECH__COUNT;
+}
+
+static bool set_producer_warps(options *o, const opt_use *u, diag_ctx *d)
+{
+    char *end;
+    long n = strtol(u->value, &end, 10);
+    if (*end || end == u->value || n < 0 || n > 31) {
+        diag_fatal_noloc(d, "bad --producer-warps '%s' (expected 0 to 31)", u->value);
+        return false;
+    }
+    o->tgt.producer_warps = (cmd_override){u->spelled, (int)n};
+    return true;
+}
+
+static bool set_watchdog(options *o, const char *v, diag_ctx *d)
+{
+    char *end;
+    double c = v ? strtod(v, &end) : 2e9;
+    /* NaN fails every comparison: only a number in range passes. */
+    if (v && (*end || end == v || !(c >= 1 && c <= 9e18))) {
+        diag_fatal_noloc(d, "bad --watchdog '%s' (expected a number of cycles)", v);
+        return false;
+    }
+    o->watchdog = (long long)c;
+    return true;
+}
+
+static bool set_fault(options *o, const opt_use *u, diag_ctx *d)
+{
+    o->fault = verify_fault_from_name(u->value);
+    o->fault_opt = u->spelled;
+    if (o->fault == FAULT__COUNT || o->fault == FAULT_NONE) {
+        diag_fatal_noloc(d, "unknown fault kind '%s'", u->value);
         return false;
     }
     return true;
@@ -162,40 +312,153 @@ static void list_lowerings(void)
                mech_implemented((mech)m) ? "implemented" : "not implemented yet");
 }
 
-/* Returns 0 to go on, or the exit status (+1) for options that finish the run. */
-static int parse_args(int argc, char **argv, options *o, diag_ctx *d)
+/* What an option does to the run: go on, finish with status 0 (--help), or with 1. */
+enum { GO_ON = 0, DONE_OK = 1, DONE_BAD = 2 };
+
+static bool add_dep_target(options *o, const char *name, bool quote)
 {
-    for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i];
-        bool has_next = i + 1 < argc;
-        if ((!strcmp(a, "-o") || !strcmp(a, "--header") || !strcmp(a, "-MF")
-             || !strcmp(a, "-MT")) && !has_next) {
-            diag_fatal_noloc(d, "option '%s' needs an argument", a);
-            return 2;
+    o->dep_targets[o->ndep_targets++] = (dep_target){name, quote};
+    return true;
+}
+
+static bool set_value_opt(options *o, const opt_use *u, diag_ctx *d)
+{
+    const char *v = u->value;
+    switch (u->opt->id) {
+    case O_OUTPUT: o->output = v; return true;
+    case O_HEADER: o->header = v; return true;
+    case O_EMIT_TEST: o->test_out = v; return true;
+    case O_EMIT_BENCH: o->bench_out = v; return true;
+    case O_MF: o->depfile = v; return true;
+    case O_MT: return add_dep_target(o, v, false);
+    case O_MQ: return add_dep_target(o, v, true);
+    case O_PREFIX_MAP:
+        o->prefix_map = v;
+        if (strchr(v, '='))
+            return true;
+        diag_fatal_noloc(d, "bad -ffile-prefix-map '%s' (expected OLD=NEW)", v);
+        return false;
+    case O_LOWER: return set_lower(o, u, d);
+    case O_ARCH: return parse_arch(v, &o->tgt, d);
+    case O_GRID:
+        o->tgt.grid = (cmd_override){u->spelled, strcmp(v, "persistent") ? GRID_PER_TILE
+                                                                          : GRID_PERSISTENT};
+        return one_of(u, (const char *const[]){"per_tile", "persistent", NULL}, d);
+    case O_PRODUCER_WARPS: return set_producer_warps(o, u, d);
+    case O_WATCHDOG: return set_watchdog(o, v, d);
+    case O_INJECT_FAULT: return set_fault(o, u, d);
+    case O_WARN: return set_warning(d, v);
+    case O_COLOR:
+        o->color = v ? v : "always";
+        return !v || one_of(u, (const char *const[]){"never", "always", "auto", NULL}, d);
+    case O_FORMAT:
+        d->json = !strcmp(v, "json");
+        return one_of(u, (const char *const[]){"text", "json", NULL}, d);
+    default: return true;
+    }
+}
+
+static int apply_opt(options *o, const opt_use *u, diag_ctx *d)
+{
+    switch (u->opt->id) {
+    case O_MD: o->depend = true; break;
+    case O_MP: o->dep_phony = true; break;
+    case O_NO_LINES: o->lines = false; break;
+    case O_VERIFY: o->verify_only = true; break;
+    case O_NO_VERIFY: o->no_verify = true; break;
+    case O_DUMP_AST: o->dump_ast = true; break;
+    case O_DUMP_IR: o->dump_ir = true; break;
+    case O_NO_WARNINGS: d->no_warnings = true; break;
+    case O_VERSION: printf("pipegen %s\n", PIPEGEN_VERSION); return DONE_OK;
+    case O_HELP: fputs(usage, stdout); return DONE_OK;
+    case O_LIST_LOWERINGS: list_lowerings(); return DONE_OK;
+    default: return set_value_opt(o, u, d) ? GO_ON : DONE_BAD;
+    }
+    return GO_ON;
+}
+
+/* The option at argv[*i] (moving *i past its value); NULL after reporting it. */
+static const struct opt *find_opt(arena *a, char **argv, int argc, int *i, opt_use *u,
+                                  diag_ctx *d)
+{
+    const char *word = argv[*i], *next = *i + 1 < argc ? argv[*i + 1] : NULL;
+    for (int k = 0; k < NOPTS; ++k) {
+        bool took_next;
+        if (!opt_match(&opt_table[k], word, next, u, &took_next))
+            continue;
+        if (u->opt->arg == ARG_REQUIRED && !u->value) {
+            diag_fatal_noloc(d, "option '%s' needs an argument", word);
+            return NULL;
         }
-        if (!strcmp(a, "-o")) o->output = argv[++i];
-        else if (!strcmp(a, "--header")) o->header = argv[++i];
-        else if (!strcmp(a, "-MF")) o->depfile = argv[++i];
-        else if (!strcmp(a, "-MT")) o->dep_targets[o->ndep_targets++] = argv[++i];
-        else if (!strcmp(a, "-MD")) o->depend = true;
-        else if (!strcmp(a, "--no-lines")) o->lines = false;
-        else if (!strcmp(a, "--verify")) o->verify_only = true;
-        else if (!strcmp(a, "--no-verify")) o->no_verify = true;
-        else if (!strcmp(a, "--watchdog")) o->watchdog = 2000000000LL;
-        else if (!strcmp(a, "--dump-ast")) o->dump_ast = true;
-        else if (!strcmp(a, "--dump-ir")) o->dump_ir = true;
-        else if (!strcmp(a, "--version")) { printf("pipegen %s\n", PIPEGEN_VERSION); return 1; }
-        else if (!strcmp(a, "--help")) { fputs(usage, stdout); return 1; }
-        else if (!strcmp(a, "--list-lowerings")) { list_lowerings(); return 1; }
-        else if (a[0] == '-' && a[1]) { if (!parse_value_opt(o, a, d)) return 2; }
-        else if (o->input) { diag_fatal_noloc(d, "more than one input file"); return 2; }
-        else o->input = a;
+        *i += took_next;
+        u->spelled = u->value ? arena_printf(a, "%s=%s", u->opt->name, u->value) : word;
+        return u->opt;
     }
-    if (!o->input) {
+    diag_fatal_noloc(d, "unknown option '%s' (pipegen --help)", word);
+    return NULL;
+}
+
+/* Diagnostics options are applied in a first pass, so that they shape every report,
+ * those about the other options included. */
+static bool early_opt(const opt_use *u)
+{
+    return u->opt->id == O_COLOR || u->opt->id == O_FORMAT;
+}
+
+static int parse_pass(arena *a, int argc, char **argv, options *o, diag_ctx *d, bool early)
+{
+    bool operands = false;   /* after "--" */
+    for (int i = 1; i < argc; ++i) {
+        const char *w = argv[i];
+        if (!operands && !strcmp(w, "--")) {
+            operands = true;
+        } else if (operands || w[0] != '-' || !w[1]) {
+            if (early)
+                continue;
+            if (o->input) {
+                diag_fatal_noloc(d, "more than one input file");
+                return DONE_BAD;
+            }
+            o->input = w;
+        } else {
+            opt_use u;
+            /* The first pass reports nothing but what it applies. */
+            diag_ctx quiet = {0};
+            if (!find_opt(a, argv, argc, &i, &u, early ? &quiet : d)) {
+                if (early)
+                    continue;
+                return DONE_BAD;
+            }
+            int status = early_opt(&u) == early ? apply_opt(o, &u, d) : GO_ON;
+            if (status)
+                return status;
+        }
+    }
+    return GO_ON;
+}
+
+/* -fdiagnostics-color: auto is on when standard error is a terminal and NO_COLOR is unset
+ * or empty (no-color.org); the option itself wins over NO_COLOR; JSON has no colour. */
+static bool want_color(const char *when, const diag_ctx *d)
+{
+    if (d->json || !strcmp(when, "never"))
+        return false;
+    const char *no_color = getenv("NO_COLOR");
+    return !strcmp(when, "always") || (isatty(fileno(d->out)) && !(no_color && *no_color));
+}
+
+/* Returns GO_ON, or DONE_OK / DONE_BAD for a run that ends with the options. */
+static int parse_args(arena *a, int argc, char **argv, options *o, diag_ctx *d)
+{
+    int status = parse_pass(a, argc, argv, o, d, true);
+    d->color = want_color(o->color, d);
+    if (!status)
+        status = parse_pass(a, argc, argv, o, d, false);
+    if (!status && !o->input) {
         fputs(usage, stderr);
-        return 2;
+        return DONE_BAD;
     }
-    return 0;
+    return status;
 }
 
 /* ------------------------------------------------------------------ files */
@@ -248,6 +511,41 @@ static const char *guard_of(arena *a, const char *header)
     return g;
 }
 
+/* How a file written beside `from` names `to` in #include "...": to's path relative to
+ * from's directory, both resolved; to's base name when a directory cannot be resolved (the
+ * write fails then anyway). */
+static char *real_dir(arena *a, const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *dir = !slash ? "." : slash == path ? "/" : arena_strndup(a, path, (size_t)(slash - path));
+    return realpath(dir, NULL);
+}
+
+static const char *include_path(arena *a, const char *from, const char *to)
+{
+    char *fd = real_dir(a, from), *td = real_dir(a, to);
+    const char *path = base_name(to);
+    if (fd && td) {
+        /* Both end in '/' ("/" itself as ""), so the common part ends at a '/'. */
+        const char *f = arena_printf(a, "%s/", strcmp(fd, "/") ? fd : "");
+        const char *t = arena_printf(a, "%s/", strcmp(td, "/") ? td : "");
+        size_t common = 0;
+        for (size_t i = 0; f[i] && f[i] == t[i]; ++i)
+            if (f[i] == '/')
+                common = i + 1;
+        strbuf sb;
+        sb_init(&sb, a);
+        for (const char *p = f + common; *p; ++p)
+            if (*p == '/')
+                sb_puts(&sb, "../");
+        sb_printf(&sb, "%s%s", t + common, path);
+        path = sb.data;
+    }
+    free(fd);
+    free(td);
+    return path;
+}
+
 /* ------------------------------------------------------------------ the run */
 
 typedef struct run {
@@ -258,14 +556,26 @@ typedef struct run {
     emit_unit u;
 } run;
 
+/* The spec as the outputs name it (#line, banner): <stdin>, or its path with
+ * -ffile-prefix-map's OLD replaced by NEW where the path starts with OLD. */
+static const char *spec_name(run *r)
+{
+    const char *in = r->o.input, *map = r->o.prefix_map;
+    if (!strcmp(in, "-"))
+        return "<stdin>";
+    if (!map)
+        return in;
+    size_t n = (size_t)(strchr(map, '=') - map);
+    return strncmp(in, map, n) ? in : arena_printf(r->a, "%s%s", map + n + 1, in + n);
+}
+
 /* The host plan of the schedules, faulted, dumped and verified as they are. */
 static bool plan_launcher(run *r)
 {
     host_plan *hp = plan_host(r->a, &r->s, r->u.scheds, r->u.nscheds);
-    bool host_fault = r->o.fault >= FAULT_DROP_ARRAY_CHECK;
-    if (host_fault && !verify_inject_host(hp, r->o.fault)) {
-        diag_fatal_noloc(&r->d, "fault '%s' does not apply to the host plan",
-                         verify_fault_name(r->o.fault));
+    if (r->o.fault >= FAULT_DROP_ARRAY_CHECK && !verify_inject_host(hp, r->o.fault)) {
+        diag_error_from(&r->d, (diag_origin){.opt = r->o.fault_opt}, "fault '%s' does not "
+                        "apply to the host plan", verify_fault_name(r->o.fault));
         return false;
     }
     if (r->o.dump_ir)
@@ -274,34 +584,41 @@ static bool plan_launcher(run *r)
     return verify_host(&r->d, &r->s, hp) || r->o.no_verify;
 }
 
-static bool plan_all(run *r)
+/* Returns the exit status: 0, 1 on an error, 2 for a fault that does not apply. */
+static int plan_all(run *r)
 {
     const spec *s = &r->s;
-    mech m = r->o.lower != MECH__COUNT ? r->o.lower : s->mech;
     r->u.spec = s;
     r->u.scheds = arena_alloc(r->a, sizeof(sched *) * MAX_ARCHS);
     for (int i = 0; i < r->o.tgt.narch; ++i) {
-        int sm = r->o.tgt.sm[i];
-        sched *sc = plan_schedule(r->a, &r->d, s, m == MECH_AUTO ? mech_auto(s, sm) : m, sm);
+        sched *sc = plan_schedule(r->a, &r->d, s, s->mech, r->o.tgt.sm[i]);
         if (!sc)
-            return false;
+            return 1;
         if (r->o.fault != FAULT_NONE && r->o.fault < FAULT_DROP_ARRAY_CHECK
             && !verify_inject(sc, r->o.fault)) {
-            fprintf(stderr, "pipegen: fault '%s' is not applicable to the %s lowering\n",
-                    verify_fault_name(r->o.fault), mech_name(sc->mech));
-            exit(2);
+            diag_error_from(&r->d, (diag_origin){.opt = r->o.fault_opt}, "fault '%s' is not "
+                            "applicable to the %s lowering", verify_fault_name(r->o.fault),
+                            mech_name(sc->mech));
+            return 2;
         }
         if (r->o.dump_ir)
             ir_dump(stdout, sc);
         if (!verify_schedule(&r->d, sc) && !r->o.no_verify)
-            return false;
+            return 1;
         r->u.scheds[r->u.nscheds++] = sc;
     }
-    return plan_launcher(r);
+    return plan_launcher(r) ? 0 : 1;
 }
 
-/* A name in a depfile, escaped as gcc does: spaces and '#' with a backslash, '$' doubled. */
-static void dep_name(strbuf *sb, const char *name)
+/* The outputs of a run: a file name and its text. */
+typedef struct output {
+    const char *path;
+    strbuf text;
+} output;
+
+/* A name in a depfile, quoted for make as gcc's -MQ does: spaces and '#' with a
+ * backslash, '$' doubled. */
+static void dep_quoted(strbuf *sb, const char *name)
 {
     for (const char *c = name; *c; ++c) {
         if (*c == ' ' || *c == '#')
@@ -312,74 +629,104 @@ static void dep_name(strbuf *sb, const char *name)
     }
 }
 
-static void write_depfile(run *r, strbuf *sb, const char *cu, const char *cuh)
+/* Targets: the -MT (as given) and -MQ (quoted) ones, or else every output file; the spec
+ * is the prerequisite (none from standard input), with -MP also a phony target so that
+ * make does not stop when it is renamed or deleted. */
+static void write_depfile(run *r, strbuf *sb, const output *outs, int n)
 {
+    const options *o = &r->o;
     sb_init(sb, r->a);
-    for (int i = 0; i < r->o.ndep_targets; ++i) {
+    for (int i = 0; i < o->ndep_targets; ++i) {
         sb_puts(sb, i ? " " : "");
-        dep_name(sb, r->o.dep_targets[i]);
+        if (o->dep_targets[i].quote)
+            dep_quoted(sb, o->dep_targets[i].name);
+        else
+            sb_puts(sb, o->dep_targets[i].name);
     }
-    if (!r->o.ndep_targets) {
-        dep_name(sb, cu);
-        sb_puts(sb, " ");
-        dep_name(sb, cuh);
+    /* Every output but standard output is a target. */
+    const char *sep = "";
+    for (int i = 0; i < n && !o->ndep_targets; ++i) {
+        if (strcmp(outs[i].path, "-") == 0)
+            continue;
+        sb_puts(sb, sep);
+        dep_quoted(sb, outs[i].path);
+        sep = " ";
     }
-    sb_puts(sb, ": ");
-    dep_name(sb, r->o.input);
+    bool from_file = strcmp(o->input, "-") != 0;
+    sb_puts(sb, from_file ? ": " : ":");
+    if (from_file)
+        dep_quoted(sb, o->input);
     sb_puts(sb, "\n");
+    if (o->dep_phony && from_file) {
+        sb_puts(sb, "\n");
+        dep_quoted(sb, o->input);
+        sb_puts(sb, ":\n");
+    }
+}
+
+/* A driver (test or bench) at path, when asked for: its #line directives lead back into
+ * itself, and it includes the header by a path from its own directory. */
+static int add_driver(run *r, output *out, const char *path, const char *cuh,
+                      void (*emit)(strbuf *, const emit_unit *))
+{
+    if (!path)
+        return 0;
+    emit_unit driver = r->u;
+    driver.opts.source_name = out_c_escape(r->a, base_name(path));
+    driver.opts.header_name = include_path(r->a, path, cuh);
+    out->path = path;
+    sb_init(&out->text, r->a);
+    emit(&out->text, &driver);
+    return 1;
 }
 
 static bool emit_all(run *r)
 {
     const options *o = &r->o;
     bool to_stdout = o->output && !strcmp(o->output, "-");
-    const char *cu = o->output ? o->output : arena_printf(r->a, "%s.cu", r->s.name);
+    const char *cu = o->output && !to_stdout ? o->output
+                                             : arena_printf(r->a, "%s.cu", r->s.name);
     const char *cuh = o->header ? o->header
                       : to_stdout ? arena_printf(r->a, "%s.cuh", r->s.name)
                                   : with_ext(r->a, cu, ".cuh");
-    if (!out_includable(&r->d, base_name(cuh)))
+    const char *include = include_path(r->a, cu, cuh);
+    if (!out_includable(&r->d, include))
         return false;
-    /* File names go into #line as C strings: a '"' or a newline in one must not end it. */
-    r->u.opts = (emit_opts){.lines = o->lines, .spec_path = out_c_escape(r->a, o->input),
-                            .source_name = to_stdout ? "<stdout>"
-                                                     : out_c_escape(r->a, base_name(cu)),
-                            .header_name = base_name(cuh), .guard = guard_of(r->a, cuh),
-                            .watchdog = o->watchdog};
-    out_set *outs = out_new(r->a, &r->d);
-    out_input(outs, o->input);
-    strbuf text;
-    sb_init(&text, r->a);
-    emit_source(&text, &r->u);
-    bool ok = out_add(outs, cu, &text);
-    if (!to_stdout || o->header) {
-        sb_init(&text, r->a);
-        emit_header(&text, &r->u);
-        ok = ok && out_add(outs, cuh, &text);
-    }
-    /* The drivers' #line directives lead back into the drivers themselves. */
-    emit_unit driver = r->u;
     if (o->test_out && !r->s.has_reference) {
         /* The driver compares with the reference: without one it printed "(null)". */
         diag_fatal_noloc(&r->d, "--emit-test needs a 'reference' body in the spec");
         return false;
     }
-    if (o->test_out) {
-        driver.opts.source_name = out_c_escape(r->a, base_name(o->test_out));
-        sb_init(&text, r->a);
-        emit_test(&text, &driver);
-        ok = ok && out_add(outs, o->test_out, &text);
+    /* File names go into #line as C strings: a '"' or a newline in one must not end it. */
+    r->u.opts = (emit_opts){.lines = o->lines, .spec_path = out_c_escape(r->a, spec_name(r)),
+                            .source_name = to_stdout ? "<stdout>"
+                                                     : out_c_escape(r->a, base_name(cu)),
+                            .header_name = include, .guard = guard_of(r->a, cuh),
+                            .watchdog = o->watchdog};
+    output outs[5];
+    int n = 0;
+    outs[n].path = to_stdout ? "-" : cu;
+    sb_init(&outs[n].text, r->a);
+    emit_source(&outs[n++].text, &r->u);
+    if (!to_stdout || o->header) {
+        outs[n].path = cuh;
+        sb_init(&outs[n].text, r->a);
+        emit_header(&outs[n++].text, &r->u);
     }
-    if (o->bench_out) {
-        driver.opts.source_name = out_c_escape(r->a, base_name(o->bench_out));
-        sb_init(&text, r->a);
-        emit_bench(&text, &driver);
-        ok = ok && out_add(outs, o->bench_out, &text);
-    }
+    n += add_driver(r, &outs[n], o->test_out, cuh, emit_test);
+    n += add_driver(r, &outs[n], o->bench_out, cuh, emit_bench);
     if (o->depend) {
-        write_depfile(r, &text, cu, cuh);
-        ok = ok && out_add(outs, o->depfile ? o->depfile : with_ext(r->a, cu, ".d"), &text);
+        /* After the generated file (OUT.cu.d): nvcc -MD writes OUT.d for the object. */
+        outs[n].path = o->depfile ? o->depfile : arena_printf(r->a, "%s.d", cu);
+        write_depfile(r, &outs[n].text, outs, n);
+        ++n;
     }
-    return ok && out_commit(outs);
+    out_set *set = out_new(r->a, &r->d);
+    out_input(set, o->input);
+    bool ok = true;
+    for (int i = 0; i < n && ok; ++i)
+        ok = out_add(set, outs[i].path, &outs[i].text);
+    return ok && out_commit(set);
 }
 
 static int compile(run *r)
@@ -388,8 +735,9 @@ static int compile(run *r)
     char *src = read_file(r->a, r->o.input, &len, &r->d);
     if (!src)
         return 1;
-    diag_init(&r->d, stderr, r->o.input, src, len);
-    ast_file *f = parse_source(r->a, &r->d, r->o.input, src, len);
+    const char *name = strcmp(r->o.input, "-") ? r->o.input : "<stdin>";
+    diag_set_source(&r->d, name, src, len);
+    ast_file *f = parse_source(r->a, &r->d, name, src, len);
     if (r->d.errors)
         return 1;
     if (r->o.dump_ast) {
@@ -398,39 +746,29 @@ static int compile(run *r)
     }
     if (!sema_check(r->a, &r->d, f, &r->o.tgt, &r->s))
         return 1;
-    r->s.file = out_c_escape(r->a, base_name(r->o.input));   /* for the banner */
-    if (r->o.grid >= 0)
-        r->s.grid = (ast_grid)r->o.grid;
-    if (r->o.producer_warps >= 0)
-        r->s.producer_warps = r->o.producer_warps;
-    if (r->s.producer_warps * 32 >= r->s.threads) {
-        diag_fatal_noloc(&r->d, "%d producer warps leave no consumer warp in a block of %d "
-                         "threads", r->s.producer_warps, r->s.threads);
-        return 1;
-    }
-    if (!plan_all(r))
-        return 1;
-    if (r->o.verify_only || r->o.dump_ir)
-        return 0;
+    r->s.file = out_c_escape(r->a, base_name(spec_name(r)));   /* for the banner */
+    int status = plan_all(r);
+    if (status || r->o.verify_only || r->o.dump_ir)
+        return status;
     return emit_all(r) ? 0 : 1;
 }
 
 int main(int argc, char **argv)
 {
     run r = {.a = arena_new()};
-    diag_init(&r.d, stderr, "pipegen", "", 0);
-    r.o = (options){.lines = true, .lower = MECH__COUNT, .fault = FAULT_NONE,
-                  .grid = -1, .producer_warps = -1};
+    diag_init(&r.d, stderr, NULL, NULL, 0);
+    r.o = (options){.lines = true, .fault = FAULT_NONE, .color = "auto"};
     parse_arch("sm_80,sm_90", &r.o.tgt, &r.d);
-    r.o.dep_targets = arena_alloc(r.a, sizeof(const char *) * (size_t)argc);
-    int status = parse_args(argc, argv, &r.o, &r.d);
-    if (status)
-        status -= 1;
-    else
+    r.o.dep_targets = arena_alloc(r.a, sizeof(dep_target) * (size_t)argc);
+    int status = parse_args(r.a, argc, argv, &r.o, &r.d);
+    if (status == GO_ON)
         status = compile(&r);
+    else
+        status = status == DONE_OK ? 0 : 1;
     /* What --help, the dumps or -o - printed is lost unless its flush succeeds. */
     if (!out_close_stdout(&r.d) && status == 0)
         status = 1;
+    diag_finish(&r.d);
     arena_free(r.a);
     return status;
 }

@@ -57,22 +57,50 @@ typedef struct srcloc {
     int line, col;
 } srcloc;
 
+/* Warning classes, each turned off by -Wno-NAME (docs/cli.md lists them). */
+typedef enum diag_warn {
+    W_STAGES,           /* -Wstages: `stages N` where the ring has one slot */
+    W_HINTS,            /* -Whints: cache, prefetch or evict hints the lowering ignores */
+    W__COUNT
+} diag_warn;
+
 typedef struct diag_ctx {
     FILE *out;          /* where diagnostics go (stderr in the CLI, a memstream in tests) */
     const char *file;   /* name of the source being compiled */
     const char *src;    /* its text (NUL-terminated), for the quoted line and caret */
     size_t src_len;
-    int errors;         /* count of errors reported */
+    int errors;         /* count of errors reported (warnings under -Werror included) */
     int warnings;
     int max_errors;     /* stop reporting after this many (0: no limit) */
+    unsigned warn_off;  /* bit 1 << w: class w is off (-Wno-NAME) */
+    bool no_warnings;   /* -w: no warning at all */
+    bool werror;        /* -Werror: every warning is an error */
+    bool color;         /* SGR colours, as gcc's (-fdiagnostics-color) */
+    bool json;          /* -fdiagnostics-format=json: one JSON array, closed by diag_finish */
+    int printed;        /* reports printed (for the JSON array's commas) */
 } diag_ctx;
 
+/* Where a report points: a place in the spec, or (opt set) the command-line option that
+ * caused it, as written ("--lower=bulk"), reported as "pipegen: error: --lower=bulk: ...". */
+typedef struct diag_origin {
+    srcloc at;
+    const char *opt;
+} diag_origin;
+
 void diag_init(diag_ctx *d, FILE *out, const char *file, const char *src, size_t len);
+/* The source that locations point into, keeping the counts and settings. */
+void diag_set_source(diag_ctx *d, const char *file, const char *src, size_t len);
+/* After the last report: closes the JSON array (nothing in the text form). */
+void diag_finish(diag_ctx *d);
 /* file:line:col: error: message, then the source line and a caret under col. */
 void diag_error(diag_ctx *d, srcloc at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-void diag_warning(diag_ctx *d, srcloc at, const char *fmt, ...)
+void diag_error_from(diag_ctx *d, diag_origin o, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A warning of class w: "... warning: message [-WNAME]", or nothing when the class is off,
+ * or an error under -Werror. */
+void diag_warning(diag_ctx *d, diag_warn w, srcloc at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 void diag_note(diag_ctx *d, srcloc at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void diag_verror(diag_ctx *d, srcloc at, const char *fmt, va_list ap);
@@ -80,6 +108,12 @@ void diag_verror(diag_ctx *d, srcloc at, const char *fmt, va_list ap);
 void diag_fatal_noloc(diag_ctx *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* True once more than max_errors errors were counted (reports are being suppressed). */
 bool diag_too_many(const diag_ctx *d);
+/* The name of a warning class ("stages"); W__COUNT for an unknown name. */
+const char *diag_warn_name(diag_warn w);
+diag_warn diag_warn_from_name(const char *name);
+/* The one of n names (name(i), i < n) closest to word, for "did you mean"; NULL when none
+ * is close (an edit distance above a third of the word's length, at least 2). */
+const char *diag_closest(const char *word, const char *(*name)(int i), int n);
 
 /* ==================================================================== output.c
  *
@@ -336,11 +370,19 @@ typedef enum mech {
     MECH_BULK, MECH_TENSOR, MECH_AUTO, MECH__COUNT
 } mech;
 
+/* The stage options that are hints to the copies; a lowering takes some of them and
+ * ignores the others (-Whints). */
+typedef enum stage_hint { HINT_CACHE, HINT_PREFETCH, HINT_EVICT, HINT__COUNT } stage_hint;
+
 /* The mechanism registry (mech/registry.c). Lookup by exact name; MECH__COUNT when unknown. */
 mech mech_from_name(const char *name);
 const char *mech_name(mech m);
+/* The name closest to a misspelled one ("cp.async" for "cp_async"), or NULL. */
+const char *mech_suggest(const char *word);
 int mech_min_sm(mech m);                /* 0 for all architectures */
 bool mech_implemented(mech m);          /* planned and emitted by this version */
+bool mech_roles(mech m);                /* plans producer warps */
+unsigned mech_hints(mech m);            /* bit 1 << h: its copies take stage_hint h */
 
 /* An affine integer form  c0 + sum coef[k] * var[k]  over the spec's symbols. */
 #define AFF_MAX_TERMS 4
@@ -381,6 +423,7 @@ typedef struct spec_stage {
     int prefetch;
     int pad;                         /* bytes of padding per shared row; -1: automatic */
     ast_evict evict;
+    srcloc hint_loc[HINT__COUNT];    /* where each hint was given (line 0: not given) */
     long long bytes;                 /* extent product * element size */
 } spec_stage;
 
@@ -437,19 +480,33 @@ typedef struct spec {
     spec_body compute, prologue, epilogue, reference;
     bool has_prologue, has_epilogue, has_reference;
 
-    mech mech;                       /* the pipeline's mechanism from `using` (MECH_AUTO if none) */
-    srcloc mech_loc;
+    mech mech;                       /* from `using` or --lower (MECH_AUTO if neither) */
+    srcloc mech_loc;                 /* the `using`, line 0 if none */
 } spec;
 
-/* Target architectures, as SM numbers (80, 90). */
+/* A command-line option that overrides a spec item: opt as written ("--grid=persistent"),
+ * NULL when not given, and its value. Diagnostics it causes name the option. */
+typedef struct cmd_override {
+    const char *opt;
+    int value;
+} cmd_override;
+
+/* What the command line asks of the spec: target architectures, as SM numbers (80, 90),
+ * and the overrides of `using` (a mech), `grid` (an ast_grid) and `producer_warps`. */
 #define MAX_ARCHS 4
 typedef struct target {
     int sm[MAX_ARCHS];
     int narch;
+    cmd_override lower, grid, producer_warps;
 } target;
 
-/* Check the AST; on success fill *out and return true. Errors go to d. */
+/* Check the AST with the command line's overrides applied; on success fill *out and return
+ * true. Errors (and warnings) go to d. The mechanism is checked here for every target:
+ * planning takes it as given. */
 bool sema_check(arena *a, diag_ctx *d, const ast_file *f, const target *t, spec *out);
+/* The mechanism of a name (`using`, --lower), or MECH__COUNT after reporting it unknown at
+ * o, with the closest name when one is close. */
+mech sema_mech(diag_ctx *d, diag_origin o, const char *name);
 /* Shared memory per block available on an architecture (bytes, opt-in maximum). */
 long long sema_smem_limit(int sm);
 /* Slots of the ring: `stages`, or 1 where each block runs a single step. */
@@ -571,7 +628,8 @@ typedef struct sched {
     ir_section *secs; int nsecs;
 } sched;
 
-/* Plan the schedule of spec s for mechanism m on architecture sm. Returns NULL with a
+/* Plan the schedule of spec s for mechanism m (s->mech; auto resolved with mech_auto) on
+ * architecture sm, one of the targets sema_check accepted m for. Returns NULL with a
  * diagnostic (at the spec element that cannot be lowered) when m cannot lower s. */
 sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm);
 const char *ir_op_name(ir_op_kind k);
@@ -694,8 +752,8 @@ bool verify_host(diag_ctx *d, const spec *s, const host_plan *hp);
 void verify_phase_table(strbuf *out, const sched *sc);
 
 /* What `auto` (and an unset mechanism) lowers s with on sm: cp.async on sm_80+, or
- * cp.async.mbarrier when s has producer warps; sync below sm_80 (mech/registry.c). The command line
- * and plan_schedule resolve auto with it. */
+ * cp.async.mbarrier when s has producer warps; sync below sm_80 (mech/registry.c).
+ * sema_check (to check the lowering of each target) and plan_schedule resolve auto with it. */
 mech mech_auto(const spec *s, int sm);
 
 /* ====================================================================== emit*.c */

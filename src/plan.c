@@ -203,22 +203,9 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm)
     sched *sc = arena_alloc(a, sizeof *sc);
     *sc = (sched){.spec = s, .mech = m, .sm = sm, .threads = s->threads, .grid = s->grid};
     planner p = {a, d, s, sc};
+    /* sema_check refused a lowering that is not implemented, too new for sm or without
+     * the producer warps the spec has. */
     const mech_module *mod = mech_module_of(m);
-    if (!mod) {
-        diag_error(d, s->mech == m ? s->mech_loc : s->loc, "lowering '%s' is not "
-                   "implemented yet (pipegen --list-lowerings)", mech_name(m));
-        return NULL;
-    }
-    if (mech_min_sm(m) > sm) {
-        diag_error(d, s->mech == m ? s->mech_loc : s->loc, "the %s lowering needs sm_%d or "
-                   "newer, but sm_%d is a target", mech_name(m), mech_min_sm(m), sm);
-        return NULL;
-    }
-    if (s->producer_warps && !mod->roles) {
-        diag_error(d, s->loc, "producer warps are planned by cp.async.mbarrier and "
-                   "pipeline-roles, not by the %s lowering", mech_name(m));
-        return NULL;
-    }
     if (!check_supported(&p) || !mod->plan(&p))
         return NULL;
     drop_vacuous_guards(sc);

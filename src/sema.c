@@ -2,8 +2,10 @@
  *
  * Every rule of the language that does not depend on the mechanism lives here: names and
  * their kinds, types, ranks, extents, regions (affine in the tile origins and the step
- * variable), option values, one compute body, the shared-memory budget per architecture.
- * All errors are reported (sema does not stop at the first one). */
+ * variable), option values, one compute body, the shared-memory budget per architecture;
+ * then the command line's overrides (--lower, --grid, --producer-warps) and what they
+ * change: the lowering of every target, the consumer warps, and the warnings (-Wstages,
+ * -Whints). All errors are reported (sema does not stop at the first one). */
 #include "pipegen.h"
 
 #include <string.h>
@@ -25,6 +27,20 @@ int sema_ring_slots(const spec *s)
     return one_step ? 1 : s->nstages_ring;
 }
 
+mech sema_mech(diag_ctx *d, diag_origin o, const char *name)
+{
+    mech m = mech_from_name(name);
+    if (m != MECH__COUNT)
+        return m;
+    const char *near = mech_suggest(name);
+    if (near)
+        diag_error_from(d, o, "unknown mechanism '%s'; did you mean '%s'?", name, near);
+    else
+        diag_error_from(d, o, "unknown mechanism '%s' (pipegen --list-lowerings lists them)",
+                        name);
+    return MECH__COUNT;
+}
+
 /* ------------------------------------------------------------------ the checker */
 
 typedef struct checker {
@@ -40,6 +56,8 @@ typedef struct checker {
     /* the first item of each kind that may appear once, for duplicate checks */
     const ast_item *once[IT_BODY + 1 + BODY_REFERENCE + 1];
     const ast_item *stage_of[64];   /* per array: the item that staged it */
+    srcloc bad_mech;                /* the last unknown `using` reported (the names of one
+                                       `stage` statement share it: reported once) */
 } checker;
 
 static const char *item_word(const ast_item *it)
@@ -424,15 +442,21 @@ static void default_region(const spec *s, spec_stage *st)
     }
 }
 
+static bool same_loc(srcloc a, srcloc b)
+{
+    return a.line == b.line && a.col == b.col && a.file == b.file;
+}
+
 static bool stage_opts(checker *c, const ast_item *it, spec_stage *st)
 {
     const ast_stage_opts *o = &it->opts;
     st->mech = MECH_AUTO;
     if (o->mech) {
-        st->mech = mech_from_name(o->mech);
+        if (same_loc(c->bad_mech, o->mech_loc))
+            return false;   /* reported at the statement's first name */
+        st->mech = sema_mech(c->d, (diag_origin){o->mech_loc, NULL}, o->mech);
         if (st->mech == MECH__COUNT) {
-            diag_error(c->d, o->mech_loc, "unknown mechanism '%s' (pipegen --list-lowerings "
-                       "lists them)", o->mech);
+            c->bad_mech = o->mech_loc;
             return false;
         }
     }
@@ -452,6 +476,9 @@ static bool stage_opts(checker *c, const ast_item *it, spec_stage *st)
         return false;
     }
     st->evict = o->evict;
+    st->hint_loc[HINT_CACHE] = o->cache_loc;
+    st->hint_loc[HINT_PREFETCH] = o->prefetch_loc;
+    st->hint_loc[HINT_EVICT] = o->evict_loc;
     st->halo = o->halo;
     st->halo_fill = o->halo_fill;
     return true;
@@ -583,7 +610,7 @@ static void check_index_ranks(checker *c)
                    "dimension", s->tile_rank);
 }
 
-static void check_mechanism(checker *c, const ast_pipeline *p)
+static void check_mechanism(checker *c)
 {
     spec *s = c->s;
     s->mech = MECH_AUTO;
@@ -601,7 +628,102 @@ static void check_mechanism(checker *c, const ast_pipeline *p)
         s->mech = st->mech;
         s->mech_loc = st->loc;
     }
-    (void)p;
+}
+
+/* ---- the command line's overrides, and what they change ---- */
+
+static void apply_overrides(checker *c)
+{
+    spec *s = c->s;
+    const target *t = c->tgt;
+    if (t->grid.opt)
+        s->grid = (ast_grid)t->grid.value;
+    if (t->producer_warps.opt)
+        s->producer_warps = t->producer_warps.value;
+    if (t->lower.opt)
+        s->mech = (mech)t->lower.value;
+}
+
+/* An item's value, or the option that overrides it. */
+static diag_origin origin_of(const cmd_override *o, srcloc at)
+{
+    return (diag_origin){at, o->opt};
+}
+
+static void check_producer_warps(checker *c)
+{
+    spec *s = c->s;
+    const ast_item *it = c->once[IT_PRODUCER_WARPS];
+    if (s->producer_warps && s->producer_warps >= s->threads / 32)
+        diag_error_from(c->d, origin_of(&c->tgt->producer_warps, it ? it->value_loc : s->loc),
+                        "%d producer warps leave no consumer warp in a block of %d threads",
+                        s->producer_warps, s->threads);
+}
+
+/* Stage hints the lowering m ignores, each once per `stage` statement (its names share
+ * the options and their locations). */
+static void check_hints(checker *c, mech m)
+{
+    static const char *const words[HINT__COUNT] = {
+        [HINT_CACHE] = "cache", [HINT_PREFETCH] = "prefetch", [HINT_EVICT] = "evict",
+    };
+    const spec *s = c->s;
+    for (int i = 0; i < s->nstages; ++i)
+        for (int h = 0; h < HINT__COUNT; ++h) {
+            srcloc at = s->stages[i].hint_loc[h];
+            if (!at.line || (mech_hints(m) & (1u << h))
+                || (i > 0 && same_loc(at, s->stages[i - 1].hint_loc[h])))
+                continue;
+            diag_warning(c->d, W_HINTS, at, "the %s lowering ignores '%s' (docs/mechanisms.md "
+                         "lists the hints each lowering takes)", mech_name(m), words[h]);
+        }
+}
+
+/* The lowering of every target (auto as mech_auto resolves it): implemented, new enough
+ * for the architecture, planning the producer warps the spec has. Each refusal is
+ * reported once, at what chose the lowering: --lower, --producer-warps or the `using`. */
+static void check_lowering(checker *c)
+{
+    spec *s = c->s;
+    const target *t = c->tgt;
+    diag_origin named = origin_of(&t->lower, s->mech_loc);
+    mech warned = MECH__COUNT;
+    for (int i = 0; i < t->narch; ++i) {
+        int sm = t->sm[i];
+        mech m = s->mech == MECH_AUTO ? mech_auto(s, sm) : s->mech;
+        if (!mech_implemented(m)) {
+            diag_error_from(c->d, named, "lowering '%s' is not implemented yet (pipegen "
+                            "--list-lowerings)", mech_name(m));
+            return;
+        }
+        if (mech_min_sm(m) > sm) {
+            diag_error_from(c->d, named, "the %s lowering needs sm_%d or newer, but sm_%d is "
+                            "a target", mech_name(m), mech_min_sm(m), sm);
+            return;
+        }
+        if (s->producer_warps && !mech_roles(m)) {
+            diag_origin o = t->lower.opt ? named : origin_of(&t->producer_warps, s->mech_loc);
+            diag_error_from(c->d, o, "producer warps are planned by cp.async.mbarrier and "
+                            "pipeline-roles, not by the %s lowering", mech_name(m));
+            return;
+        }
+        if (m != warned)
+            check_hints(c, m);
+        warned = m;
+    }
+}
+
+/* `stages N` with a ring of one slot, where the default grid is the reason: with `grid
+ * per_tile` (or --grid) written, one slot is what was asked for. */
+static void check_stages(checker *c)
+{
+    const ast_item *st = c->once[IT_STAGES];
+    if (st && st->value > 1 && sema_ring_slots(c->s) == 1 && !c->once[IT_GRID]
+        && !c->tgt->grid.opt)
+        diag_warning(c->d, W_STAGES, st->value_loc, "'stages %lld' plans one slot: under the "
+                     "default grid (per_tile) with no 'steps' or 'march' a block runs one "
+                     "step; write 'grid persistent' for a ring of %lld, or 'grid per_tile' "
+                     "for one slot", st->value, st->value);
 }
 
 static void check_budget(checker *c, const ast_pipeline *p)
@@ -663,13 +785,16 @@ static void check_whole(checker *c, const ast_pipeline *p)
     if (s->march && s->has_steps)
         diag_error(c->d, c->once[IT_MARCH]->loc, "march mode and an inner 'steps' loop "
                    "cannot be combined");
-    if (s->producer_warps && s->producer_warps >= s->threads / 32)
-        diag_error(c->d, c->once[IT_PRODUCER_WARPS]->value_loc, "%d producer warps leave no "
-                   "consumer warp in a block of %d threads", s->producer_warps, s->threads);
     check_index_ranks(c);
     check_param_space(c);
     check_occupancy(c);
-    check_mechanism(c, p);
+    check_mechanism(c);
+    apply_overrides(c);
+    check_producer_warps(c);
+    if (c->d->errors)
+        return;
+    check_stages(c);
+    check_lowering(c);
     if (c->d->errors == 0)
         check_budget(c, p);
 }

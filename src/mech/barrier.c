@@ -137,4 +137,5 @@ const mech_module mech_barrier_module = {
     },
     .setup = setup,
     .header = "pipert_memcpy_async.cuh",
+    .hints = 1u << HINT_EVICT,   /* pg_evict: an annotated_ptr property */
 };

@@ -65,4 +65,5 @@ const mech_module mech_cp_async_module = {
     },
     .header = "pipert_cp_async.cuh",
     .l2_policy = true,
+    .hints = (1u << HINT_CACHE) | (1u << HINT_PREFETCH) | (1u << HINT_EVICT),
 };

@@ -161,4 +161,5 @@ const mech_module mech_cp_async_mbarrier_module = {
     .header = "pipert_mbarrier.cuh",
     .roles = true,
     .l2_policy = true,
+    .hints = (1u << HINT_CACHE) | (1u << HINT_PREFETCH) | (1u << HINT_EVICT),
 };

@@ -92,6 +92,8 @@ typedef struct mech_module {
     bool roles;                  /* plans producer warps (spec producer_warps > 0) */
     bool l2_policy;              /* its copies take a stage's `evict` L2 policy (pg_pol_NAME,
                                     emit_chunk_cp_async); other lowerings make none */
+    unsigned hints;              /* the stage hints its copies take (1 << stage_hint); the
+                                    others are accepted and ignored (-Whints) */
 } mech_module;
 
 extern const mech_module mech_sync_module;

@@ -227,6 +227,7 @@ const mech_module mech_pipeline_module = {
     .print = {PIPELINE_PRINTERS},
     .setup = setup_block,
     .header = "pipert_memcpy_async.cuh",
+    .hints = 1u << HINT_EVICT,   /* pg_evict: an annotated_ptr property */
 };
 
 const mech_module mech_pipeline_roles_module = {
@@ -234,6 +235,7 @@ const mech_module mech_pipeline_roles_module = {
     .print = {PIPELINE_PRINTERS},
     .setup = setup_block,
     .header = "pipert_memcpy_async.cuh",
+    .hints = 1u << HINT_EVICT,   /* pg_evict: an annotated_ptr property */
     .roles = true,
 };
 
@@ -246,4 +248,5 @@ const mech_module mech_pipeline_thread_module = {
     },
     .setup = setup_thread,
     .header = "pipert_memcpy_async.cuh",
+    .hints = 1u << HINT_EVICT,   /* pg_evict: an annotated_ptr property */
 };

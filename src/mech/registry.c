@@ -4,7 +4,6 @@
 
 #include <string.h>
 
-
 static const struct {
     const char *name;
     int min_sm;
@@ -33,9 +32,15 @@ mech mech_from_name(const char *name)
 }
 
 const char *mech_name(mech m) { return mech_table[m].name; }
+
+static const char *name_at(int i) { return mech_table[i].name; }
+const char *mech_suggest(const char *word) { return diag_closest(word, name_at, MECH__COUNT); }
+
 int mech_min_sm(mech m) { return mech_table[m].min_sm; }
 bool mech_implemented(mech m) { return m == MECH_AUTO || mech_table[m].module; }
 const mech_module *mech_module_of(mech m) { return mech_table[m].module; }
+bool mech_roles(mech m) { return mech_table[m].module && mech_table[m].module->roles; }
+unsigned mech_hints(mech m) { return mech_table[m].module ? mech_table[m].module->hints : 0; }
 
 mech mech_auto(const spec *s, int sm)
 {

@@ -93,6 +93,102 @@ c_generators_run_once() {
     [ "$n" = 1 ] || fail "the second make -j2 ran bison $n times, expected once"
 }
 
+# A pipegen to drive the scripts with: the tree's own build, else one built for the case.
+case_pipegen() {
+    pipegen=$root/build/pipegen
+    [ -x "$pipegen" ] && return 0
+    pipegen=$case_dir/b/pipegen
+    "$make" -C "$root" --no-print-directory B="$case_dir/b" "$pipegen" >"$case_dir/build.out" 2>&1 \
+        || fail "could not build pipegen: $(tail -n 3 "$case_dir/build.out" | tr '\n' ' ')"
+}
+
+# A directory for PATH with the commands the scripts use, less the ones named: no
+# nvidia-smi, stand-ins for flex, bison, cc and pkg-config, links to the others.
+fake_path() {
+    local bin c
+    bin=$(mktemp -d "$case_dir/bin.XXXX")
+    for c in sh bash id dirname realpath flex bison cc pkg-config; do
+        case " $* " in *" $c "*) continue ;; esac
+        if [ "$c" = pkg-config ]; then
+            # Check "installed" or not, as PG_FAKE_CHECK says.
+            printf '#!/bin/sh\n[ "${PG_FAKE_CHECK:-0}" = 1 ]\n' >"$bin/pkg-config"
+            chmod +x "$bin/pkg-config"
+        elif [ "$c" = flex ] || [ "$c" = bison ] || [ "$c" = cc ]; then
+            printf '#!/bin/sh\nexit 0\n' >"$bin/$c"; chmod +x "$bin/$c"
+        else
+            ln -s "$(command -v "$c")" "$bin/$c"
+        fi
+    done
+    echo "$bin"
+}
+
+c_deps_build_needs_no_check() {
+    # make and make install need flex, bison and cc; Check only the unit tests.
+    local bin out
+    bin=$(fake_path pkg-config)
+    out=$(PATH=$bin CC=cc "$root/scripts/ensure-deps.sh" build 2>&1) \
+        || fail "ensure-deps.sh build fails without pkg-config and Check: $out"
+    out=$(PATH=$bin CC=cc "$root/scripts/ensure-deps.sh" test 2>&1) \
+        && fail "ensure-deps.sh test passes without pkg-config and Check"
+    grep -qF "missing what 'make' needs (test): pkg-config check" <<<"$out" || fail "test: '$out'"
+    grep -qF "apt-get install -y pkg-config check" <<<"$out" || fail "no install command: '$out'"
+    bin=$(fake_path flex)
+    out=$(PATH=$bin CC=cc PG_FAKE_CHECK=1 "$root/scripts/ensure-deps.sh" build 2>&1) \
+        && fail "ensure-deps.sh build passes without flex"
+    grep -qF "missing what 'make' needs (build): flex" <<<"$out" || fail "build: '$out'"
+    grep -q "ensure-deps.sh build" "$root/Makefile" \
+        || fail "the Makefile does not ask for the build's needs only"
+}
+
+c_compile_prints_progress() {
+    # The compile suite prints a line per case as each finishes ([done/total]), not all
+    # at the end. A stand-in nvcc fails every compile at once.
+    case_pipegen
+    printf '#!/bin/sh\n[ "$1" = --version ] && { echo "release 13.0"; exit 0; }\nexit 1\n' \
+        >"$case_dir/nvcc"
+    chmod +x "$case_dir/nvcc"
+    NVCC=$case_dir/nvcc "$root/tests/compile/run.sh" "$pipegen" "$root/samples/saxpy/saxpy.pipe" \
+        >"$case_dir/out" 2>&1
+    local n total
+    total=$(sed -n 's/^compile: \([0-9]*\) jobs.*/\1/p' "$case_dir/out")
+    n=$(grep -cE '^(ok  |skip|FAIL) \[[0-9]+/[0-9]+\] saxpy\.' "$case_dir/out")
+    [ -n "$total" ] && [ "$n" = "$total" ] \
+        || fail "$n progress lines for ${total:-?} jobs: $(head -n 3 "$case_dir/out" | tr '\n' '|')"
+    grep -q "^FAIL \[$total/$total\] " "$case_dir/out" || fail "no [$total/$total] line"
+}
+
+c_demo_incremental() {
+    # make demo (scripts/build-samples.sh) does again only what changed.
+    case_pipegen
+    local out=$case_dir/samples second
+    export PIPEGEN=$pipegen SAMPLES_OUT=$out NVCC=/nonexistent
+    "$root/scripts/build-samples.sh" >"$case_dir/first" 2>&1 || fail "first run: $(tail -n 2 "$case_dir/first")"
+    touch "$case_dir/mark"
+    "$root/scripts/build-samples.sh" >"$case_dir/second" 2>&1
+    second=$(grep -c ': up to date in ' "$case_dir/second")
+    [ "$second" = "$(ls "$root"/samples/*/*.pipe | wc -l)" ] \
+        || fail "second run: $(tr '\n' '|' <"$case_dir/second")"
+    [ -z "$(find "$out" -type f -newer "$case_dir/mark")" ] || fail "the second run rewrote files"
+    unset PIPEGEN SAMPLES_OUT NVCC
+}
+
+c_gpu_targets_without_gpu() {
+    # No GPU: exit 0 with a message, or PIPEGEN_SKIP_STATUS (77).
+    case_pipegen
+    local bin script st
+    bin=$(fake_path)
+    for script in run bench; do
+        PATH=$bin "$root/tests/gpu/$script.sh" "$pipegen" >"$case_dir/out" 2>&1
+        st=$?
+        [ $st = 0 ] || fail "$script.sh without a GPU: exit $st"
+        grep -q "no GPU on this machine" "$case_dir/out" || fail "$script.sh: $(cat "$case_dir/out")"
+        PIPEGEN_SKIP_STATUS=77 PATH=$bin "$root/tests/gpu/$script.sh" "$pipegen" \
+            >"$case_dir/out" 2>&1
+        st=$?
+        [ $st = 77 ] || fail "$script.sh with PIPEGEN_SKIP_STATUS=77: exit $st"
+    done
+}
+
 # ------------------------------------------------------------------ run
 . "$root/tests/cases.sh"
 cases=$(cases_of "$0" "$@")

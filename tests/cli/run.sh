@@ -71,11 +71,29 @@ c_help() {
     expect_status 0; expect_no_err; expect_files
     [[ $out == "usage: pipegen [options] SPEC.pipe"* ]] || fail "--help does not start with the usage line"
     local o
-    for o in "-o FILE" "--header FILE" "--lower=NAME" "--arch=LIST" "--grid=KIND" \
-             "--list-lowerings" "--verify" "--emit-test=FILE" "--emit-bench=FILE" "-MD" \
-             "-MF FILE" "-MT TARGET" "--no-lines" "--dump-ast" "--dump-ir" "--version"; do
+    for o in "-o FILE" "--output FILE" "--header FILE" "--lower NAME" "--arch LIST" \
+             "--grid KIND" "--list-lowerings" "--verify" "--emit-test FILE" "--emit-bench FILE" \
+             "-MD" "-MF FILE" "-MT TARGET" "-MQ TARGET" "-MP" "--no-lines" "--dump-ast" \
+             "--dump-ir" "--version" "-h, --help" "-Wstages" "-Whints" "-Wno-NAME" "-Werror" \
+             "-w " "-fdiagnostics-color" "-fdiagnostics-format" "-ffile-prefix-map" "--  "; do
         expect_out_has "$o"
     done
+}
+# The option names of --help, and of the tables of docs/cli.md (first column).
+help_options() {
+    sed -n 's/^  \(-[^ ].*\)$/\1/p' <<<"$out" | sed 's/   .*//' | tr ',' '\n' \
+        | sed 's/^ *//; s/[=[ ].*//' | grep '^-' | sort -u
+}
+doc_options() {
+    sed -n 's/^| \(`-[^|]*\) |.*/\1/p' "$root/docs/cli.md" | grep -o '`-[^`]*`' | tr -d '`' \
+        | sed 's/[=[ ].*//' | sort -u
+}
+c_help_matches_docs() {
+    # Every option is in both --help and docs/cli.md.
+    pg --help
+    local diff
+    diff=$(diff <(help_options) <(doc_options | grep -vx -- '-'))
+    [ -z "$diff" ] || fail "--help (<) and docs/cli.md (>) differ: $(tr '\n' ' ' <<<"$diff")"
 }
 c_no_input() {
     pg
@@ -145,7 +163,7 @@ c_header_option() {
     pg saxpy.pipe -o k.cu --header inc/api.cuh
     expect_status 0; expect_no_out; expect_no_err
     expect_files k.cu inc/api.cuh
-    expect_file_has k.cu '#include "api.cuh"'
+    expect_file_has k.cu '#include "inc/api.cuh"'
     expect_file_has inc/api.cuh "#ifndef PIPEGEN_API_CUH_"
 }
 c_drivers() {
@@ -159,8 +177,8 @@ c_depfile_md() {
     mkdir gen
     pg saxpy.pipe -o gen/k.cu -MD
     expect_status 0; expect_no_out; expect_no_err
-    expect_files gen/k.cu gen/k.cuh gen/k.d
-    expect_file_eq gen/k.d "gen/k.cu gen/k.cuh: saxpy.pipe"
+    expect_files gen/k.cu gen/k.cuh gen/k.cu.d
+    expect_file_eq gen/k.cu.d "gen/k.cu gen/k.cuh: saxpy.pipe"
 }
 c_depfile_mf_mt() {
     pg saxpy.pipe -o k.cu -MD -MF deps/../k.deps -MT 'all-gen'
@@ -185,8 +203,8 @@ c_depfile_escapes_spaces() {
     cp saxpy.pipe 'my spec.pipe'
     pg 'my spec.pipe' -o 'o u t.cu' -MD
     expect_status 0
-    expect_file_eq 'o u t.d' 'o\ u\ t.cu o\ u\ t.cuh: my\ spec.pipe'
-    rm -f 'my spec.pipe' 'o u t.cu' 'o u t.cuh' 'o u t.d'
+    expect_file_eq 'o u t.cu.d' 'o\ u\ t.cu o\ u\ t.cuh: my\ spec.pipe'
+    rm -f 'my spec.pipe' 'o u t.cu' 'o u t.cuh' 'o u t.cu.d'
 }
 c_error_writes_nothing() {
     mkdir gen
@@ -464,7 +482,7 @@ c_arch_empty() {
 c_lower() {
     pg saxpy.pipe --lower=bogus -o k.cu
     expect_status 1; expect_no_out
-    expect_err "pipegen: error: unknown lowering 'bogus' (pipegen --list-lowerings)"
+    expect_err "pipegen: error: --lower=bogus: unknown mechanism 'bogus' (pipegen --list-lowerings lists them)"
     expect_files
     pg saxpy.pipe --lower=sync --dump-ir
     expect_status 0; expect_out_has "mech=sync sm_80"; expect_out_has "mech=sync sm_90"
@@ -484,7 +502,7 @@ c_not_implemented_names_quoted() {
     for m in $("$pipegen" --list-lowerings | awk '$3 != "implemented" {print $1}'); do
         pg saxpy.pipe --lower="$m" -o k.cu
         expect_status 1
-        expect_err_has "error: lowering '$m' is not implemented yet (pipegen --list-lowerings)"
+        expect_err "pipegen: error: --lower=$m: lowering '$m' is not implemented yet (pipegen --list-lowerings)"
     done
     sed 's/^  stage   x, y;.*/  stage   x halo 1 clamp;\n  stage   y;/' saxpy.pipe >clamp.pipe
     pg clamp.pipe --lower=cp.async -o k.cu
@@ -555,7 +573,7 @@ c_producer_warps() {
     expect_status 1; expect_err "pipegen: error: bad --producer-warps 'one' (expected 0 to 31)"
     pg saxpy.pipe --producer-warps=8 -o k.cu
     expect_status 1
-    expect_err "pipegen: error: 8 producer warps leave no consumer warp in a block of 256 threads"
+    expect_err "pipegen: error: --producer-warps=8: 8 producer warps leave no consumer warp in a block of 256 threads"
     pg saxpy.pipe --producer-warps=2 --lower=cp.async.mbarrier --dump-ir
     expect_status 0; expect_out_has "acquire step=t"
     pg saxpy.pipe --producer-warps=2 --lower=sync -o k.cu
@@ -619,6 +637,213 @@ c_deterministic() {
     sed 's/"b\.cu"/"a.cu"/; s/"b\.cuh"/"a.cuh"/' b.cu | cmp -s - a.cu || fail "two runs differ"
     sed 's/"b\.cuh"/"a.cuh"/; s/"tb\.cu"/"ta.cu"/' tb.cu | cmp -s - ta.cu || fail "two test drivers differ"
     sed 's/B_CUH_/A_CUH_/' b.cuh | cmp -s - a.cuh || fail "two headers differ"
+}
+
+c_value_option_forms() {
+    # Every option with a value as --opt=V and --opt V; -o and -M options also joined.
+    mkdir inc
+    pg saxpy.pipe --output=a.cu --header=inc/a.cuh --emit-test t.cu --emit-bench=b.cu \
+        --lower cp.async --arch sm_80 --grid persistent --producer-warps 0
+    expect_status 0; expect_no_err
+    expect_files a.cu inc/a.cuh t.cu b.cu
+    expect_file_has a.cu "saxpy_sm80("
+    pg saxpy.pipe --output b2.cu --header inc/b2.cuh --emit-test=t2.cu --emit-bench b3.cu \
+        --lower=sync --arch=sm_90 --grid=per_tile --producer-warps=0
+    expect_status 0; expect_no_err
+    pg saxpy.pipe -oc.cu -MD -MFc.dep -MTc.o
+    expect_status 0; expect_file_eq c.dep "c.o: saxpy.pipe"
+    pg saxpy.pipe --inject-fault drop-wait --lower cp.async --verify
+    expect_status 1; expect_err_has "[cp.async] RAW: "
+    rm -f a.cu t.cu b.cu b2.cu t2.cu b3.cu c.cu c.cuh c.dep inc/*
+    expect_files
+}
+c_help_short_and_double_dash() {
+    pg -h
+    expect_status 0; expect_no_err
+    [[ $out == "usage: pipegen [options] SPEC.pipe"* ]] || fail "-h does not print the usage"
+    # After --, a name that starts with '-' is the spec.
+    cp saxpy.pipe ./-s.pipe
+    pg -o k.cu -- -s.pipe
+    expect_status 0; expect_no_err; expect_file_has k.cu "from -s.pipe."
+    rm -f ./-s.pipe k.cu k.cuh
+    pg saxpy.pipe -- --verify
+    expect_status 1; expect_err "pipegen: error: more than one input file"
+    expect_files
+}
+c_depfile_mt_mq_quoting() {
+    # -MT is written as given, -MQ quoted for make (gcc).
+    pg saxpy.pipe -o k.cu -MD -MF k.d -MT 'a b$(X)'
+    expect_status 0; expect_file_eq k.d 'a b$(X): saxpy.pipe'
+    pg saxpy.pipe -o k.cu -MD -MF k.d -MQ 'a b$x#' -MT plain
+    expect_status 0; expect_file_eq k.d 'a\ b$$x\# plain: saxpy.pipe'
+    rm -f k.cu k.cuh k.d
+    expect_files
+}
+c_depfile_every_output_and_mp() {
+    # Every output is a target (drivers and header too); -MP adds a phony rule for the spec.
+    mkdir gen
+    pg saxpy.pipe -o gen/k.cu --header gen/h.cuh --emit-test=gen/t.cu --emit-bench=gen/b.cu -MD -MP
+    expect_status 0; expect_no_err
+    expect_files gen/k.cu gen/h.cuh gen/t.cu gen/b.cu gen/k.cu.d
+    expect_file_eq gen/k.cu.d "$(printf '%s\n' 'gen/k.cu gen/h.cuh gen/t.cu gen/b.cu: saxpy.pipe' '' 'saxpy.pipe:')"
+    # make reads it, and a deleted spec does not stop make with -MP.
+    printf 'all: gen/k.cu\ninclude gen/k.cu.d\ngen/k.cu:\n\t@echo stale\n' >mk
+    mv saxpy.pipe saxpy.keep
+    make -s -f mk >mk.out 2>&1 || fail "make with the -MP depfile and no spec: $(cat mk.out)"
+    mv saxpy.keep saxpy.pipe
+    rm -f mk mk.out
+}
+c_cmdline_errors_name_the_option() {
+    # An error the command line causes names the option, not the spec's first line.
+    pg saxpy.pipe --lower=bulk -o k.cu
+    expect_status 1
+    expect_err "pipegen: error: --lower=bulk: lowering 'bulk' is not implemented yet (pipegen --list-lowerings)"
+    pg saxpy.pipe --lower sync --producer-warps 2 -o k.cu
+    expect_status 1
+    expect_err "pipegen: error: --lower=sync: producer warps are planned by cp.async.mbarrier and pipeline-roles, not by the sync lowering"
+    pg saxpy.pipe --producer-warps=8
+    expect_status 1
+    expect_err "pipegen: error: --producer-warps=8: 8 producer warps leave no consumer warp in a block of 256 threads"
+    pg saxpy.pipe --lower=cp.async --inject-fault=flip-parity -o k.cu
+    expect_status 2
+    expect_err "pipegen: error: --inject-fault=flip-parity: fault 'flip-parity' is not applicable to the cp.async lowering"
+    expect_files
+}
+c_misspelled_mechanism_once() {
+    sed 's/^  stage   x, y;/  stage   x, y using cp_async;/' saxpy.pipe >m.pipe
+    pg m.pipe -o k.cu
+    expect_status 1
+    expect_err "$(printf '%s\n' "m.pipe:12:22: error: unknown mechanism 'cp_async'; did you mean 'cp.async'?" \
+        "  stage   x, y using cp_async;                 // staged through shared memory, the tile's region" \
+        "                     ^")"
+    pg saxpy.pipe --lower=cp_async
+    expect_status 1
+    expect_err "pipegen: error: --lower=cp_async: unknown mechanism 'cp_async'; did you mean 'cp.async'?"
+    rm -f m.pipe
+    expect_files
+}
+c_warning_stages() {
+    # stages 4 under the default grid (per_tile, not written): one slot, and a warning.
+    grep -v '^  grid ' saxpy.pipe >s.pipe
+    pg s.pipe -o k.cu
+    expect_status 0; expect_files s.pipe k.cu k.cuh
+    expect_err_has "s.pipe:9:11: warning: 'stages 4' plans one slot: under the default grid (per_tile)"
+    expect_err_has "[-Wstages]"
+    grep -q '^  stages  4;' <<<"$err" || fail "no quoted line"
+    grep -q '^          \^$' <<<"$err" || fail "no caret under the 4"
+    pg s.pipe -o k.cu -Wno-stages; expect_status 0; expect_no_err
+    pg s.pipe -o k.cu -w; expect_status 0; expect_no_err
+    pg s.pipe -o k.cu --grid=persistent; expect_status 0; expect_no_err
+    pg saxpy.pipe -o k.cu; expect_status 0; expect_no_err   # grid per_tile written: meant
+    rm -f k.cu k.cuh
+    pg s.pipe -o k.cu -Werror
+    expect_status 1; expect_err_has "s.pipe:9:11: error: 'stages 4' plans one slot"
+    expect_err_has "[-Werror=stages]"
+    pg s.pipe -o k.cu -Werror -Wno-stages; expect_status 0
+    rm -f s.pipe k.cu k.cuh
+    pg saxpy.pipe -Wstage
+    expect_status 1; expect_err "pipegen: error: unknown warning option '-Wstage'; did you mean '-Wstages'?"
+    expect_files
+}
+c_warning_hints() {
+    # Hints a lowering ignores: sync takes none, barrier only evict, cp.async every one.
+    sed 's/^  stage   x, y;/  stage   x, y cache ca prefetch 128 evict first;/' saxpy.pipe >h.pipe
+    pg h.pipe --lower=sync --verify
+    expect_status 0
+    local w
+    for w in "h.pipe:12:22: warning: the sync lowering ignores 'cache'" \
+             "h.pipe:12:34: warning: the sync lowering ignores 'prefetch'" \
+             "h.pipe:12:44: warning: the sync lowering ignores 'evict'"; do
+        expect_err_has "$w"
+    done
+    [ "$(grep -c 'warning: ' <<<"$err")" = 3 ] || fail "not one warning per hint: $err"
+    pg h.pipe --lower=barrier --verify
+    expect_status 0; expect_err_has "ignores 'cache'"; expect_err_has "ignores 'prefetch'"
+    grep -q "ignores 'evict'" <<<"$err" && fail "barrier takes evict"
+    pg h.pipe --lower=cp.async --verify; expect_status 0; expect_no_err
+    pg h.pipe --verify; expect_status 0; expect_no_err    # auto: cp.async
+    pg h.pipe --lower=sync --verify -Wno-hints; expect_status 0; expect_no_err
+    rm -f h.pipe
+}
+c_arch_lists_valid_names() {
+    local a
+    for a in sm_90a sm_100 sm_75 compute_90; do
+        pg saxpy.pipe --arch=$a
+        expect_status 1
+        expect_err "pipegen: error: bad --arch '$a' (expected a comma-separated list of sm_80, sm_86, sm_87, sm_89, sm_90; nvcc's other names, such as sm_75, sm_90a or sm_100, have no kernel here)"
+    done
+    expect_files
+}
+c_diagnostics_color() {
+    local esc=$'\033['
+    pg bad.pipe -fdiagnostics-color=always
+    expect_status 1; expect_err_has "${esc}01;31m"   # error: in red, as gcc's
+    expect_err_has "unknown array 'w'"
+    pg bad.pipe   # not a terminal: no colour
+    [[ $err == *"$esc"* ]] && fail "colour on a pipe"
+    pg bad.pipe -fdiagnostics-color=never; [[ $err == *"$esc"* ]] && fail "colour with never"
+    pg bad.pipe -fdiagnostics-color=sometimes
+    expect_status 1; expect_err "pipegen: error: bad -fdiagnostics-color 'sometimes' (expected never, always or auto)"
+    if command -v script >/dev/null; then
+        # A terminal: colour, unless NO_COLOR is set (or the option says never).
+        script -qec "$pipegen bad.pipe" /dev/null >tty.out 2>&1
+        grep -qF "${esc}01;31m" tty.out || fail "no colour on a terminal"
+        NO_COLOR=1 script -qec "$pipegen bad.pipe" /dev/null >tty.out 2>&1
+        grep -qF "$esc" tty.out && fail "colour on a terminal with NO_COLOR"
+        NO_COLOR=1 script -qec "$pipegen bad.pipe -fdiagnostics-color" /dev/null >tty.out 2>&1
+        grep -qF "${esc}01;31m" tty.out || fail "-fdiagnostics-color does not win over NO_COLOR"
+        rm -f tty.out
+    fi
+    expect_files
+}
+c_diagnostics_json() {
+    pg bad.pipe -fdiagnostics-format=json
+    expect_status 1
+    local got
+    got=$(python3 -c 'import json, sys
+for d in json.load(open(sys.argv[1])):
+    print(d["file"], d["line"], d["column"], d["severity"], d["message"], sep="|")' .err 2>&1)
+    [ "$got" = "bad.pipe|5|12|error|unknown array 'w'" ] || fail "json: $got"
+    # Options are read first: the bad option after the format is reported in JSON too.
+    pg --frobnicate -fdiagnostics-format=json
+    got=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))[0]; print(d["file"], d["severity"], d["message"])' .err 2>&1)
+    [ "$got" = "None error unknown option '--frobnicate' (pipegen --help)" ] || fail "json: $got"
+    pg saxpy.pipe --verify -fdiagnostics-format=json
+    expect_status 0; expect_err "[]"
+    expect_files
+}
+c_header_path_from_the_source() {
+    # The source includes the header by its path from the source's directory.
+    mkdir inc gen
+    pg saxpy.pipe --header inc/x.cuh -o x.cu
+    expect_status 0; expect_file_has x.cu '#include "inc/x.cuh"'
+    pg saxpy.pipe --header inc/x.cuh -o gen/x.cu --emit-test=t.cu --emit-bench=gen/b.cu
+    expect_status 0
+    expect_file_has gen/x.cu '#include "../inc/x.cuh"'
+    expect_file_has t.cu '#include "inc/x.cuh"'
+    expect_file_has gen/b.cu '#include "../inc/x.cuh"'
+    pg saxpy.pipe --header "$case_dir/inc/y.cuh" -o gen/y.cu
+    expect_status 0; expect_file_has gen/y.cu '#include "../inc/y.cuh"'
+    # As the preprocessor looks it up: from the source's directory, with no -I.
+    local inc
+    inc=$(sed -n 's/^#include "\(.*\.cuh\)"$/\1/p' gen/x.cu | head -n 1)   # its own header, first
+    [ -f "gen/$inc" ] || fail "gen/x.cu includes '$inc', which is not there from gen/"
+}
+c_file_prefix_map() {
+    pg "$case_dir/saxpy.pipe" -o k.cu -ffile-prefix-map="$case_dir"=/src
+    expect_status 0; expect_no_err
+    grep -q '^#line [0-9]* "/src/saxpy.pipe"$' k.cu || fail "no #line into /src/saxpy.pipe"
+    grep -q "$case_dir" k.cu && fail "the absolute path is still in k.cu"
+    pg saxpy.pipe -o k.cu -ffile-prefix-map=nothing
+    expect_status 1; expect_err "pipegen: error: bad -ffile-prefix-map 'nothing' (expected OLD=NEW)"
+}
+c_stdin_named_stdin() {
+    "$pipegen" - -o k.cu <saxpy.pipe >.out 2>.err
+    expect_file_has k.cu "// Code generated by pipegen $version from <stdin>. DO NOT EDIT."
+    grep -q '^#line [0-9]* "<stdin>"$' k.cu || fail "#line does not name <stdin>"
+    "$pipegen" - -o k.cu <bad.pipe >.out 2>.err
+    err=$(cat .err)
+    expect_err_has "<stdin>:5:12: error: unknown array 'w'"
 }
 
 # ------------------------------------------------------------------ driver

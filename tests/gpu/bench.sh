@@ -6,14 +6,12 @@
 # inputs far larger than L2. Writes build/bench/bench.csv, docs/performance.csv,
 # docs/performance.md (tests/gpu/report.py: the targets, then every row) and
 # docs/performance.png (the chart, where matplotlib is there). Without a GPU it says so
-# and exits 0.
+# and exits 0 (PIPEGEN_SKIP_STATUS=77: exits 77).
 set -u
 PG=$(realpath "$1")
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
-    echo "bench: no GPU on this machine: nothing was measured"
-    exit 0
-fi
+. "$ROOT/tests/gpu/lib.sh"
+skip_without_gpu bench "nothing was measured"
 NVCC=${NVCC:-nvcc}
 cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d .)
 ARCH=sm_$cc
@@ -34,7 +32,6 @@ build_case() {
 }
 export -f build_case
 export PG ROOT NVCC ARCH W
-. "$ROOT/tests/gpu/lib.sh"
 # sgemm is measured against cuBLAS in FLOP/s below, not in bytes against a copy.
 cases=()
 while read -r s m g f; do

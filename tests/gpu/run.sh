@@ -2,14 +2,13 @@
 # make gpu-check: every case of tests/gpu/matrix through --emit-test on this machine's GPU,
 # then again under compute-sanitizer memcheck, racecheck and synccheck (GPU_MATRIX: another
 # case list, GPU_JOBS: cases at a time).
-# Without a GPU it says so and exits 0 without claiming a pass.
+# Without a GPU it says so and exits 0 without claiming a pass (PIPEGEN_SKIP_STATUS=77:
+# exits 77).
 set -u
 PG=$(realpath "$1")
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
-    echo "gpu-check: no GPU on this machine: nothing was run and nothing passed"
-    exit 0
-fi
+. "$ROOT/tests/gpu/lib.sh"
+skip_without_gpu gpu-check "nothing was run and nothing passed"
 NVCC=${NVCC:-nvcc}
 SAN=${SANITIZER:-compute-sanitizer}
 cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d .)
@@ -30,7 +29,6 @@ build_case() {
 }
 export -f build_case
 export PG ROOT NVCC ARCH W
-. "$ROOT/tests/gpu/lib.sh"
 cases=()
 while read -r sample mech grid flags; do
     case "$sample" in ''|'#'*) continue ;; esac

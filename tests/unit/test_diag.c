@@ -61,10 +61,10 @@ START_TEST(warning_and_note)
 {
     capture c;
     cap_open(&c, src3);
-    diag_warning(&c.d, at(1, 1), "w %d", 1);
+    diag_warning(&c.d, W_STAGES, at(1, 1), "w %d", 1);
     diag_note(&c.d, at(3, 1), "n");
     ck_assert_str_eq(cap_text(&c),
-                     "spec.pipe:1:1: warning: w 1\n"
+                     "spec.pipe:1:1: warning: w 1 [-Wstages]\n"
                      "pipeline p {\n"
                      "^\n"
                      "spec.pipe:3:1: note: n\n"
@@ -230,7 +230,7 @@ START_TEST(too_many_errors)
         diag_error(&c.d, at(i, 1), "e%d", i);
         ck_assert(diag_too_many(&c.d) == (i > 20));
     }
-    diag_warning(&c.d, at(1, 1), "suppressed");
+    diag_warning(&c.d, W_STAGES, at(1, 1), "suppressed");
     diag_note(&c.d, at(1, 1), "suppressed");
     diag_fatal_noloc(&c.d, "suppressed");
     strbuf want;

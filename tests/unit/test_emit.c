@@ -30,7 +30,7 @@ static void emit_for(emitted *e, const char *src, mech m, bool lines)
     diag_ctx d;
     diag_init(&d, df, "t.pipe", src, strlen(src));
     ast_file *f = parse_source(e->a, &d, "t.pipe", src, strlen(src));
-    static const target both = {{80, 90}, 2};
+    static const target both = {.sm = {80, 90}, .narch = 2};
     bool ok = d.errors == 0 && sema_check(e->a, &d, f, &both, &e->s);
     e->s.file = "t.pipe";
     e->u = (emit_unit){.spec = &e->s};

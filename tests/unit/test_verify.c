@@ -881,7 +881,7 @@ static const char *saxpy_src =
 
 static void plan_saxpy(planned *p, mech m, int stages, const char *grid)
 {
-    static const target tgt = {{80}, 1};
+    static const target tgt = {.sm = {80}, .narch = 1};
     char src[1024];
     snprintf(src, sizeof src, saxpy_src, stages, grid);
     p->a = arena_new();
@@ -981,7 +981,7 @@ static const char *staged_out_src =
 
 START_TEST(planned_staged_output)
 {
-    static const target tgt = {{80}, 1};
+    static const target tgt = {.sm = {80}, .narch = 1};
     static const mech mechs[] = {MECH_SYNC, MECH_CP_ASYNC};
     for (int i = 0; i < 2; ++i) {
         planned p = {.a = arena_new()};
