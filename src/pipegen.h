@@ -382,6 +382,7 @@ const char *mech_suggest(const char *word);
 int mech_min_sm(mech m);                /* 0 for all architectures */
 bool mech_implemented(mech m);          /* planned and emitted by this version */
 bool mech_roles(mech m);                /* plans producer warps */
+int mech_min_producer_warps(mech m);    /* the producer warps it plans at least */
 unsigned mech_hints(mech m);            /* bit 1 << h: its copies take stage_hint h */
 
 /* An affine integer form  c0 + sum coef[k] * var[k]  over the spec's symbols. */

@@ -701,6 +701,12 @@ static void check_lowering(checker *c)
                             "a target", mech_name(m), mech_min_sm(m), sm);
             return;
         }
+        if (!s->producer_warps && mech_min_producer_warps(m) * 32 >= s->threads) {
+            diag_error_from(c->d, named, "the %s lowering needs a consumer warp beside its "
+                            "producer warp, but the block has %d threads", mech_name(m),
+                            s->threads);
+            return;
+        }
         if (s->producer_warps && !mech_roles(m)) {
             diag_origin o = t->lower.opt ? named : origin_of(&t->producer_warps, s->mech_loc);
             diag_error_from(c->d, o, "producer warps are planned by cp.async.mbarrier and "

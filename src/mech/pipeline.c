@@ -110,13 +110,8 @@ static bool plan_roles(planner *p)
 {
     sched *sc = p->sc;
     const spec *s = p->s;
+    /* sema checked that a consumer warp is left (mech_min_producer_warps) */
     sc->producer_threads = (s->producer_warps ? s->producer_warps : 1) * 32;
-    if (sc->producer_threads >= sc->threads) {
-        diag_error(p->d, s->mech == sc->mech ? s->mech_loc : s->loc, "the pipeline-roles "
-                   "lowering needs a consumer warp beside its producer warp, but the block has "
-                   "%d threads", sc->threads);
-        return false;
-    }
     plan_layout(p, sema_ring_slots(s));
     sc->track = TRACK_BARRIER;
     sc->full_arrivals = sc->producer_threads;
@@ -237,6 +232,7 @@ const mech_module mech_pipeline_roles_module = {
     .header = "pipert_memcpy_async.cuh",
     .hints = 1u << HINT_EVICT,   /* pg_evict: an annotated_ptr property */
     .roles = true,
+    .min_producer_warps = 1,
 };
 
 const mech_module mech_pipeline_thread_module = {

@@ -40,6 +40,10 @@ int mech_min_sm(mech m) { return mech_table[m].min_sm; }
 bool mech_implemented(mech m) { return m == MECH_AUTO || mech_table[m].module; }
 const mech_module *mech_module_of(mech m) { return mech_table[m].module; }
 bool mech_roles(mech m) { return mech_table[m].module && mech_table[m].module->roles; }
+int mech_min_producer_warps(mech m)
+{
+    return mech_table[m].module ? mech_table[m].module->min_producer_warps : 0;
+}
 unsigned mech_hints(mech m) { return mech_table[m].module ? mech_table[m].module->hints : 0; }
 
 mech mech_auto(const spec *s, int sm)

@@ -704,6 +704,13 @@ c_cmdline_errors_name_the_option() {
     pg saxpy.pipe --producer-warps=8
     expect_status 1
     expect_err "pipegen: error: --producer-warps=8: 8 producer warps leave no consumer warp in a block of 256 threads"
+    # pipeline-roles plans one producer warp of its own: sema refuses a block of one warp
+    # (the planner used to, at the spec's first line).
+    printf 'pipeline t {\n in float x[n];\n out float z[n];\n threads 32;\n tile z[256];\n stage x;\n compute elementwise (i) { z[i] = x[i]; }\n}\n' >w.pipe
+    pg w.pipe --lower=pipeline-roles -o k.cu
+    expect_status 1
+    expect_err "pipegen: error: --lower=pipeline-roles: the pipeline-roles lowering needs a consumer warp beside its producer warp, but the block has 32 threads"
+    rm -f w.pipe
     pg saxpy.pipe --lower=cp.async --inject-fault=flip-parity -o k.cu
     expect_status 2
     expect_err "pipegen: error: --inject-fault=flip-parity: fault 'flip-parity' is not applicable to the cp.async lowering"
