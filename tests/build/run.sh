@@ -8,15 +8,11 @@
 # One line per case; the last line is `build: N passed, M failed`.
 set -u
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pg-build.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+suite_start build "[CASE...]" "$@"
 # Run by `make check`: none of the outer make's flags, job server or level leak in.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES MAKEOVERRIDES
 make=${MAKE_PROGRAM:-make}
-
-problems=()
-fail() { problems+=("$*"); }
 
 # A makefile of stand-in suites, read by every make of a case through MAKEFILES.
 fake_suites() {
@@ -94,15 +90,5 @@ c_generators_run_once() {
 }
 
 # ------------------------------------------------------------------ run
-. "$root/tests/cases.sh"
-cases=$(cases_of "$0" "$@")
-
-passed=0
-failed=0
-for c in $cases; do
-    case_dir=$(mktemp -d "$tmp/$c.XXXX")
-    (problems=() && { "c_$c"; printf '%s\n' "${problems[@]}"; }) >"$tmp/$c.result" 2>&1
-    report_case "$c" "$(grep -v '^$' "$tmp/$c.result")"
-done
-echo "build: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+run_cases $(cases_of "$0" "${args[@]}")
+suite_end
