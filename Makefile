@@ -94,9 +94,13 @@ CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubun
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 UNIT = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
-$(B)/asan/unit/%: tests/unit/%.c $(ASAN_LIB_OBJ)
+# Every test binary links the shared harness (tests/unit/harness.h).
+$(B)/asan/unit/harness.o: tests/unit/harness.c tests/unit/harness.h $(HDRS) $(B)/gen/parser.h
+	@mkdir -p $(@D)
+	$(CC) $(SAN_FLAGS) $(PG_WARN) $(PG_CPPFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
+$(B)/asan/unit/%: tests/unit/%.c tests/unit/harness.h $(B)/asan/unit/harness.o $(ASAN_LIB_OBJ)
 	@mkdir -p $(B)/asan/unit
-	$(CC) $(SAN_FLAGS) $(PG_WARN) $(PG_CPPFLAGS) $(CHECK_CFLAGS) -o $@ $^ $(CHECK_LIBS)
+	$(CC) $(SAN_FLAGS) $(PG_WARN) $(PG_CPPFLAGS) $(CHECK_CFLAGS) -o $@ $(filter-out %.h,$^) $(CHECK_LIBS)
 
 unit: $(UNIT:%=$(B)/asan/unit/%)
 	@scripts/run-unit.sh $^
