@@ -30,7 +30,7 @@ ASAN_LIB_OBJ = $(filter-out %/main.o,$(ASAN_OBJ))
 TEMPLATES = $(wildcard templates/*.cuh)
 
 .PHONY: all demo check unit golden errors fuzz compile-test valgrind gpu-check bench \
-        install clean deps samples mutation cli build-test
+        bench-report install clean deps samples mutation cli build-test
 .DELETE_ON_ERROR:
 
 all: deps $(B)/pipegen $(B)/libpipert.a
@@ -141,11 +141,17 @@ check: all
 	echo "make check: all suites passed"
 
 # ---------------------------------------------------------------- GPU (device machine)
+# GPU_SHARD=K/N: shard K of N of the matrix only; GPU_DRYRUN=1: list what would run (no
+# GPU needed). bench-report: the report from every bench shard's rows (no GPU needed;
+# BENCH_SHARDS: their directories, default build/bench/shard-*). tests/README.md.
 gpu-check: $(B)/pipegen $(B)/libpipert.a
 	@tests/gpu/run.sh $(B)/pipegen
 
 bench: $(B)/pipegen $(B)/libpipert.a
 	@tests/gpu/bench.sh $(B)/pipegen
+
+bench-report:
+	@tests/gpu/bench-report.sh $(BENCH_SHARDS)
 
 # ---------------------------------------------------------------- install
 install: all
