@@ -66,9 +66,9 @@ export -f spec_path case_dir build_case
 # so far (ties: matrix order, the lower shard). The costs are fitted to the whole matrix
 # (80 lines): make gpu-check took 9m17s, make bench 5m05s. For gpu-check a case is its
 # nvcc build (16 at a time) and its four runs (GPU_JOBS=4 cases at a time); sgemm's are
-# the slow ones, a case whose synccheck is skipped is a fifth shorter. For bench a case is
-# its build and its measurement, one at a time. Each shard also pays a fixed start (the
-# GPU query, the report).
+# the slow ones, a case whose synccheck is skipped is a fifth shorter; the watchdog is one
+# build and run after the others. For bench a case is its build and its measurement, one
+# at a time. Each shard also pays a fixed start (the GPU query, the report).
 shard_lines() {
     awk -v mode="$1" -v k="$3" -v n="$4" -v skip=" $SYNCCHECK_SKIP " '
         function cost(sample, mech,   sgemm, nosync) {
@@ -111,9 +111,9 @@ shard_lines() {
 # them without it). Sets cases (one "SAMPLE LOWERING GRID [FLAGS]" each), case_lines (their
 # line numbers), matrix_lines (how many cases the whole matrix has), watchdog (1 where this
 # shard runs it), shard (the words "shard K/N: ", empty without GPU_SHARD) and selection
-# (what the shard runs, in words). With GPU_DRYRUN=1
-# prints the selection, then one line per case ("line N: SAMPLE ..." or "watchdog"), and
-# exits 0: no GPU, no pipegen, nothing built.
+# (what the shard runs, in words). With GPU_DRYRUN=1 prints the selection, then one line
+# per case ("line N: SAMPLE ..." or "watchdog"), and exits 0: no GPU, no pipegen, nothing
+# built.
 select_cases() {
     local name=$1 mode=$2 file=$3 k=1 n=1 spec=${GPU_SHARD:-}
     shard=
