@@ -30,7 +30,7 @@ LIB_OBJ = $(filter-out %/main.o,$(OBJ))
 ASAN_LIB_OBJ = $(filter-out %/main.o,$(ASAN_OBJ))
 
 .PHONY: all demo check unit golden errors fuzz compile-test valgrind gpu-check bench \
-        install clean samples mutation cli build-test
+        bench-report install clean samples mutation cli build-test
 .DELETE_ON_ERROR:
 
 all: $(B)/pipegen $(B)/libpipert.a
@@ -95,10 +95,15 @@ CHECK_LIBS = $(shell pkg-config --libs check 2>/dev/null || echo -lcheck -lsubun
 CHECK_CFLAGS = $(shell pkg-config --cflags check 2>/dev/null)
 UNIT = $(patsubst tests/unit/%.c,%,$(wildcard tests/unit/test_*.c))
 
-$(B)/asan/unit/%: tests/unit/%.c $(ASAN_LIB_OBJ)
+# Every test binary links the shared harness (tests/unit/harness.h).
+$(B)/asan/unit/harness.o: tests/unit/harness.c tests/unit/harness.h $(HDRS) $(B)/gen/parser.h
+	@scripts/ensure-deps.sh test
+	@mkdir -p $(@D)
+	$(CC) $(SAN_FLAGS) $(PG_WARN) $(PG_CPPFLAGS) $(CHECK_CFLAGS) -c -o $@ $<
+$(B)/asan/unit/%: tests/unit/%.c tests/unit/harness.h $(B)/asan/unit/harness.o $(ASAN_LIB_OBJ)
 	@scripts/ensure-deps.sh test
 	@mkdir -p $(B)/asan/unit
-	$(CC) $(SAN_FLAGS) $(PG_WARN) $(PG_CPPFLAGS) $(CHECK_CFLAGS) -o $@ $^ $(CHECK_LIBS)
+	$(CC) $(SAN_FLAGS) $(PG_WARN) $(PG_CPPFLAGS) $(CHECK_CFLAGS) -o $@ $(filter-out %.h,$^) $(CHECK_LIBS)
 
 unit: $(UNIT:%=$(B)/asan/unit/%)
 	@scripts/run-unit.sh $^
@@ -139,11 +144,17 @@ check: all
 	echo "make check: all suites passed"
 
 # ---------------------------------------------------------------- GPU (device machine)
+# GPU_SHARD=K/N: shard K of N of the matrix only; GPU_DRYRUN=1: list what would run (no
+# GPU needed). bench-report: the report from every bench shard's rows (no GPU needed;
+# BENCH_SHARDS: their directories, default build/bench/shard-*). tests/README.md.
 gpu-check: $(B)/pipegen $(B)/libpipert.a
 	@tests/gpu/run.sh $(B)/pipegen
 
 bench: $(B)/pipegen $(B)/libpipert.a
 	@tests/gpu/bench.sh $(B)/pipegen
+
+bench-report:
+	@tests/gpu/bench-report.sh $(BENCH_SHARDS)
 
 # ---------------------------------------------------------------- install
 install: all

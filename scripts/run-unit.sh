@@ -13,27 +13,14 @@
 #   UNIT_VERBOSE=1     print every binary's whole output
 set -u
 
-if [ $# -lt 1 ]; then
-    echo "usage: $0 BIN..." >&2
-    exit 2
-fi
-
+. "$(dirname "$0")/../tests/lib.sh"
+suite_start unit "BIN..." "$@"
 limit=${UNIT_TIMEOUT:-120}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pg-unit.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-
-# A sanitizer report must never look like success.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86:detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=87:print_stacktrace=1}
-
-passed=0
-failed=0
 total_checks=0
-for bin in "$@"; do
+for bin in "${args[@]}"; do
     name=$(basename "$bin")
     if [ ! -x "$bin" ]; then
-        echo "FAIL $name: not an executable ($bin)"
-        failed=$((failed + 1))
+        case_fail "$name" "not an executable ($bin)"
         continue
     fi
     timeout "$limit" "$bin" >"$tmp/out" 2>&1
@@ -60,17 +47,14 @@ for bin in "$@"; do
         problem="no checks ran"
     fi
     if [ -z "$problem" ]; then
-        printf 'ok   %-24s %4d checks\n' "$name" "$checks"
-        passed=$((passed + 1))
+        case_ok "$(printf '%-24s %4d checks' "$name" "$checks")"
     else
-        echo "FAIL $name: $problem"
+        case_fail "$name" "$problem"
         # Check's failure lines (file:line:F|E:tcase:test:...) and sanitizer reports.
         grep -E ':[FE]:|ERROR: |runtime error:|SUMMARY:' "$tmp/out" | head -n 40 | sed 's/^/    /'
         [ -z "$summary" ] && tail -n 20 "$tmp/out" | sed 's/^/    | /'
-        failed=$((failed + 1))
     fi
 done
 
 echo "unit: $total_checks checks in $((passed + failed)) binaries"
-echo "unit: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+suite_end

@@ -10,7 +10,9 @@
 # own status is the expected one. One line per run; the last line is
 # `valgrind: N passed, M failed`.
 #
-# usage: tests/valgrind.sh PIPEGEN
+# usage: tests/valgrind.sh PIPEGEN [PATTERN...]
+#   PATTERN...        only the runs whose name matches one of these shell patterns
+#                     ('saxpy.*', 'errors/*', '*.dump-ir')
 #   VALGRIND_JOBS=2   parallel runs
 set -u
 
@@ -35,29 +37,18 @@ if [ "${1:-}" = --job ]; then
 fi
 
 # ------------------------------------------------------------------ the driver
-if [ $# -ne 1 ]; then
-    echo "usage: $0 PIPEGEN" >&2
-    exit 2
-fi
-pipegen=$1
-case $pipegen in /*) ;; *) pipegen=$PWD/$pipegen ;; esac
-if [ ! -x "$pipegen" ]; then
-    echo "valgrind: '$pipegen' is not an executable" >&2
-    exit 2
-fi
+. "$(dirname "$0")/lib.sh"
+suite_start valgrind "PIPEGEN [PATTERN...]" "$@"
 if ! command -v valgrind >/dev/null 2>&1; then
     echo "valgrind: SKIPPED: valgrind is not installed (apt-get install valgrind)"
-    echo "valgrind: 0 passed, 0 failed"
-    exit 0
+    suite_end
 fi
 if ldd "$pipegen" 2>/dev/null | grep -q libasan; then
     echo "valgrind: '$pipegen' is an ASan build; valgrind needs the plain one (build/pipegen)" >&2
     exit 2
 fi
-root=$(cd "$(dirname "$0")/.." && pwd)
 self=$root/tests/valgrind.sh
-work=$(mktemp -d "${TMPDIR:-/tmp}/pg-valgrind.XXXXXX") || exit 2
-trap 'rm -rf "$work"' EXIT
+work=$tmp
 
 lowerings=()
 while read -r name arch status; do
@@ -67,8 +58,12 @@ done < <("$pipegen" --list-lowerings)
 mkdir -p "$work/jobs"
 ids=()
 add() {   # add ID EXPECTED_STATUS ARGS...: one run, its words in jobs/N (NUL-separated)
-    local id=$1
+    local id=$1 p match=${#args[@]}
     shift
+    for p in "${args[@]}"; do
+        [[ $id == $p ]] && match=0
+    done
+    [ "$match" = 0 ] || return 0
     ids+=("$id")
     printf '%s\0' --job "$work/$id" "$@" >"$work/jobs/${#ids[@]}"
 }
@@ -103,19 +98,14 @@ for ((i = 1; i <= ${#ids[@]}; ++i)); do
 done
 wait
 
-passed=0
-failed=0
 for id in "${ids[@]}"; do
     res=$(cat "$work/$id/result" 2>/dev/null || echo "FAIL the run left no result")
     if [ "$res" = ok ]; then
-        echo "ok   $id"
-        passed=$((passed + 1))
+        case_ok "$id"
     else
-        echo "FAIL $id: ${res#FAIL }"
+        case_fail "$id" "${res#FAIL }"
         sed 's/^/    | /' "$work/$id/valgrind.log" 2>/dev/null | head -n 30
-        failed=$((failed + 1))
     fi
 done
 echo "valgrind: ${#ids[@]} runs in $((SECONDS - start))s"
-echo "valgrind: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+suite_end

@@ -2,21 +2,18 @@
 # Build tests: the Makefile itself. `make -j2` runs bison and flex once each (each writes two
 # targets in one run). `make check` runs every suite even after one fails and
 # fails at the end naming the failed ones (with stand-in suites: a fake makefile read
-# through MAKEFILES, `all` assumed up to date).
+# through MAKEFILES, `all` assumed up to date). `make gpu-check` and `make bench` with
+# GPU_SHARD=K/N split tests/gpu/matrix into N shards exactly (GPU_DRYRUN=1: no GPU).
 #
 # usage: tests/build/run.sh [CASE...]
 # One line per case; the last line is `build: N passed, M failed`.
 set -u
 
-root=$(cd "$(dirname "$0")/../.." && pwd)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pg-build.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/../lib.sh"
+suite_start build "[CASE...]" "$@"
 # Run by `make check`: none of the outer make's flags, job server or level leak in.
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEFILES MAKEOVERRIDES
 make=${MAKE_PROGRAM:-make}
-
-problems=()
-fail() { problems+=("$*"); }
 
 # A makefile of stand-in suites, read by every make of a case through MAKEFILES.
 fake_suites() {
@@ -107,7 +104,8 @@ case_pipegen() {
 fake_path() {
     local bin c
     bin=$(mktemp -d "$case_dir/bin.XXXX")
-    for c in sh bash id dirname realpath flex bison cc pkg-config; do
+    for c in sh bash id dirname basename realpath flex bison cc pkg-config awk sed grep sort \
+             head tail tr cat wc cut mktemp rm mkdir chmod ln ls nproc date; do
         case " $* " in *" $c "*) continue ;; esac
         if [ "$c" = pkg-config ]; then
             # Check "installed" or not, as PG_FAKE_CHECK says.
@@ -189,16 +187,49 @@ c_gpu_targets_without_gpu() {
     done
 }
 
-# ------------------------------------------------------------------ run
-. "$root/tests/cases.sh"
-cases=$(cases_of "$0" "$@")
+# dry_run TARGET SHARD: `make TARGET GPU_SHARD=SHARD GPU_DRYRUN=1` (no GPU; pipegen and
+# libpipert taken as they are); its output in $case_dir/dry.out, its status in status.
+dry_run() {
+    "$make" -C "$root" --no-print-directory -o build/pipegen -o build/libpipert.a "$1" \
+        GPU_SHARD="$2" GPU_DRYRUN=1 >"$case_dir/dry.out" 2>&1
+    status=$?
+}
+c_gpu_shards_partition() {
+    # make gpu-check and make bench GPU_SHARD=K/N: for N = 1..4 every line of
+    # tests/gpu/matrix is in exactly one shard, each shard lists its lines in matrix order,
+    # and the watchdog is in one shard of gpu-check.
+    local want target n k got lines wd
+    want=$(awk 'NF && $1 !~ /^#/ {$1 = $1; print "line " FNR ": " $0}' "$root/tests/gpu/matrix")
+    [ "$(grep -c '' <<<"$want")" -gt 10 ] || fail "tests/gpu/matrix has no cases"
+    for target in gpu-check bench; do
+        for n in 1 2 3 4; do
+            got='' wd=0
+            for ((k = 1; k <= n; ++k)); do
+                dry_run $target $k/$n
+                [ "$status" -eq 0 ] || { fail "$target GPU_SHARD=$k/$n: exit status $status: $(head -n 1 "$case_dir/dry.out")"; continue; }
+                lines=$(grep '^line ' "$case_dir/dry.out")
+                [ -n "$lines" ] || fail "$target GPU_SHARD=$k/$n: no cases"
+                [ "$lines" = "$(sort -n -k2 <<<"$lines")" ] || fail "$target GPU_SHARD=$k/$n: not in matrix order"
+                got+=$lines$'\n'
+                wd=$((wd + $(grep -c '^watchdog$' "$case_dir/dry.out")))
+            done
+            [ "$(sort -n -k2 <<<"$got" | grep .)" = "$want" ] ||
+                fail "$target: the $n shards are not a partition of the matrix: $(diff <(echo "$want") <(sort -n -k2 <<<"$got" | grep .) | grep '^[<>]' | head -n 3 | tr '\n' ' ')"
+            [ $wd = $([ $target = gpu-check ] && echo 1 || echo 0) ] || fail "$target: $wd watchdog(s) in the $n shards"
+        done
+    done
+}
+c_gpu_shard_refused() {
+    local target bad
+    for target in gpu-check bench; do
+        for bad in 0/2 3/2 1/0 2 x/y 1/2/3; do
+            dry_run $target $bad
+            [ "$status" -eq 2 ] || fail "$target GPU_SHARD=$bad: exit status $status, expected 2"
+            grep -q "bad GPU_SHARD '$bad'" "$case_dir/dry.out" || fail "$target GPU_SHARD=$bad: $(head -n 1 "$case_dir/dry.out")"
+        done
+    done
+}
 
-passed=0
-failed=0
-for c in $cases; do
-    case_dir=$(mktemp -d "$tmp/$c.XXXX")
-    (problems=() && { "c_$c"; printf '%s\n' "${problems[@]}"; }) >"$tmp/$c.result" 2>&1
-    report_case "$c" "$(grep -v '^$' "$tmp/$c.result")"
-done
-echo "build: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+# ------------------------------------------------------------------ run
+run_cases $(cases_of "$0" "${args[@]}")
+suite_end

@@ -11,32 +11,15 @@
 # off the list.
 set -u
 
-if [ $# -lt 1 ]; then
-    echo "usage: $0 PIPEGEN [CASE...]" >&2
-    exit 2
-fi
-pipegen=$1
-shift
-case $pipegen in /*) ;; *) pipegen=$PWD/$pipegen ;; esac
-if [ ! -x "$pipegen" ]; then
-    echo "cli: '$pipegen' is not an executable" >&2
-    exit 2
-fi
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
+suite_start cli "PIPEGEN [CASE...]" "$@"
 version=$(sed -n 's/^#define PIPEGEN_VERSION "\(.*\)"/\1/p' "$root/src/pipegen.h")
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pg-cli.XXXXXX") || exit 2
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86:detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=87:print_stacktrace=1}
 
 # Known failures (reported bugs), each with the reason shown on its xfail line.
 declare -A known=(
 )
 
 # ------------------------------------------------------------------ helpers
-problems=()
-fail() { problems+=("$*"); }
-
 # pg ARGS...: run pipegen in the case directory; stdout, stderr and the status are kept.
 pg() {
     "$pipegen" "$@" >"$case_dir/.out" 2>"$case_dir/.err"
@@ -854,34 +837,11 @@ c_stdin_named_stdin() {
 }
 
 # ------------------------------------------------------------------ driver
-. "$root/tests/cases.sh"
-cases=$(cases_of "$0" "$@")
-
-passed=0
-failed=0
-xfailed=0
-for c in $cases; do
-    case_dir=$(mktemp -d "$tmp/$c.XXXX")
+case_setup() {
     cp "$root/samples/saxpy/saxpy.pipe" "$case_dir/saxpy.pipe"
     printf '%s\n' "pipeline p {" "  in  float x[n];" "  out float z[n];" "  tile z[256];" \
         "  stage x, w;" "  compute elementwise (i) { z[i] = x[i]; }" "}" >"$case_dir/bad.pipe"
-    # Each case runs in a subshell (its own directory); its problems come back as lines.
-    (cd "$case_dir" && problems=() && { "c_$c"; printf '%s\n' "${problems[@]}"; }) \
-        >"$tmp/$c.result" 2>&1
-    msgs=$(grep -v '^$' "$tmp/$c.result")
-    if [ -n "${known[$c]:-}" ]; then
-        if [ -n "$msgs" ]; then
-            echo "xfail $c: ${known[$c]}"
-            echo "      got: $(head -n 1 <<<"$msgs" | cut -c1-200)"
-            xfailed=$((xfailed + 1))
-        else
-            echo "XPASS $c: fixed? take it off the known failures in $0"
-            failed=$((failed + 1))
-        fi
-    else
-        report_case "$c" "$msgs"
-    fi
-done
+}
+run_cases $(cases_of "$0" "${args[@]}")
 echo "cli: $xfailed known failure(s) (reported bugs)"
-echo "cli: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+suite_end

@@ -156,32 +156,21 @@ if [ "${1:-}" = --job ]; then
 fi
 
 # ------------------------------------------------------------------ the driver
-if [ $# -lt 1 ]; then
-    echo "usage: $0 PIPEGEN [SPEC.pipe...]" >&2
-    exit 2
-fi
-pipegen=$1
-shift
-case $pipegen in /*) ;; *) pipegen=$PWD/$pipegen ;; esac
-if [ ! -x "$pipegen" ]; then
-    echo "compile: '$pipegen' is not an executable" >&2
-    exit 2
-fi
-root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
+suite_start compile "PIPEGEN [SPEC.pipe...]" "$@"
 self=$root/tests/compile/run.sh
 
 NVCC=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
 if [ ! -x "$NVCC" ]; then
     echo "compile: SKIPPED: no nvcc (not on PATH, not at /usr/local/cuda/bin/nvcc; set NVCC=)."
     echo "compile: nothing was compiled and nothing passed"
-    echo "compile: 0 passed, 0 failed"
-    exit 0
+    suite_end
 fi
 CUDA_HOME=${CUDA_HOME:-$(cd "$(dirname "$NVCC")/.." && pwd)}
 export NVCC CUDA_HOME
 
-if [ $# -gt 0 ]; then
-    specs=("$@")
+if [ ${#args[@]} -gt 0 ]; then
+    specs=("${args[@]}")
 else
     specs=()
     for s in "$root"/samples/*/*.pipe "$root"/tests/golden/*.pipe; do
@@ -199,12 +188,10 @@ while read -r name arch status; do
     [ "$arch" = sm_90 ] && arch_of[$name]=sm_90 || arch_of[$name]=sm_80,sm_90
 done < <("$pipegen" --list-lowerings)
 
+work=$tmp
 if [ -n "${COMPILE_KEEP:-}" ]; then
     work=$COMPILE_KEEP
     rm -rf "$work" && mkdir -p "$work" || exit 2
-else
-    work=$(mktemp -d "${TMPDIR:-/tmp}/pg-compile.XXXXXX") || exit 2
-    trap 'rm -rf "$work"' EXIT
 fi
 
 jobs=${COMPILE_JOBS:-2}
@@ -258,24 +245,20 @@ done
 # Each job is 9 NUL-separated words.
 COMPILE_WORK=$work COMPILE_TOTAL=${#ids[@]} xargs -0 -n 9 -P "$jobs" "$self" <"$list"
 
-passed=0
-failed=0
 skipped=0
 for id in "${ids[@]}"; do
     res=$(cat "$work/$id/result" 2>/dev/null || echo "FAIL the job left no result")
     # Each job printed its line when it finished; the failures again, with their logs.
     case $res in
     ok)
-        passed=$((passed + 1)) ;;
+        case_ok "$id" ;;
     skip*)
         skipped=$((skipped + 1)) ;;
     *)
-        printf 'FAIL %s: %s\n' "$id" "${res#FAIL }"
+        case_fail "$id" "${res#FAIL }"
         # The log of the first few failures (COMPILE_KEEP=DIR keeps them all).
-        [ $failed -lt 4 ] && tail -n 12 "$work/$id/log" 2>/dev/null | cut -c1-240 | sed 's/^/    | /'
-        failed=$((failed + 1)) ;;
+        [ $failed -le 4 ] && tail -n 12 "$work/$id/log" 2>/dev/null | cut -c1-240 | sed 's/^/    | /' ;;
     esac
 done
 echo "compile: ${#ids[@]} jobs, $skipped skipped (a lowering that does not handle the spec yet), $same runs with the spec's own lowering identical to an explicit one, $((SECONDS - start))s"
-echo "compile: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+suite_end

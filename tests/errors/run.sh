@@ -9,28 +9,12 @@
 #   ERRORS_BLESS=1   rewrite each .err from what pipegen prints (review the diff!)
 set -u
 
-if [ $# -lt 1 ]; then
-    echo "usage: $0 PIPEGEN [NAME...]" >&2
-    exit 2
-fi
-pipegen=$1
-shift
-case $pipegen in /*) ;; *) pipegen=$PWD/$pipegen ;; esac
-if [ ! -x "$pipegen" ]; then
-    echo "errors: '$pipegen' is not an executable" >&2
-    exit 2
-fi
+. "$(dirname "$0")/../lib.sh"
+suite_start errors "PIPEGEN [NAME...]" "$@"
+cd "$root/tests/errors" || exit 2
 
-cd "$(dirname "$0")" || exit 2
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pg-errors.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-
-# Sanitizer reports must not pass for the expected exit status 1.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=87:print_stacktrace=1}
-
-if [ $# -gt 0 ]; then
-    cases=("${@/%.pipe/}")
+if [ ${#args[@]} -gt 0 ]; then
+    cases=("${args[@]/%.pipe/}")
 else
     cases=()
     for spec in *.pipe; do
@@ -38,8 +22,6 @@ else
     done
 fi
 
-passed=0
-failed=0
 for name in "${cases[@]}"; do
     rm -f "$tmp/out.cu" "$tmp/out.cuh"
     timeout 10 "$pipegen" "$name.pipe" -o "$tmp/out.cu" >"$tmp/stdout" 2>"$tmp/stderr"
@@ -58,11 +40,10 @@ for name in "${cases[@]}"; do
     [ -e "$tmp/out.cuh" ] && problems+=("out.cuh was written")
 
     if [ ${#problems[@]} -eq 0 ]; then
-        passed=$((passed + 1))
+        case_ok
         continue
     fi
-    failed=$((failed + 1))
-    echo "FAIL $name: $(IFS=';'; echo "${problems[*]}")"
+    case_fail "$name" "$(joined "${problems[@]}")"
     if [ -f "$name.err" ]; then
         diff -u -a --label "$name.err (expected)" --label "stderr (actual)" \
             "$name.err" "$tmp/stderr" | head -n 60
@@ -71,5 +52,4 @@ for name in "${cases[@]}"; do
     fi
 done
 
-echo "errors: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+suite_end

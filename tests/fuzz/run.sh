@@ -12,34 +12,18 @@
 #   FUZZ_JOBS=2  parallel workers        FUZZ_TIMEOUT=10  seconds per run
 set -u
 
-if [ $# -ne 1 ]; then
-    echo "usage: $0 PIPEGEN" >&2
-    exit 2
-fi
-pipegen=$1
-case $pipegen in /*) ;; *) pipegen=$PWD/$pipegen ;; esac
-if [ ! -x "$pipegen" ]; then
-    echo "fuzz: '$pipegen' is not an executable" >&2
-    exit 2
-fi
-
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
+. "$(dirname "$0")/../lib.sh"
+suite_start fuzz PIPEGEN "$@"
+here=$root/tests/fuzz
 rich=${FUZZ_RICH:-500}
 per_error=${FUZZ_PER_ERROR:-20}
 jobs=${FUZZ_JOBS:-2}
 limit=${FUZZ_TIMEOUT:-10}
 keep=${FUZZ_KEEP:-/tmp/pipegen-fuzz-failures}
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pg-fuzz.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/mutants"
 
 ${CC:-cc} -O2 -std=c11 -Wall -Wextra -Werror -o "$tmp/mutate" "$here/mutate.c" || exit 2
-
-# A sanitizer's report must not hide behind exit status 1 (their default).
-export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86:detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=87:print_stacktrace=1}
 
 shopt -s nullglob
 n=0
@@ -97,5 +81,5 @@ if [ "$failed" -gt 0 ]; then
     cp "$tmp/seeds.tsv" "$keep/seeds.tsv"
     echo "fuzz: failing inputs kept in $keep (seeds.tsv maps mN- prefixes to seeds)"
 fi
-echo "fuzz: $((total - failed)) passed, $failed failed"
-[ "$failed" -eq 0 ]
+passed=$((total - failed))
+suite_end

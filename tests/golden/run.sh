@@ -18,28 +18,12 @@
 #              change of the emitter: review `git diff tests/golden` before committing)
 set -u
 
-if [ $# -lt 1 ]; then
-    echo "usage: $0 PIPEGEN [NAME...]" >&2
-    exit 2
-fi
-pipegen=$1
-shift
-case $pipegen in /*) ;; *) pipegen=$PWD/$pipegen ;; esac
-if [ ! -x "$pipegen" ]; then
-    echo "golden: '$pipegen' is not an executable" >&2
-    exit 2
-fi
+. "$(dirname "$0")/../lib.sh"
+suite_start golden "PIPEGEN [NAME...]" "$@"
+cd "$root/tests/golden" || exit 2
 
-cd "$(dirname "$0")" || exit 2
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pg-golden.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-
-# A sanitizer report must never pass (the ASan build is what `make golden` runs).
-export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86:detect_leaks=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=87:print_stacktrace=1}
-
-if [ $# -gt 0 ]; then
-    cases=("${@/%.pipe/}")
+if [ ${#args[@]} -gt 0 ]; then
+    cases=("${args[@]/%.pipe/}")
 else
     cases=()
     for spec in *.pipe *.from; do
@@ -83,13 +67,10 @@ generate() {
     return $bad
 }
 
-passed=0
-failed=0
 updated=0
 for name in "${cases[@]}"; do
     if [ ! -f "$(spec_of "$name")" ]; then
-        echo "FAIL $name: no $(spec_of "$name")"
-        failed=$((failed + 1))
+        case_fail "$name" "no $(spec_of "$name")"
         continue
     fi
     outputs=(cu cuh ir ast)
@@ -128,15 +109,12 @@ for name in "${cases[@]}"; do
     done
 
     if [ ${#problems[@]} -eq 0 ]; then
-        echo "ok   $name"
-        passed=$((passed + 1))
+        case_ok "$name"
     else
-        echo "FAIL $name: $(IFS=';'; echo "${problems[*]}")"
+        case_fail "$name" "$(joined "${problems[@]}")"
         [ -n "$details" ] && printf '%s' "$details"
-        failed=$((failed + 1))
     fi
 done
 
 [ "${UPDATE:-0}" = 1 ] && echo "golden: $updated file(s) updated"
-echo "golden: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+suite_end

@@ -13,23 +13,8 @@
 #   MUTATION_VERBOSE=1   print every case
 set -u
 
-if [ $# -ne 1 ]; then
-    echo "usage: $0 PIPEGEN" >&2
-    exit 2
-fi
-pipegen=$1
-case $pipegen in /*) ;; *) pipegen=$PWD/$pipegen ;; esac
-if [ ! -x "$pipegen" ]; then
-    echo "mutation: '$pipegen' is not an executable" >&2
-    exit 2
-fi
-root=$(cd "$(dirname "$0")/../.." && pwd) || exit 2
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pg-mutation.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT
-
-# Sanitizer reports must not pass for an expected exit status.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:exitcode=87:print_stacktrace=1}
+. "$(dirname "$0")/../lib.sh"
+suite_start mutation PIPEGEN "$@"
 
 # The rules each fault kind must be caught under (docs/verifier.md, "Fault kinds").
 declare -A expect=(
@@ -132,5 +117,4 @@ echo "mutation: caught $caught / applicable $applicable, false positives $fp" \
      "(of $((fp + clean)) clean schedules)"
 passed=$((caught + clean))
 failed=$((missed + fp))
-echo "mutation: $passed passed, $failed failed"
-[ $failed -eq 0 ]
+suite_end

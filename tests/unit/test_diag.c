@@ -1,39 +1,26 @@
 /* Unit tests of diag.c: the exact text of every kind of report, caret placement (tabs,
  * past the end of a line, CRLF), the error limit, and the counters. */
-#include "pipegen.h"
+#include "harness.h"
 
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A diag_ctx writing into memory; text() closes the stream and returns what was written. */
+/* A diag_ctx writing into memory (cap_text: what was written so far). */
 typedef struct capture {
     diag_ctx d;
-    char *buf;
-    size_t len;
-    FILE *f;
+    memfile m;
 } capture;
 
-static void cap_open(capture *c, const char *src)
+static void cap_open_n(capture *c, const char *src, size_t len)
 {
-    c->buf = NULL;
-    c->len = 0;
-    c->f = open_memstream(&c->buf, &c->len);
-    ck_assert_ptr_nonnull(c->f);
-    diag_init(&c->d, c->f, "spec.pipe", src, src ? strlen(src) : 0);
+    diag_init(&c->d, mem_open(&c->m), "spec.pipe", src, len);
 }
 
-static const char *cap_text(capture *c)
-{
-    fflush(c->f);
-    return c->buf;
-}
+static void cap_open(capture *c, const char *src) { cap_open_n(c, src, src ? strlen(src) : 0); }
 
-static void cap_close(capture *c)
-{
-    fclose(c->f);
-    free(c->buf);
-}
+static const char *cap_text(capture *c) { return mem_text(&c->m); }
+
+static void cap_close(capture *c) { free(mem_close(&c->m)); }
 
 static srcloc at(int line, int col)
 {
@@ -180,14 +167,12 @@ START_TEST(nul_byte_quoted_verbatim)
 {
     capture c;
     static const char src[] = "ab\0cd\n";
-    c.buf = NULL;
-    c.f = open_memstream(&c.buf, &c.len);
-    diag_init(&c.d, c.f, "spec.pipe", src, sizeof src - 1);
+    cap_open_n(&c, src, sizeof src - 1);
     diag_error(&c.d, at(1, 3), "nul");
-    fflush(c.f);
+    const char *got = cap_text(&c);
     static const char want[] = "spec.pipe:1:3: error: nul\nab\0cd\n  ^\n";
-    ck_assert_uint_eq(c.len, sizeof want - 1);
-    ck_assert(memcmp(c.buf, want, c.len) == 0);
+    ck_assert_uint_eq(c.m.len, sizeof want - 1);
+    ck_assert(memcmp(got, want, c.m.len) == 0);
     cap_close(&c);
 }
 END_TEST
@@ -256,7 +241,7 @@ START_TEST(no_limit_when_zero)
         diag_error(&c.d, at(1, 1), "e");
     ck_assert(!diag_too_many(&c.d));
     ck_assert(strstr(cap_text(&c), "too many") == NULL);
-    ck_assert_uint_eq(c.len, 50 * strlen("spec.pipe:1:1: error: e\n"));
+    ck_assert_uint_eq(c.m.len, 50 * strlen("spec.pipe:1:1: error: e\n"));
     cap_close(&c);
 }
 END_TEST
@@ -306,11 +291,4 @@ static Suite *diag_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(diag_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return run_suite(diag_suite()); }

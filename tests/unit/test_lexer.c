@@ -1,11 +1,10 @@
 /* Unit tests of the scanner (grammar/lexer.l): every token kind with its location, the
  * MECH start condition, opaque bodies (strings, character literals and comments that hide
  * braces; line counting through them), and every lexical error with its exact message. */
-#include "pipegen.h"
+#include "harness.h"
 #include "parser.h"
 #include "lexer.h"
 
-#include <check.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,9 +67,9 @@ static void scan_run_n(scan *s, const char *src, size_t len)
     s->a = arena_new();
     sb_init(&s->toks, s->a);
     s->ntoks = 0;
-    FILE *f = open_memstream(&s->diags, &s->diags_len);
+    memfile m;
     diag_ctx d;
-    diag_init(&d, f, "t.pipe", src, len);
+    diag_init(&d, mem_open(&m), "t.pipe", src, len);
     lex_state st;
     yyscan_t sc;
     ck_assert_int_eq(lex_open(&st, &sc, s->a, &d, "t.pipe", src, len), 0);
@@ -89,7 +88,8 @@ static void scan_run_n(scan *s, const char *src, size_t len)
         describe(&s->toks, tok, &v);
     }
     lex_close(sc);
-    fclose(f);
+    s->diags = mem_close(&m);
+    s->diags_len = m.len;
     s->errors = d.errors;
 }
 
@@ -506,11 +506,4 @@ static Suite *lexer_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(lexer_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return run_suite(lexer_suite()); }

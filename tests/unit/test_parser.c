@@ -1,9 +1,8 @@
 /* Unit tests of the parser and the AST (grammar/parser.y, src/ast.c): exact AST dumps for
  * every item, locations of every node, expression precedence, syntax error messages,
  * recovery (several errors in one run), and the checks the constructors make. */
-#include "pipegen.h"
+#include "harness.h"
 
-#include <check.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,22 +12,19 @@ typedef struct parsed {
     arena *a;
     ast_file *f;
     char *dump, *diags;
-    size_t dump_len, diags_len;
     int errors;
 } parsed;
 
 static void parse(parsed *p, const char *src)
 {
-    p->a = arena_new();
-    FILE *df = open_memstream(&p->diags, &p->diags_len);
-    diag_ctx d;
-    diag_init(&d, df, "t.pipe", src, strlen(src));
-    p->f = parse_source(p->a, &d, "t.pipe", src, strlen(src));
-    fclose(df);
-    p->errors = d.errors;
-    FILE *out = open_memstream(&p->dump, &p->dump_len);
-    ast_dump(out, p->f);
-    fclose(out);
+    harness h;
+    h_start(&h, "t.pipe", src);
+    p->f = h_parse(&h);
+    h_end(&h);
+    p->a = h.a;
+    p->diags = h.diags;
+    p->errors = h.errors;
+    p->dump = ast_text(p->f);
 }
 
 static void parsed_free(parsed *p)
@@ -767,15 +763,14 @@ END_TEST
 
 START_TEST(dump_nothing)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    memfile m;
+    FILE *f = mem_open(&m);
     ast_dump(f, NULL);
     ast_file empty = { NULL };
     ast_dump(f, &empty);
-    fclose(f);
-    ck_assert_str_eq(buf, "(nothing)\n(nothing)\n");
-    free(buf);
+    char *text = mem_close(&m);
+    ck_assert_str_eq(text, "(nothing)\n(nothing)\n");
+    free(text);
 }
 END_TEST
 
@@ -830,11 +825,4 @@ static Suite *parser_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(parser_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return run_suite(parser_suite()); }

@@ -4,60 +4,31 @@
  * each stage (plan_vec through sched.copy[i].vec), auto resolution, the IR's text form,
  * and the exact diagnostics for what the planner does not lower. */
 #include "mech/mech.h"
+#include "harness.h"
 
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct planned {
-    arena *a;
-    spec s;
-    sched *sc;
-    char *diags;
-    size_t diags_len;
-    int errors;
-} planned;
+/* One planned spec (the harness): the spec, the schedule, the diagnostics printed. */
+typedef harness planned;
 
 static const target both = {.sm = {80, 90}, .narch = 2};
 
 /* Parse and check src (it must be valid), then plan it for m on sm. */
 static void plan_src(planned *p, const char *src, mech m, int sm)
 {
-    p->a = arena_new();
-    FILE *df = open_memstream(&p->diags, &p->diags_len);
-    ck_assert_ptr_nonnull(df);
-    diag_ctx d;
-    diag_init(&d, df, "t.pipe", src, strlen(src));
-    ast_file *f = parse_source(p->a, &d, "t.pipe", src, strlen(src));
-    ck_assert_msg(d.errors == 0, "the test's source does not parse");
-    bool ok = sema_check(p->a, &d, f, &both, &p->s);
-    fflush(df);
-    ck_assert_msg(ok, "the test's source does not check: %s", p->diags);
-    p->sc = plan_schedule(p->a, &d, &p->s, m, sm);
-    fclose(df);
-    p->errors = d.errors;
+    h_start(p, "t.pipe", src);
+    bool ok = h_check(p, &both);
+    ck_assert_msg(ok, "the test's source does not check: %s", h_diags(p));
+    h_plan(p, m, sm);
+    h_end(p);
 }
 
-static void planned_free(planned *p)
-{
-    free(p->diags);
-    arena_free(p->a);
-}
-
-/* ir_dump of the schedule as a string (the caller frees it). */
-static char *dump(const sched *sc)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    ir_dump(f, sc);
-    fclose(f);
-    return buf;
-}
+static void planned_free(planned *p) { h_free(p); }
 
 static void expect_dump(const sched *sc, const char *want)
 {
-    char *got = dump(sc);
+    char *got = ir_text(sc);
     ck_assert_str_eq(got, want);
     free(got);
 }
@@ -619,7 +590,7 @@ START_TEST(plans_are_deterministic)
     planned p, q;
     plan_simple(&p, "half", 2, 300, "stages 4; grid persistent;", MECH_CP_ASYNC, 90);
     plan_simple(&q, "half", 2, 300, "stages 4; grid persistent;", MECH_CP_ASYNC, 90);
-    char *a = dump(p.sc), *b = dump(q.sc);
+    char *a = ir_text(p.sc), *b = ir_text(q.sc);
     ck_assert_str_eq(a, b);
     free(a);
     free(b);
@@ -669,11 +640,4 @@ static Suite *plan_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(plan_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return run_suite(plan_suite()); }

@@ -2,45 +2,26 @@
  * order of first appearance, defaults, the tile, regions as affine forms, halos, stage
  * options, accumulators, bodies), the ring size, the shared-memory limits, and the exact
  * text of semantic diagnostics (message, place, notes, several errors in one run). */
-#include "pipegen.h"
+#include "harness.h"
 
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* One checked spec: its arena, the spec, and the diagnostics printed. */
-typedef struct checked {
-    arena *a;
-    spec s;
-    bool ok;
-    int errors;
-    char *diags;
-    size_t diags_len;
-} checked;
+/* One checked spec (the harness): its arena, the spec, and the diagnostics printed. */
+typedef harness checked;
 
 static const target both = {.sm = {80, 90}, .narch = 2};
 
 static void check_for(checked *c, const char *src, const target *t)
 {
-    c->a = arena_new();
-    FILE *df = open_memstream(&c->diags, &c->diags_len);
-    ck_assert_ptr_nonnull(df);
-    diag_ctx d;
-    diag_init(&d, df, "t.pipe", src, strlen(src));
-    ast_file *f = parse_source(c->a, &d, "t.pipe", src, strlen(src));
-    ck_assert_msg(d.errors == 0, "the test's source does not parse");
-    c->ok = sema_check(c->a, &d, f, t, &c->s);
-    fclose(df);
-    c->errors = d.errors;
+    h_start(c, "t.pipe", src);
+    h_check(c, t);
+    h_end(c);
 }
 
 static void check(checked *c, const char *src) { check_for(c, src, &both); }
 
-static void checked_free(checked *c)
-{
-    free(c->diags);
-    arena_free(c->a);
-}
+static void checked_free(checked *c) { h_free(c); }
 
 /* src must be accepted without any diagnostic. */
 static void expect_ok(checked *c, const char *src)
@@ -769,20 +750,15 @@ END_TEST
 
 START_TEST(null_ast_is_rejected)
 {
-    arena *a = arena_new();
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    diag_ctx d;
-    diag_init(&d, f, "t.pipe", "", 0);
+    checked c;
+    h_start(&c, "t.pipe", "");
     spec s;
-    ck_assert(!sema_check(a, &d, NULL, &both, &s));
+    ck_assert(!sema_check(c.a, &c.d, NULL, &both, &s));
     ast_file empty = {NULL};
-    ck_assert(!sema_check(a, &d, &empty, &both, &s));
-    fclose(f);
-    ck_assert_str_eq(buf, "");
-    free(buf);
-    arena_free(a);
+    ck_assert(!sema_check(c.a, &c.d, &empty, &both, &s));
+    h_end(&c);
+    ck_assert_str_eq(c.diags, "");
+    checked_free(&c);
 }
 END_TEST
 
@@ -791,20 +767,13 @@ START_TEST(errors_counted_from_entry)
     /* sema's result depends on its own errors, not on errors already counted. */
     const char *src = "pipeline p {\n  in float x[n];\n  out float z[n];\n  tile z[64];\n"
                       "  compute elementwise (i) { z[i] = x[i]; }\n}\n";
-    arena *a = arena_new();
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    diag_ctx d;
-    diag_init(&d, f, "t.pipe", src, strlen(src));
-    ast_file *af = parse_source(a, &d, "t.pipe", src, strlen(src));
-    d.errors = 3;
-    spec s;
-    ck_assert(sema_check(a, &d, af, &both, &s));
-    ck_assert_int_eq(d.errors, 3);
-    fclose(f);
-    free(buf);
-    arena_free(a);
+    checked c;
+    h_start(&c, "t.pipe", src);
+    h_parse(&c);
+    c.d.errors = 3;
+    ck_assert(h_check(&c, &both));
+    ck_assert_int_eq(c.d.errors, 3);
+    checked_free(&c);
 }
 END_TEST
 
@@ -859,11 +828,4 @@ static Suite *sema_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(sema_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return run_suite(sema_suite()); }

@@ -8,8 +8,8 @@
  * each fault that applies to it is caught under the right rule. The real planners (sync,
  * cp.async) are checked through parsed specs: proven, faults caught or not applicable. */
 #include "mech/mech.h"
+#include "harness.h"
 
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,23 +189,14 @@ static void build_sync(fx *f, bool trailing)
 static bool run_verify(fx *f)
 {
     free(f->out);
-    f->out = NULL;
-    FILE *m = open_memstream(&f->out, &f->len);
-    ck_assert_ptr_nonnull(m);
+    memfile m;
     diag_ctx d;
-    diag_init(&d, m, "t.pipe", src_text, strlen(src_text));
+    diag_init(&d, mem_open(&m), "t.pipe", src_text, strlen(src_text));
     bool ok = verify_schedule(&d, &f->sc);
-    fclose(m);
+    f->out = mem_close(&m);
+    f->len = m.len;
     ck_assert_int_eq(ok, d.errors == 0);
     return ok;
-}
-
-static int count_of(const char *hay, const char *needle)
-{
-    int n = 0;
-    for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
-        n++;
-    return n;
 }
 
 static void expect_proven(fx *f)
@@ -225,7 +216,7 @@ static void expect_rule(fx *f, const char *rule)
     snprintf(tag, sizeof tag, "] %s: ", rule);
     ck_assert_msg(!ok, "expected rule %s to be broken, but the schedule was proven", rule);
     ck_assert_msg(strstr(f->out, tag), "expected rule %s, got:\n%s", rule, f->out);
-    ck_assert_msg(count_of(f->out, tag) == 1, "rule %s reported more than once:\n%s", rule,
+    ck_assert_msg(count(f->out, tag) == 1, "rule %s reported more than once:\n%s", rule,
                   f->out);
 }
 
@@ -857,13 +848,8 @@ END_TEST
 
 /* ------------------------------------------------------------------ the real planners */
 
-typedef struct planned {
-    arena *a;
-    spec s;
-    sched *sc;
-    char *out;
-    size_t len;
-} planned;
+/* A spec planned for sm_80 (the harness). */
+typedef harness planned;
 
 static const char *saxpy_src =
     "pipeline saxpy {\n"
@@ -879,41 +865,33 @@ static const char *saxpy_src =
     "  compute elementwise (i) { z[i] = a * x[i] + y[i]; }\n"
     "}\n";
 
-static void plan_saxpy(planned *p, mech m, int stages, const char *grid)
+static void plan_spec(planned *p, const char *file, const char *src, mech m)
 {
     static const target tgt = {.sm = {80}, .narch = 1};
-    char src[1024];
-    snprintf(src, sizeof src, saxpy_src, stages, grid);
-    p->a = arena_new();
-    p->out = NULL;
-    FILE *mf = open_memstream(&p->out, &p->len);
-    diag_ctx d;
-    diag_init(&d, mf, "saxpy.pipe", src, strlen(src));
-    ast_file *f = parse_source(p->a, &d, "saxpy.pipe", src, strlen(src));
-    ck_assert_int_eq(d.errors, 0);
-    ck_assert(sema_check(p->a, &d, f, &tgt, &p->s));
-    p->sc = plan_schedule(p->a, &d, &p->s, m, 80);
-    fclose(mf);
+    h_start(p, file, src);
+    ck_assert(h_check(p, &tgt));
+    h_plan(p, m, 80);
+    h_end(p);
     ck_assert_ptr_nonnull(p->sc);
 }
 
+static void plan_saxpy(planned *p, mech m, int stages, const char *grid)
+{
+    char src[1024];
+    snprintf(src, sizeof src, saxpy_src, stages, grid);
+    plan_spec(p, "saxpy.pipe", src, m);
+}
+
+/* Verify the schedule; p->diags gets the verifier's diagnostics (without source lines). */
 static bool planned_verify(planned *p)
 {
-    free(p->out);
-    p->out = NULL;
-    FILE *mf = open_memstream(&p->out, &p->len);
-    diag_ctx d;
-    diag_init(&d, mf, "saxpy.pipe", "", 0);
-    bool ok = verify_schedule(&d, p->sc);
-    fclose(mf);
+    h_restart_diags(p, "");
+    bool ok = h_verify(p, p->sc);
+    h_end(p);
     return ok;
 }
 
-static void planned_free(planned *p)
-{
-    free(p->out);
-    arena_free(p->a);
-}
+static void planned_free(planned *p) { h_free(p); }
 
 START_TEST(planned_schedules_proven)
 {
@@ -922,11 +900,11 @@ START_TEST(planned_schedules_proven)
         for (int S = 1; S <= 6; ++S) {
             planned p;
             plan_saxpy(&p, MECH_CP_ASYNC, S, grids[g]);
-            ck_assert_msg(planned_verify(&p), "%s", p.out);
-            ck_assert_str_eq(p.out, "");
+            ck_assert_msg(planned_verify(&p), "%s", p.diags);
+            ck_assert_str_eq(p.diags, "");
             planned_free(&p);
             plan_saxpy(&p, MECH_SYNC, S, grids[g]);
-            ck_assert_msg(planned_verify(&p), "%s", p.out);
+            ck_assert_msg(planned_verify(&p), "%s", p.diags);
             planned_free(&p);
         }
 }
@@ -947,9 +925,9 @@ START_TEST(planned_cp_async_faults)
             plan_saxpy(&p, MECH_CP_ASYNC, S, "persistent");
             ck_assert(verify_inject(p.sc, cases[i].k));
             ck_assert(!planned_verify(&p));
-            ck_assert_msg(strstr(p.out, cases[i].tag), "%s: %s",
-                          verify_fault_name(cases[i].k), p.out);
-            ck_assert_int_eq(count_of(p.out, "error:"), 1);
+            ck_assert_msg(strstr(p.diags, cases[i].tag), "%s: %s",
+                          verify_fault_name(cases[i].k), p.diags);
+            ck_assert_int_eq(count(p.diags, "error:"), 1);
             planned_free(&p);
         }
 }
@@ -963,7 +941,7 @@ START_TEST(planned_cp_async_one_slot)
     ck_assert(!verify_inject(p.sc, FAULT_ONE_SLOT_SHORT));
     ck_assert(verify_inject(p.sc, FAULT_WAIT_PLUS_ONE));
     ck_assert(!planned_verify(&p));
-    ck_assert_ptr_nonnull(strstr(p.out, "[cp.async] RAW: the compute of step 0"));
+    ck_assert_ptr_nonnull(strstr(p.diags, "[cp.async] RAW: the compute of step 0"));
     planned_free(&p);
 }
 END_TEST
@@ -981,19 +959,11 @@ static const char *staged_out_src =
 
 START_TEST(planned_staged_output)
 {
-    static const target tgt = {.sm = {80}, .narch = 1};
     static const mech mechs[] = {MECH_SYNC, MECH_CP_ASYNC};
     for (int i = 0; i < 2; ++i) {
-        planned p = {.a = arena_new()};
-        FILE *mf = open_memstream(&p.out, &p.len);
-        diag_ctx d;
-        diag_init(&d, mf, "so.pipe", staged_out_src, strlen(staged_out_src));
-        ast_file *f = parse_source(p.a, &d, "so.pipe", staged_out_src, strlen(staged_out_src));
-        ck_assert(f && sema_check(p.a, &d, f, &tgt, &p.s));
-        p.sc = plan_schedule(p.a, &d, &p.s, mechs[i], 80);
-        fclose(mf);
-        ck_assert_ptr_nonnull(p.sc);
-        ck_assert_msg(planned_verify(&p), "%s", p.out);
+        planned p;
+        plan_spec(&p, "so.pipe", staged_out_src, mechs[i]);
+        ck_assert_msg(planned_verify(&p), "%s", p.diags);
         /* The barrier between the compute and the store removed: the store reads the
          * output slot before every thread's writes are visible to it. */
         ir_section *loop = &p.sc->secs[p.sc->nsecs - 1];
@@ -1002,9 +972,9 @@ START_TEST(planned_staged_output)
         loop->ops[loop->nops - 2] = loop->ops[loop->nops - 1];
         loop->nops--;
         ck_assert(!planned_verify(&p));
-        ck_assert_ptr_nonnull(strstr(p.out, "] RAW: the store of step 0 (every thread) reads "
-                                            "slot 0 before the compute's writes of every thread "
-                                            "are visible"));
+        ck_assert_ptr_nonnull(strstr(p.diags, "] RAW: the store of step 0 (every thread) reads "
+                                              "slot 0 before the compute's writes of every thread "
+                                              "are visible"));
         planned_free(&p);
     }
 }
@@ -1092,11 +1062,4 @@ static Suite *verify_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(verify_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+int main(void) { return run_suite(verify_suite()); }
