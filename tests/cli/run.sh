@@ -78,6 +78,18 @@ c_help_matches_docs() {
     diff=$(diff <(help_options) <(doc_options | grep -vx -- '-'))
     [ -z "$diff" ] || fail "--help (<) and docs/cli.md (>) differ: $(tr '\n' ' ' <<<"$diff")"
 }
+c_generated_api_listing() {
+    # docs/generated-api.md shows one whole generated file: it is what pipegen writes.
+    pg saxpy.pipe --lower=cp.async -o saxpy.cu
+    expect_status 0; expect_no_err
+    local doc
+    doc=$(sed -n '/^<!-- generated: pipegen saxpy.pipe --lower=cp.async -o saxpy.cu -->$/,/^<!-- end generated -->$/p' \
+          "$root/docs/generated-api.md" | sed '1,2d;$d' | sed '$d')
+    [ -n "$doc" ] || fail "no generated listing in docs/generated-api.md"
+    [ "$doc" = "$(cat saxpy.cu)" ] ||
+        fail "docs/generated-api.md's listing is not today's output: $(diff <(echo "$doc") saxpy.cu | head -n 4 | tr '\n' ' ')"
+    rm -f saxpy.cu saxpy.cuh
+}
 c_no_input() {
     pg
     expect_status 1; expect_no_out; expect_err_has "usage: pipegen [options] SPEC.pipe"
