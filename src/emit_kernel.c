@@ -817,8 +817,11 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, bool 
     kp(&k, "template <int VEC>\n__global__ void __launch_bounds__(%d", sc->threads);
     if (s->blocks_per_sm)
         kp(&k, ", %d", s->blocks_per_sm);
-    kp(&k, ") %s_sm%d(const struct %s_args pg_args, const int64_t pg_ntiles)\n{\n", s->name,
-       sm, s->name);
+    /* The parameters are the host plan's: what the launcher passes, the kernel reads. */
+    kp(&k, ") %s_sm%d(", s->name, sm);
+    for (int i = 0; i < u->host->nparams; ++i)
+        kp(&k, "%s%s %s", i ? ", " : "", u->host->params[i].ctype, u->host->params[i].name);
+    kp(&k, ")\n{\n");
     if (guarded)
         kp(&k, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= %d0\n", sm);
     k.ind = 4;
