@@ -81,7 +81,7 @@ static const char usage[] =
 /* ------------------------------------------------------------------ options */
 
 /* The architectures pipegen generates kernels for, and how --arch spells them. */
-static const int known_archs[] = {80, 86, 87, 89, 90};
+static const int known_archs[] = {80, 86, 87, 89, 90, 100, 103, 120};
 enum { NKNOWN_ARCHS = sizeof known_archs / sizeof known_archs[0] };
 
 static bool arch_known(int sm)
@@ -99,7 +99,7 @@ static void bad_arch(const char *list, diag_ctx *d)
         snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%ssm_%d",
                  i ? ", " : "", known_archs[i]);
     diag_fatal_noloc(d, "bad --arch '%s' (expected a comma-separated list of %s; nvcc's "
-                     "other names, such as sm_75, sm_90a or sm_100, have no kernel here)",
+                     "other names, such as sm_75, sm_90a or sm_101, have no kernel here)",
                      list, valid);
 }
 

@@ -14,8 +14,8 @@ long long sema_smem_limit(int sm)
 {
     switch (sm) {
     case 80: case 87: return 163 * 1024;
-    case 86: case 89: return 99 * 1024;
-    case 90: case 100: return 227 * 1024;
+    case 86: case 89: case 120: return 99 * 1024;
+    case 90: case 100: case 103: return 227 * 1024;
     default: return 48 * 1024;
     }
 }

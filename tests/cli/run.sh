@@ -769,12 +769,18 @@ c_warning_hints() {
 }
 c_arch_lists_valid_names() {
     local a
-    for a in sm_90a sm_100 sm_75 compute_90; do
+    for a in sm_90a sm_101 sm_75 compute_90; do
         pg saxpy.pipe --arch=$a
         expect_status 1
-        expect_err "pipegen: error: bad --arch '$a' (expected a comma-separated list of sm_80, sm_86, sm_87, sm_89, sm_90; nvcc's other names, such as sm_75, sm_90a or sm_100, have no kernel here)"
+        expect_err "pipegen: error: bad --arch '$a' (expected a comma-separated list of sm_80, sm_86, sm_87, sm_89, sm_90, sm_100, sm_103, sm_120; nvcc's other names, such as sm_75, sm_90a or sm_101, have no kernel here)"
     done
     expect_files
+    # Blackwell's names are targets: their kernels are sm_80's where the plan is the same.
+    pg saxpy.pipe --arch=sm_80,sm_100,sm_120 -o k.cu
+    expect_status 0; expect_no_err
+    grep -q '^static const int saxpy_sm\[1\] = {80};' k.cu || fail "sm_100, sm_120: not sm_80's kernel"
+    grep -q 'code=sm_120 -gencode arch=compute_120,code=compute_120' k.cu || fail "no sm_120 flags in the guard"
+    rm -f k.cu k.cuh
 }
 c_diagnostics_color() {
     local esc=$'\033['
