@@ -893,6 +893,87 @@ static bool planned_verify(planned *p)
 
 static void planned_free(planned *p) { h_free(p); }
 
+/* ------------------------------------------------------------------ the host plan */
+
+/* The host plan of saxpy's schedule under m (one architecture), checked; the verdict, the
+ * diagnostics in p->diags. fault: FAULT_NONE or a host fault injected first. */
+static bool host_verdict(planned *p, mech m, fault_kind fault)
+{
+    plan_saxpy(p, m, 3, "persistent");
+    host_plan *hp = plan_host(p->a, &p->s, &p->sc, 1);
+    if (fault != FAULT_NONE)
+        ck_assert(verify_inject_host(hp, fault));
+    h_restart_diags(p, "");
+    bool ok = verify_host(&p->d, &p->s, hp);
+    h_end(p);
+    return ok;
+}
+
+START_TEST(host_plan_proven_and_ordered)
+{
+    static const mech mechs[] = {MECH_SYNC, MECH_CP_ASYNC, MECH_CP_ASYNC_MBARRIER, MECH_CG,
+                                 MECH_PIPELINE};
+    for (size_t i = 0; i < sizeof mechs / sizeof mechs[0]; ++i) {
+        planned p;
+        ck_assert_msg(host_verdict(&p, mechs[i], FAULT_NONE), "%s", p.diags);
+        ck_assert_str_eq(p.diags, "");
+        planned_free(&p);
+    }
+    /* Checks first, the launch after the variant's preparation and the grid. */
+    planned p;
+    plan_saxpy(&p, MECH_CP_ASYNC, 3, "persistent");
+    host_plan *hp = plan_host(p.a, &p.s, &p.sc, 1);
+    static const host_op_kind order[] = {
+        HOP_CHECK_ARGS, HOP_CHECK_ARRAY, HOP_CHECK_ARRAY, HOP_CHECK_ARRAY, HOP_CHECK_DISJOINT,
+        HOP_CHECK_DISJOINT, HOP_COUNT_TILES, HOP_RETURN_IF_EMPTY, HOP_COPY_WIDTH,
+        HOP_SELECT_VARIANT, HOP_GRID, HOP_LAUNCH,
+    };
+    ck_assert_int_eq(hp->nops, (int)(sizeof order / sizeof order[0]));
+    for (int i = 0; i < hp->nops; ++i)
+        ck_assert_str_eq(host_op_name(hp->ops[i].kind), host_op_name(order[i]));
+    ck_assert_int_eq(hp->nparams, 2);
+    ck_assert_int_eq(hp->params[1].value, HV_NTILES);
+    ck_assert_int_eq(hp->nvariants, 1);
+    planned_free(&p);
+}
+END_TEST
+
+START_TEST(host_faults_caught)
+{
+    static const struct { fault_kind k; const char *rule; } cases[] = {
+        {FAULT_DROP_ARRAY_CHECK, "[host] checks: array 'x' is not checked"},
+        {FAULT_LATE_SELECT, "[host] prepare: "},
+        {FAULT_DROP_PARAM, "[host] params: kernel parameter 'pg_ntiles'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        planned p;
+        ck_assert(!host_verdict(&p, MECH_CP_ASYNC, cases[i].k));
+        ck_assert_msg(strstr(p.diags, cases[i].rule), "%s: %s", verify_fault_name(cases[i].k),
+                      p.diags);
+        planned_free(&p);
+    }
+}
+END_TEST
+
+START_TEST(host_twin_schedules_one_variant)
+{
+    /* sm_80's and sm_90's schedules of saxpy are the same: one variant serves both. A
+     * schedule that differs (another slot count) is a variant of its own, highest first. */
+    planned p;
+    plan_saxpy(&p, MECH_CP_ASYNC, 3, "persistent");
+    sched *two[2] = {p.sc, plan_schedule(p.a, &p.d, &p.s, MECH_CP_ASYNC, 90)};
+    host_plan *hp = plan_host(p.a, &p.s, two, 2);
+    ck_assert_int_eq(hp->nvariants, 1);
+    ck_assert_int_eq(hp->variant[0], 0);
+    two[1]->nslots = 2;
+    hp = plan_host(p.a, &p.s, two, 2);
+    ck_assert_int_eq(hp->nvariants, 2);
+    ck_assert_int_eq(hp->variant[0], 1);
+    ck_assert_int_eq(hp->variant[1], 0);
+    planned_free(&p);
+}
+END_TEST
+
 START_TEST(planned_schedules_proven)
 {
     static const char *grids[] = {"per_tile", "persistent"};
@@ -1054,6 +1135,9 @@ static Suite *verify_suite(void)
     suite_add_tcase(s, pt);
 
     TCase *pl = tcase_create("planned");
+    tcase_add_test(pl, host_plan_proven_and_ordered);
+    tcase_add_test(pl, host_faults_caught);
+    tcase_add_test(pl, host_twin_schedules_one_variant);
     tcase_add_test(pl, planned_schedules_proven);
     tcase_add_test(pl, planned_cp_async_faults);
     tcase_add_test(pl, planned_cp_async_one_slot);
