@@ -287,10 +287,10 @@ static void emit_work_counts(kctx *k)
     } else {
         kdecl(k, "pg_ks", "constexpr int64_t pg_ks = %lld;\n", s->march ? s->march : 1);
     }
-    kp(k, "const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles\n"
-          "    ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;\n");
-    kp(k, one_step(s) ? "const int64_t pg_trips = pg_items;\n"
-                      : "const int64_t pg_trips = pg_items * pg_ks;\n");
+    kdecl(k, "pg_items", "const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? "
+          "(pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;\n");
+    kdecl(k, "pg_trips", one_step(s) ? "const int64_t pg_trips = pg_items;\n"
+                                     : "const int64_t pg_trips = pg_items * pg_ks;\n");
 }
 
 /* The work item of a step (blocks stride over items), its tile's origin per dimension

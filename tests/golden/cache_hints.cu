@@ -36,8 +36,7 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
     unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
     unsigned char *const pg_g_y = (unsigned char *)pg_args.y;
     float *const z = pg_args.z;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
@@ -106,7 +105,7 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
 
     z[i] = x[i] * y[i];
   
-#line 110 "cache_hints.cu"
+#line 109 "cache_hints.cu"
                 }
             }
         }

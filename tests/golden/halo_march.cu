@@ -38,8 +38,7 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
     const pg_view2<float> v{pg_args.v, 0, 0, nx};
     unsigned char *const pg_g_w = (unsigned char *)pg_args.w;
     constexpr int64_t pg_ks = 4;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
@@ -115,7 +114,7 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
     v[j][i] = u[j][i - 1] + u[j][i + 1] - u[j - 1][i] - u[j + 1][i];
     w[j][i] = u[j][i];
   
-#line 119 "halo_march.cu"
+#line 118 "halo_march.cu"
                 }
             }
         }

@@ -40,8 +40,7 @@ __global__ void __launch_bounds__(128) mixed_types_sm80(const struct mixed_types
     unsigned char *const pg_g_u = (unsigned char *)pg_args.u;
     unsigned char *const pg_g_k = (unsigned char *)pg_args.k;
     double *const z = pg_args.z;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
@@ -142,7 +141,7 @@ __global__ void __launch_bounds__(128) mixed_types_sm80(const struct mixed_types
 
     z[i] = scale * ((double)__half2float(h[i]) + (double)__bfloat162float(b[i]) + d[i] + u[i] + k[i]);
   
-#line 146 "mixed_types.cu"
+#line 145 "mixed_types.cu"
                 }
             }
         }

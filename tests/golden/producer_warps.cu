@@ -38,8 +38,7 @@ __global__ void __launch_bounds__(160) specialized_sm80(const struct specialized
     const int64_t n = pg_args.n;
     unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
     float *const z = pg_args.z;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = (int)threadIdx.x - 32;
@@ -104,7 +103,7 @@ __global__ void __launch_bounds__(160) specialized_sm80(const struct specialized
 
     z[i] = a * x[i];
   
-#line 108 "producer_warps.cu"
+#line 107 "producer_warps.cu"
                     }
                 }
             }

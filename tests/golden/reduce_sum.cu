@@ -36,8 +36,7 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
     extern __shared__ __align__(128) unsigned char pg_smem[];
     const int64_t n = pg_args.n;
     unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
@@ -95,7 +94,7 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
 
     acc += x[i];
   
-#line 99 "reduce_sum.cu"
+#line 98 "reduce_sum.cu"
                 }
             }
         }

@@ -38,8 +38,7 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
     unsigned char *const pg_g_u = (unsigned char *)pg_args.u;
     const pg_view2<float> v{pg_args.v, 0, 0, nx};
     constexpr int64_t pg_ks = 4;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
@@ -124,7 +123,7 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
     else
       v[j][i] = 0.25f * (u[j - 1][i] + u[j + 1][i] + u[j][i - 1] + u[j][i + 1]);
   
-#line 128 "samples__jacobi2d_pipeline.cu"
+#line 127 "samples__jacobi2d_pipeline.cu"
                 }
             }
         }

@@ -38,8 +38,7 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
     extern __shared__ __align__(128) unsigned char pg_smem[];
     const int64_t n = pg_args.n;
     unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
@@ -100,7 +99,7 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
 
     acc += x[i];
   
-#line 104 "samples__reduce_sum_pipeline_thread.cu"
+#line 103 "samples__reduce_sum_pipeline_thread.cu"
                 }
             }
         }

@@ -36,8 +36,7 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
     unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
     unsigned char *const pg_g_y = (unsigned char *)pg_args.y;
     float *const z = pg_args.z;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
@@ -102,7 +101,7 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
 
     z[i] = a * x[i] + y[i];
   
-#line 106 "samples__saxpy_cp_async_mbarrier.cu"
+#line 105 "samples__saxpy_cp_async_mbarrier.cu"
                 }
             }
         }

@@ -43,8 +43,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
     unsigned char *const pg_g_B = (unsigned char *)pg_args.B;
     const pg_view2<float> C{pg_args.C, 0, 0, N};
     const int64_t pg_ks = (K + 31) / 32 > 1 ? (K + 31) / 32 : 1;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
@@ -97,7 +96,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 101 "samples__sgemm_cg.cu"
+#line 100 "samples__sgemm_cg.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
             cooperative_groups::wait_prior<1 * pg_cg_step>(pg_block);
             {
@@ -156,7 +155,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       }
     }
   
-#line 160 "samples__sgemm_cg.cu"
+#line 159 "samples__sgemm_cg.cu"
             }
         }
 #line 57 "../../samples/sgemm/sgemm.pipe"
@@ -170,7 +169,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 174 "samples__sgemm_cg.cu"
+#line 173 "samples__sgemm_cg.cu"
     }
 }
 

@@ -44,8 +44,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
     unsigned char *const pg_g_B = (unsigned char *)pg_args.B;
     const pg_view2<float> C{pg_args.C, 0, 0, N};
     const int64_t pg_ks = (K + 31) / 32 > 1 ? (K + 31) / 32 : 1;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
@@ -106,7 +105,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 110 "samples__sgemm_pipeline.cu"
+#line 109 "samples__sgemm_pipeline.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
             if (pg_t + 2 < pg_trips)
                 pg_pipe.producer_acquire();
@@ -169,7 +168,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       }
     }
   
-#line 173 "samples__sgemm_pipeline.cu"
+#line 172 "samples__sgemm_pipeline.cu"
             }
             pg_pipe.consumer_release();
         }
@@ -184,7 +183,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 188 "samples__sgemm_pipeline.cu"
+#line 187 "samples__sgemm_pipeline.cu"
     }
 }
 

@@ -43,8 +43,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
     unsigned char *const pg_g_B = (unsigned char *)pg_args.B;
     const pg_view2<float> C{pg_args.C, 0, 0, N};
     const int64_t pg_ks = (K + 31) / 32 > 1 ? (K + 31) / 32 : 1;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
@@ -98,7 +97,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 102 "samples__sgemm_pipeline_thread.cu"
+#line 101 "samples__sgemm_pipeline_thread.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
             cuda::pipeline_consumer_wait_prior<1>(pg_pipe);
             __syncthreads();
@@ -160,7 +159,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       }
     }
   
-#line 164 "samples__sgemm_pipeline_thread.cu"
+#line 163 "samples__sgemm_pipeline_thread.cu"
             }
         }
 #line 57 "../../samples/sgemm/sgemm.pipe"
@@ -174,7 +173,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 178 "samples__sgemm_pipeline_thread.cu"
+#line 177 "samples__sgemm_pipeline_thread.cu"
     }
 }
 

@@ -41,8 +41,7 @@ __global__ void __launch_bounds__(288) sgemm_sm80(const struct sgemm_args pg_arg
     unsigned char *const pg_g_B = (unsigned char *)pg_args.B;
     const pg_view2<float> C{pg_args.C, 0, 0, N};
     const int64_t pg_ks = (K + 31) / 32 > 1 ? (K + 31) / 32 : 1;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = (int)threadIdx.x - 32;
@@ -112,7 +111,7 @@ __global__ void __launch_bounds__(288) sgemm_sm80(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 116 "samples__sgemm_roles_cp_async_mbarrier.cu"
+#line 115 "samples__sgemm_roles_cp_async_mbarrier.cu"
             for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
                 {
                     const int64_t pg_step = pg_t;
@@ -154,7 +153,7 @@ __global__ void __launch_bounds__(288) sgemm_sm80(const struct sgemm_args pg_arg
       }
     }
   
-#line 158 "samples__sgemm_roles_cp_async_mbarrier.cu"
+#line 157 "samples__sgemm_roles_cp_async_mbarrier.cu"
                 }
                 {
                     const int64_t pg_step = pg_t;
@@ -172,7 +171,7 @@ __global__ void __launch_bounds__(288) sgemm_sm80(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 176 "samples__sgemm_roles_cp_async_mbarrier.cu"
+#line 175 "samples__sgemm_roles_cp_async_mbarrier.cu"
         }
     }
 }

@@ -41,8 +41,7 @@ __global__ void __launch_bounds__(288) sgemm_sm80(const struct sgemm_args pg_arg
     unsigned char *const pg_g_B = (unsigned char *)pg_args.B;
     const pg_view2<float> C{pg_args.C, 0, 0, N};
     const int64_t pg_ks = (K + 31) / 32 > 1 ? (K + 31) / 32 : 1;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = (int)threadIdx.x - 32;
@@ -103,7 +102,7 @@ __global__ void __launch_bounds__(288) sgemm_sm80(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 107 "samples__sgemm_roles_pipeline_roles.cu"
+#line 106 "samples__sgemm_roles_pipeline_roles.cu"
             for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
                 pg_pipe.consumer_wait();
                 {
@@ -141,7 +140,7 @@ __global__ void __launch_bounds__(288) sgemm_sm80(const struct sgemm_args pg_arg
       }
     }
   
-#line 145 "samples__sgemm_roles_pipeline_roles.cu"
+#line 144 "samples__sgemm_roles_pipeline_roles.cu"
                 }
                 pg_pipe.consumer_release();
             }
@@ -156,7 +155,7 @@ __global__ void __launch_bounds__(288) sgemm_sm80(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 160 "samples__sgemm_roles_pipeline_roles.cu"
+#line 159 "samples__sgemm_roles_pipeline_roles.cu"
         }
     }
 }

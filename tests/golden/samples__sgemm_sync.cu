@@ -35,9 +35,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
     unsigned char *const pg_g_B = (unsigned char *)pg_args.B;
     const pg_view2<float> C{pg_args.C, 0, 0, N};
     const int64_t pg_ks = (K + 31) / 32 > 1 ? (K + 31) / 32 : 1;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items * pg_ks;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
     constexpr int pg_pnt = 256;
@@ -64,7 +62,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 68 "samples__sgemm_sync.cu"
+#line 66 "samples__sgemm_sync.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
             {
                 const int64_t pg_step = pg_t;
@@ -119,7 +117,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       }
     }
   
-#line 123 "samples__sgemm_sync.cu"
+#line 121 "samples__sgemm_sync.cu"
             }
             __syncthreads();
         }
@@ -134,7 +132,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 138 "samples__sgemm_sync.cu"
+#line 136 "samples__sgemm_sync.cu"
     }
 }
 

@@ -35,8 +35,7 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
     const int64_t cols = pg_args.cols;
     unsigned char *const pg_g_a = (unsigned char *)pg_args.a;
     unsigned char *const pg_g_b = (unsigned char *)pg_args.b;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
@@ -106,7 +105,7 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
 
     b[c][r] = a[r][c];
   
-#line 110 "samples__transpose_cp_async_mbarrier.cu"
+#line 109 "samples__transpose_cp_async_mbarrier.cu"
                 }
             }
         }

@@ -32,8 +32,7 @@ __global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg
     const int64_t n = pg_args.n;
     unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
     float *const z = pg_args.z;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
@@ -71,7 +70,7 @@ __global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg
 
     z[i] = 2.0f * x[i];
   
-#line 75 "stages1.cu"
+#line 74 "stages1.cu"
                 }
             }
         }

@@ -41,8 +41,7 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
     unsigned char *const pg_g_a = (unsigned char *)pg_args.a;
     double *const s = pg_args.s;
     const int64_t pg_ks = (cols + 63) / 64 > 1 ? (cols + 63) / 64 : 1;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles
-        ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
+    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
     const int pg_ptid = threadIdx.x;
     constexpr int pg_pnt = 64;
@@ -74,7 +73,7 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
 
     double acc = 0.0;
   
-#line 78 "steps_epilogue.cu"
+#line 77 "steps_epilogue.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
             pg_cp_async_wait<2>();
             __syncthreads();
@@ -108,7 +107,7 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
         if (k + kk < cols && r0 + threadIdx.x < rows)
           acc += a[r0 + threadIdx.x][k + kk];
   
-#line 112 "steps_epilogue.cu"
+#line 111 "steps_epilogue.cu"
             }
         }
 #line 22 "steps_epilogue.pipe"
@@ -116,7 +115,7 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
     if (threadIdx.x < 32 && r0 + threadIdx.x < rows)
       s[r0 + threadIdx.x] = acc;
   
-#line 120 "steps_epilogue.cu"
+#line 119 "steps_epilogue.cu"
     }
 }
 
