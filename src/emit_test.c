@@ -11,13 +11,33 @@
 
 #include <string.h>
 
-/* Host-side type of a reference accumulator: wider than the device's where that is free. */
+/* Host-side type of a reference accumulator: wider than the device's where that is free
+ * (float, int). half and bfloat16 keep their own type, whose host operators (cuda_fp16.h,
+ * cuda_bf16.h) take the compute body's text as it is (a double would not: converting a
+ * __half to double is ambiguous); they only combine min and max (sema), which are exact in
+ * any type. */
 static const char *ref_accum_ctype(elem_type t)
 {
     switch (t) {
-    case TY_FLOAT: case TY_DOUBLE: case TY_HALF: case TY_BF16: return "double";
+    case TY_FLOAT: case TY_DOUBLE: return "double";
     case TY_INT: return "long long";
     default: return ast_type_ctype(t);
+    }
+}
+
+/* The identity of a reference accumulator, as the device's (emit_accum_identity) once the
+ * result is converted to the accumulator's type: an int's min starts at INT_MAX, not at
+ * INFINITY (whose conversion to an integer is undefined). */
+static const char *ref_accum_identity(const spec_accum *acc)
+{
+    bool is_float = acc->type != TY_INT && acc->type != TY_UINT8;
+    switch (acc->combine) {
+    case COMBINE_MIN:
+        return is_float ? "INFINITY" : acc->type == TY_INT ? "2147483647LL" : "255";
+    case COMBINE_MAX:
+        return is_float ? "-INFINITY" : acc->type == TY_INT ? "(-2147483647LL - 1)" : "0";
+    default:
+        return "0";
     }
 }
 
@@ -87,8 +107,7 @@ static void emit_reference(strbuf *o, const emit_unit *u)
         emit_host_array(o, &s->arrays[i]);
     for (int i = 0; i < s->naccums; ++i)
         sb_printf(o, "    %s %s = %s;\n", ref_accum_ctype(s->accums[i].type), s->accums[i].name,
-                  s->accums[i].combine == COMBINE_SUM ? "0"
-                  : s->accums[i].combine == COMBINE_MIN ? "INFINITY" : "-INFINITY");
+                  ref_accum_identity(&s->accums[i]));
     /* With index names: once per element of the tile array, in order; without: once. */
     const spec_array *ta = &s->arrays[s->tile_array];
     for (int d = 0; d < s->reference.nidx; ++d) {

@@ -196,6 +196,19 @@ static void check_accum(checker *c, const ast_item *it)
     spec *s = c->s;
     if (!declare(c, it->name, it->name_loc, "an accumulator"))
         return;
+    /* The threads and the grid-wide combine add in the accumulator's own type: a half or
+     * bfloat16 sum over a whole array drops its small terms (and a half one overflows),
+     * so no reference, the generated test's included, can agree with it. */
+    if (it->combine == COMBINE_SUM && (it->type == TY_HALF || it->type == TY_BF16)) {
+        diag_error(c->d, it->combine_loc, "a %s accumulator cannot combine sum: the threads "
+                   "and the grid-wide combine add in %s precision (%s), which over a whole "
+                   "array drops the small terms%s; accumulate a float into a float array "
+                   "instead", ast_type_name(it->type), ast_type_name(it->type),
+                   it->type == TY_HALF ? "11 significant bits, at most 65504"
+                                       : "8 significant bits",
+                   it->type == TY_HALF ? " and overflows" : "");
+        return;
+    }
     int into = find_array(s, it->into);
     if (into < 0) {
         diag_error(c->d, it->into_loc, "unknown array '%s'", it->into);

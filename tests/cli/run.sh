@@ -884,6 +884,28 @@ c_test_driver_misaligns_per_array() {
     expect_files
 }
 
+c_test_driver_accum_reference() {
+    # The reference's accumulators: half and bfloat16 in their own type (the compute
+    # body's text compiles there; a double made '>' and '?:' ambiguous), float and int
+    # wider, and each starting at the device's identity (an int's min at INT_MAX: INFINITY
+    # converted to long long is undefined, and was LLONG_MIN on x86).
+    cp "$root/tests/golden/accum_types.pipe" acc.pipe
+    pg acc.pipe -o k.cu --emit-test=t.cu
+    expect_status 0; expect_no_err
+    local d
+    for d in "    __half hi = -INFINITY;" "    long long lo = 2147483647LL;" \
+             "    long long tot = 0;" "    unsigned char top = 0;" \
+             "    __nv_bfloat16 blo = INFINITY;" "    kmin[0] = (int)lo;"; do
+        grep -qxF -- "$d" t.cu || fail "t.cu lacks '$d'"
+    done
+    sed 's/^  out   int      kmin\[1\];/  out   int      kmin[1];\n  out   int      kmax[1];/; s/^  accum   int      lo  combine min into kmin;/&\n  accum   int      hi2 combine max into kmax;/' acc.pipe >acc2.pipe
+    pg acc2.pipe -o k.cu --emit-test=t.cu
+    expect_status 0
+    grep -qxF "    long long hi2 = (-2147483647LL - 1);" t.cu || fail "int max does not start at INT_MIN"
+    rm -f acc.pipe acc2.pipe k.cu k.cuh t.cu
+    expect_files
+}
+
 # ------------------------------------------------------------------ driver
 . "$root/tests/cases.sh"
 cases=$(cases_of "$0" "$@")
