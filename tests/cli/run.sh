@@ -906,6 +906,31 @@ c_test_driver_accum_reference() {
     expect_files
 }
 
+c_numeric_options_digits_only() {
+    # Numbers on the command line are digits: no blank, sign, base prefix or fraction
+    # that strtol, strtod or scanf would have taken.
+    local v
+    for v in ' 1' '+1' '-0' '1 ' '0x1' '' '1e1' '2.0' $'1\n'; do
+        pg saxpy.pipe --producer-warps="$v" --verify
+        expect_status 1; expect_err "pipegen: error: bad --producer-warps '$v' (expected 0 to 31)"
+    done
+    pg saxpy.pipe --producer-warps=02 --lower=cp.async.mbarrier --verify
+    expect_status 0; expect_no_err
+    for v in ' 5' '+5' '-5' '1.5' '0x10' '0x1p4' '1e' '.5' '5.' 'e5' '1e+6' '0'; do
+        pg saxpy.pipe --watchdog="$v" --verify
+        expect_status 1; expect_err "pipegen: error: bad --watchdog '$v' (expected a number of cycles)"
+    done
+    for v in 1000 1e6 2E9 1.5e3; do
+        pg saxpy.pipe --lower=cp.async.mbarrier --watchdog="$v" --verify
+        expect_status 0; expect_no_err
+    done
+    for v in 'sm_ 80' 'sm_+80' 'sm_080' 'sm_80 ' ' sm_80' 'sm_80,sm_ 90'; do
+        pg saxpy.pipe --arch="$v" --verify
+        expect_status 1; expect_err_has "pipegen: error: bad --arch '$v' (expected"
+    done
+    expect_files
+}
+
 # ------------------------------------------------------------------ driver
 . "$root/tests/cases.sh"
 cases=$(cases_of "$0" "$@")
