@@ -718,9 +718,8 @@ static void check_body_returns(checker *c, const ast_item *it)
             ++nparen;
             trailing = false;
         } else if (ch == ')') {
-            if (nparen > 0)
-                --nparen;
-            closed_ctrl = nparen < MAX_NEST && paren_ctrl[nparen];
+            /* An unmatched ')' (the body's C is not ours to check) closes nothing. */
+            closed_ctrl = nparen > 0 && --nparen < MAX_NEST && paren_ctrl[nparen];
             trailing = false;
         } else if (len == 2 && tok[1] == '>') {
             /* After a lambda's parameters or a specifier (mutable, noexcept); after any
