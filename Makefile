@@ -30,7 +30,7 @@ LIB_OBJ = $(filter-out %/main.o,$(OBJ))
 ASAN_LIB_OBJ = $(filter-out %/main.o,$(ASAN_OBJ))
 
 .PHONY: all demo check unit golden errors fuzz compile-test valgrind gpu-check bench \
-        bench-report install clean samples mutation cli build-test
+        bench-report install clean samples mutation cli build-test fuzz-lib fuzz-long
 .DELETE_ON_ERROR:
 
 all: $(B)/pipegen $(B)/libpipert.a
@@ -117,6 +117,30 @@ errors: $(B)/asan/pipegen
 fuzz: $(B)/asan/pipegen
 	@tests/fuzz/run.sh $(B)/asan/pipegen
 
+# libFuzzer over the compiler in memory (tests/fuzz/libfuzzer.c), built with clang
+# -fsanitize=fuzzer,address,undefined: fuzz-lib runs it for FUZZ_TIME seconds (default 120)
+# from the seed corpus, fuzz-long for hours (FUZZ_TIME, default 4 h) from a corpus kept in
+# $(B)/fuzz/corpus. Without clang's fuzzer runtime the script says SKIPPED and how to
+# install it; it builds the harness itself (only then is clang needed).
+FUZZ_CC ?= clang
+FUZZ_FLAGS = -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_LIB_OBJ = $(LIB_OBJ:$(B)/obj/%=$(B)/fuzz/%)
+$(B)/fuzz/%.o: src/%.c $(HDRS) $(B)/gen/parser.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(PG_WARN) $(PG_CPPFLAGS) -c -o $@ $<
+$(B)/fuzz/%.o: $(B)/gen/%.c src/pipegen.h $(B)/gen/parser.h $(B)/gen/lexer.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(GEN_WARN) $(PG_CPPFLAGS) -c -o $@ $<
+$(B)/fuzz/fuzz-pipegen: tests/fuzz/libfuzzer.c $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(PG_WARN) $(PG_CPPFLAGS) -o $@ $^
+
+fuzz-lib:
+	@FUZZ_CC=$(FUZZ_CC) tests/fuzz/libfuzzer.sh $(B)/fuzz/fuzz-pipegen
+
+fuzz-long:
+	@FUZZ_CC=$(FUZZ_CC) FUZZ_TIME=$${FUZZ_TIME:-14400} FUZZ_CORPUS=$${FUZZ_CORPUS:-$(B)/fuzz/corpus} \
+	    tests/fuzz/libfuzzer.sh $(B)/fuzz/fuzz-pipegen
+
 compile-test: $(B)/pipegen
 	@tests/compile/run.sh $(B)/pipegen
 
@@ -135,7 +159,7 @@ build-test:
 # The suites of `make check`, in this order. Every suite runs even after an earlier one
 # failed (a plain sub-make would stop there); the last line names the failed ones, and
 # check then fails.
-CHECK_SUITES = unit golden errors mutation cli fuzz build-test compile-test valgrind
+CHECK_SUITES = unit golden errors mutation cli fuzz fuzz-lib build-test compile-test valgrind
 check: all
 	@failed=; for suite in $(CHECK_SUITES); do \
 	    $(MAKE) --no-print-directory $$suite || failed="$$failed $$suite"; \

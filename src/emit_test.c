@@ -3,21 +3,41 @@
  * The test driver runs the generated launcher on random, non-constant inputs over the
  * sizes and trip counts that break pipelines (0, 1, tile-1, tile, tile+1, a prime, a size
  * of at least 2^26 elements; forced grids that give blocks 0, 1, < stages and > stages
- * trips; pointers misaligned to each copy width), checks every output element against the
- * spec's own host reference, checks that nothing was written past an output's end, and
- * that accumulators are deterministic. The bench driver times the launcher against
+ * trips; pointers misaligned to each copy width, each array by its own element size),
+ * checks every output element against the spec's own host reference, checks that nothing
+ * was written outside an output, and that accumulators are deterministic. The bench driver times the launcher against
  * cudaMemcpy device-to-device in the same process. */
 #include "pipegen.h"
 
 #include <string.h>
 
-/* Host-side type of a reference accumulator: wider than the device's where that is free. */
+/* Host-side type of a reference accumulator: wider than the device's where that is free
+ * (float, int). half and bfloat16 keep their own type, whose host operators (cuda_fp16.h,
+ * cuda_bf16.h) take the compute body's text as it is (a double would not: converting a
+ * __half to double is ambiguous); they only combine min and max (sema), which are exact in
+ * any type. */
 static const char *ref_accum_ctype(elem_type t)
 {
     switch (t) {
-    case TY_FLOAT: case TY_DOUBLE: case TY_HALF: case TY_BF16: return "double";
+    case TY_FLOAT: case TY_DOUBLE: return "double";
     case TY_INT: return "long long";
     default: return ast_type_ctype(t);
+    }
+}
+
+/* The identity of a reference accumulator, as the device's (emit_accum_identity) once the
+ * result is converted to the accumulator's type: an int's min starts at INT_MAX, not at
+ * INFINITY (whose conversion to an integer is undefined). */
+static const char *ref_accum_identity(const spec_accum *acc)
+{
+    bool is_float = acc->type != TY_INT && acc->type != TY_UINT8;
+    switch (acc->combine) {
+    case COMBINE_MIN:
+        return is_float ? "INFINITY" : acc->type == TY_INT ? "2147483647LL" : "255";
+    case COMBINE_MAX:
+        return is_float ? "-INFINITY" : acc->type == TY_INT ? "(-2147483647LL - 1)" : "0";
+    default:
+        return "0";
     }
 }
 
@@ -87,8 +107,7 @@ static void emit_reference(strbuf *o, const emit_unit *u)
         emit_host_array(o, &s->arrays[i]);
     for (int i = 0; i < s->naccums; ++i)
         sb_printf(o, "    %s %s = %s;\n", ref_accum_ctype(s->accums[i].type), s->accums[i].name,
-                  s->accums[i].combine == COMBINE_SUM ? "0"
-                  : s->accums[i].combine == COMBINE_MIN ? "INFINITY" : "-INFINITY");
+                  ref_accum_identity(&s->accums[i]));
     /* With index names: once per element of the tile array, in order; without: once. */
     const spec_array *ta = &s->arrays[s->tile_array];
     for (int d = 0; d < s->reference.nidx; ++d) {
@@ -166,32 +185,99 @@ static void emit_alloc(strbuf *o, const spec *s)
     sb_puts(o, "}\n\n");
 }
 
-/* Upload: inputs are copied at offset `off` bytes; the bytes around them are garbage
- * (inputs) or poison 0xff (outputs, checked afterwards). */
+/* Upload: each array at its offset off[i] bytes (a row of pg_offsets); the bytes around
+ * the data are garbage (inputs) or poison 0xff (outputs, checked afterwards). */
 static void emit_upload(strbuf *o, const spec *s)
 {
-    sb_printf(o, "static void pg_upload(pg_buffers &b, struct %s_args &a, size_t off)\n{\n",
+    sb_printf(o, "static void pg_upload(pg_buffers &b, struct %s_args &a, const size_t *off)\n{\n",
               s->name);
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];
         const char *n = arr->name;
         int esz = ast_type_size(arr->type);
-        sb_printf(o, "    {\n        std::vector<unsigned char> img(b.n_%s * %d + 16 + PG_GUARD);\n"
+        sb_printf(o, "    {\n        const size_t o = off[%d];\n"
+                     "        std::vector<unsigned char> img(b.n_%s * %d + 16 + PG_GUARD);\n"
                      "        for (size_t e = 0; e < img.size(); ++e)\n"
-                     "            img[e] = %s;\n", n, esz,
+                     "            img[e] = %s;\n", i, n, esz,
                   arr->dir != DIR_IN ? "0xff" : "(unsigned char)(pg_uniform() * 256.0)");
         if (arr->dir != DIR_OUT)
-            sb_printf(o, "        if (b.n_%s)\n            memcpy(img.data() + off, b.h_%s.data(), "
+            sb_printf(o, "        if (b.n_%s)\n            memcpy(img.data() + o, b.h_%s.data(), "
                          "b.h_%s.size());\n", n, n, n);
         sb_printf(o, "        PG_CHECK(cudaMemcpy(b.d_%s, img.data(), img.size(), "
                      "cudaMemcpyHostToDevice));\n", n);
-        sb_printf(o, "        a.%s = (%s%s *)(b.d_%s + off);\n    }\n", n,
+        sb_printf(o, "        a.%s = (%s%s *)(b.d_%s + o);\n    }\n", n,
                   arr->dir == DIR_IN ? "const " : "",
                   arr->type == TY_HALF ? "pipegen_half" : arr->type == TY_BF16 ? "pipegen_bf16"
                                                                                 : ast_type_ctype(arr->type),
                   n);
     }
     sb_puts(o, "}\n\n");
+}
+
+/* ------------------------------------------------------------------ misalignment */
+
+/* The pointer offsets of the misaligned cases: a row per case, a column per array, each
+ * the bytes past the 256-byte boundary of cudaMalloc, so that the pointer is aligned to
+ * exactly that many bytes. The launcher requires every array's element alignment, so each
+ * array moves by multiples of its own element size, never of another array's:
+ *   - for each A of 1, 2, 4, 8 from the smallest element size on: every array aligned to
+ *     exactly max(A, its element size); the first such row puts every array at exactly
+ *     its element size, the next ones at 2, 4 and 8 bytes where that is more;
+ *   - with several arrays, two staggered rows: array i aligned to its element size times
+ *     2^((i + phase) mod m), m the number of alignments below 16 bytes it can have, so
+ *     that the arrays of one launch differ (the launcher's copy width is the narrowest).
+ * A row equal to an earlier one is left out. Returns the rows, each narrays offsets. */
+enum { MISALIGN_ROWS = 6 };
+
+static int misalign_rows(arena *a, const spec *s, int *rows[MISALIGN_ROWS])
+{
+    int min_esz = 16, n = 0;
+    for (int i = 0; i < s->narrays; ++i)
+        if (ast_type_size(s->arrays[i].type) < min_esz)
+            min_esz = ast_type_size(s->arrays[i].type);
+    size_t row_bytes = sizeof(int) * (size_t)s->narrays;
+    for (int r = 0; r < MISALIGN_ROWS; ++r) {
+        int align = 1 << r;   /* rows 0-3: 1, 2, 4, 8 bytes; rows 4 and 5: the staggers */
+        if (r < 4 && align < min_esz)
+            continue;
+        if (r >= 4 && s->narrays < 2)
+            break;
+        int *row = arena_alloc(a, row_bytes);
+        for (int i = 0; i < s->narrays; ++i) {
+            int esz = ast_type_size(s->arrays[i].type), m = 0;
+            for (int w = esz; w < 16; w *= 2)
+                ++m;
+            row[i] = r < 4 ? (align > esz ? align : esz) : esz << ((i + r - 4) % m);
+        }
+        bool seen = false;
+        for (int k = 0; k < n && !seen; ++k)
+            seen = !memcmp(rows[k], row, row_bytes);
+        if (!seen)
+            rows[n++] = row;
+    }
+    return n;
+}
+
+static void emit_offsets(strbuf *o, const spec *s)
+{
+    int *rows[MISALIGN_ROWS];
+    int n = misalign_rows(o->arena, s, rows);
+    sb_puts(o, "/* The pointer offsets of the cases: bytes past cudaMalloc's 256-byte alignment, per\n"
+               " * array, so that each pointer is aligned to exactly that (its element size or\n"
+               " * more; 0: 256). Row 0 is the aligned case, the others the misaligned ones. */\n");
+    sb_printf(o, "enum { PG_NARRAYS = %d, PG_NOFFSETS = %d };\n"
+                 "static const size_t pg_offsets[PG_NOFFSETS][PG_NARRAYS] = {\n",
+              s->narrays, n + 1);
+    for (int r = -1; r < n; ++r) {
+        sb_puts(o, "    {");
+        for (int i = 0; i < s->narrays; ++i)
+            sb_printf(o, "%s%d", i ? ", " : "", r < 0 ? 0 : rows[r][i]);
+        sb_puts(o, "},\n");
+    }
+    sb_puts(o, "};\nstatic const char *const pg_array_names[PG_NARRAYS] = {");
+    for (int i = 0; i < s->narrays; ++i)
+        sb_printf(o, "%s\"%s\"", i ? ", " : "", s->arrays[i].name);
+    sb_puts(o, "};\n\n");
 }
 
 /* ------------------------------------------------------------------ comparison */
@@ -242,7 +328,7 @@ static bool is_accum_target(const spec *s, int array)
 static void emit_check_outputs(strbuf *o, const spec *s)
 {
     sb_puts(o, "/* Download the outputs, compare with the reference, check the guard zones. */\n"
-               "static bool pg_check(pg_buffers &b, size_t off, const char *what)\n{\n"
+               "static bool pg_check(pg_buffers &b, const size_t *off, const char *what)\n{\n"
                "    bool ok = true;\n");
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];
@@ -250,11 +336,12 @@ static void emit_check_outputs(strbuf *o, const spec *s)
             continue;
         const char *n = arr->name, *t = ast_type_ctype(arr->type);
         int esz = ast_type_size(arr->type);
-        sb_printf(o, "    {\n        std::vector<unsigned char> img(b.n_%s * %d + 16 + PG_GUARD);\n"
+        sb_printf(o, "    {\n        const size_t off_%s = off[%d];\n"
+                     "        std::vector<unsigned char> img(b.n_%s * %d + 16 + PG_GUARD);\n"
                      "        PG_CHECK(cudaMemcpy(img.data(), b.d_%s, img.size(), "
-                     "cudaMemcpyDeviceToHost));\n", n, esz, n);
-        sb_printf(o, "        const %s *got = (const %s *)(img.data() + off);\n"
-                     "        const %s *want = (const %s *)b.r_%s.data();\n", t, t, t, t, n);
+                     "cudaMemcpyDeviceToHost));\n", n, i, n, esz, n);
+        sb_printf(o, "        const %s *got = (const %s *)(img.data() + off_%s);\n"
+                     "        const %s *want = (const %s *)b.r_%s.data();\n", t, t, n, t, t, n);
         sb_printf(o, "        double scale = 0;\n        for (size_t e = 0; e < b.n_%s; ++e)\n"
                      "            scale += %s(want[e]) * %s(want[e]);\n"
                      "        scale = b.n_%s ? sqrt(scale / (double)b.n_%s) : 0.0;\n", n,
@@ -266,11 +353,16 @@ static void emit_check_outputs(strbuf *o, const spec *s)
         sb_printf(o, ")) {\n                fprintf(stderr, \"FAIL %%s: %s[%%zu] = %%.9g, reference "
                      "%%.9g\\n\", what, e, %s(got[e]), %s(want[e]));\n                ok = false;\n"
                      "            }\n", n, to_double(arr->type), to_double(arr->type));
-        sb_printf(o, "        for (size_t e = off + b.n_%s * %d; ok && e < img.size(); ++e)\n"
+        sb_printf(o, "        for (size_t e = 0; ok && e < off_%s; ++e)\n"
+                     "            if (img[e] != 0xff) {\n"
+                     "                fprintf(stderr, \"FAIL %%s: byte %%zu before the start of %s was "
+                     "written\\n\", what, off_%s - e);\n                ok = false;\n"
+                     "            }\n", n, n, n);
+        sb_printf(o, "        for (size_t e = off_%s + b.n_%s * %d; ok && e < img.size(); ++e)\n"
                      "            if (img[e] != 0xff) {\n"
                      "                fprintf(stderr, \"FAIL %%s: byte %%zu past the end of %s was "
-                     "written\\n\", what, e - off - b.n_%s * %d);\n                ok = false;\n"
-                     "            }\n    }\n", n, esz, n, n, esz);
+                     "written\\n\", what, e - off_%s - b.n_%s * %d);\n                ok = false;\n"
+                     "            }\n    }\n", n, n, esz, n, n, n, esz);
     }
     sb_puts(o, "    return ok;\n}\n\n");
 }
@@ -354,15 +446,22 @@ static void emit_size_cases(strbuf *o, const spec *s)
     sb_puts(o, "};\n\n");
 }
 
-/* One case: sizes, pointer offset, forced grid (0: planned). Runs the reference once, the
- * launcher twice where there are accumulators (the second run must give the same bits). */
+/* One case: sizes, pointer offsets (a row of pg_offsets), forced grid (0: planned). Runs
+ * the reference once, the launcher twice where there are accumulators (the second run
+ * must give the same bits). The case is named by its sizes, the offsets that are not 0 and
+ * the grid. */
 static void emit_run_case(strbuf *o, const spec *s)
 {
-    sb_printf(o, "static void pg_case(const int64_t *pg_v, size_t off, unsigned grid)\n{\n"
-                 "    char what[200];\n    int w = snprintf(what, sizeof what, \"sizes\");\n"
-                 "    for (int i = 0; i < %d; ++i)\n"
-                 "        w += snprintf(what + w, sizeof what - w, \" %%lld\", (long long)pg_v[i]);\n"
-                 "    snprintf(what + w, sizeof what - w, \" offset=%%zu grid=%%u\", off, grid);\n"
+    sb_printf(o, "static void pg_case(const int64_t *pg_v, int mis, unsigned grid)\n{\n"
+                 "    const size_t *off = pg_offsets[mis];\n"
+                 "    char what[300];\n    size_t w = (size_t)snprintf(what, sizeof what, \"sizes\");\n"
+                 "    for (int i = 0; i < %d && w < sizeof what; ++i)\n"
+                 "        w += (size_t)snprintf(what + w, sizeof what - w, \" %%lld\", (long long)pg_v[i]);\n"
+                 "    for (int i = 0; i < PG_NARRAYS && mis && w < sizeof what; ++i)\n"
+                 "        if (off[i])\n"
+                 "            w += (size_t)snprintf(what + w, sizeof what - w, \" %%s+%%zu\", pg_array_names[i], off[i]);\n"
+                 "    if (w < sizeof what)\n"
+                 "        snprintf(what + w, sizeof what - w, \" grid=%%u\", grid);\n"
                  "    struct %s_args a = pg_sized(pg_v);\n    pg_buffers b;\n    pg_alloc(b, a);\n"
                  "    struct %s_args h = a;\n", s->nsizes, s->name, s->name);
     for (int i = 0; i < s->narrays; ++i) {
@@ -408,12 +507,11 @@ static void emit_main(strbuf *o, const emit_unit *u)
                "    for (size_t c = 0; c < ncases; ++c)\n"
                "        if (!(quick && c == ncases - 1))\n"
                "            pg_case(pg_cases[c], 0, 0);\n");
-    sb_puts(o, "    /* Misaligned pointers: every copy width and the element-size fallback. */\n"
-               "    for (size_t off = 1; off < 16; off *= 2)\n"
-               "        if (off % sizeof(");
-    sb_puts(o, ast_type_ctype(s->arrays[s->tile_array].type));
-    sb_puts(o, ") == 0) {\n            pg_case(pg_cases[4], off, 0);\n"
-               "            pg_case(pg_cases[7], off, 0);\n        }\n");
+    sb_puts(o, "    /* Misaligned pointers: every copy width and the element-size fallback, each\n"
+               "     * array by its own element size. */\n"
+               "    for (int mis = 1; mis < PG_NOFFSETS; ++mis) {\n"
+               "        pg_case(pg_cases[4], mis, 0);\n"
+               "        pg_case(pg_cases[7], mis, 0);\n    }\n");
     sb_puts(o, "    /* Forced grids: blocks with 0, 1, < stages, = stages and > stages work items. */\n"
                "    const int64_t *mid = pg_cases[5];\n"
                "    const int64_t items = pg_work_items(pg_sized(mid));\n"
@@ -433,6 +531,7 @@ void emit_test(strbuf *o, const emit_unit *u)
     emit_common(o, u, "Differential test");
     emit_reference(o, u);
     emit_buffers(o, s);
+    emit_offsets(o, s);
     emit_alloc(o, s);
     emit_upload(o, s);
     emit_compare_fn(o);

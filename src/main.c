@@ -121,13 +121,26 @@ static bool add_arch(target *t, int sm, diag_ctx *d)
     return true;
 }
 
+/* A run of n decimal digits at p (n > 0), and nothing else: no sign, no blank, no base
+ * prefix (what strtol, strtod and scanf's %d would also take). */
+static bool all_digits(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; ++i)
+        if (p[i] < '0' || p[i] > '9')
+            return false;
+    return n > 0;
+}
+
 static bool parse_arch(const char *list, target *t, diag_ctx *d)
 {
     t->narch = 0;
     for (const char *p = list; *p;) {
-        int sm = 0, n = 0;
-        if (sscanf(p, "sm_%d%n", &sm, &n) != 1 || !arch_known(sm) || (p[n] && p[n] != ',')
-            || (p[n] == ',' && !p[n + 1])) {
+        /* Each name exactly sm_NN or sm_NNN, as nvcc spells it (not "sm_ 80", "sm_+80",
+         * "sm_080"). */
+        size_t n = strcspn(p, ",");
+        int sm = (n == 5 || n == 6) && !strncmp(p, "sm_", 3) && all_digits(p + 3, n - 3)
+                 && p[3] != '0' ? atoi(p + 3) : 0;
+        if (!arch_known(sm) || (p[n] == ',' && !p[n + 1])) {
             bad_arch(list, d);
             return false;
         }
@@ -270,9 +283,9 @@ static bool set_lower(options *o, const opt_use *u, diag_ctx *d)
 
 static bool set_producer_warps(options *o, const opt_use *u, diag_ctx *d)
 {
-    char *end;
-    long n = strtol(u->value, &end, 10);
-    if (*end || end == u->value || n < 0 || n > 31) {
+    /* Digits only: strtol alone also takes blanks, a sign and "-0". */
+    long n = all_digits(u->value, strlen(u->value)) ? strtol(u->value, NULL, 10) : -1;
+    if (n < 0 || n > 31) {
         diag_fatal_noloc(d, "bad --producer-warps '%s' (expected 0 to 31)", u->value);
         return false;
     }
@@ -280,12 +293,34 @@ static bool set_producer_warps(options *o, const opt_use *u, diag_ctx *d)
     return true;
 }
 
+/* A whole number of cycles, written DIGITS[.DIGITS][e|E DIGITS] (2e9, 1.5e6, 1000):
+ * strtod alone also takes blanks, a sign, hexadecimal, inf and nan. */
+static bool cycles_spelling(const char *v)
+{
+    size_t n = strspn(v, "0123456789");
+    if (!n)
+        return false;
+    v += n;
+    if (*v == '.') {
+        n = strspn(++v, "0123456789");
+        if (!n)
+            return false;
+        v += n;
+    }
+    if (*v == 'e' || *v == 'E') {
+        n = strspn(++v, "0123456789");
+        if (!n)
+            return false;
+        v += n;
+    }
+    return !*v;
+}
+
 static bool set_watchdog(options *o, const char *v, diag_ctx *d)
 {
-    char *end;
-    double c = v ? strtod(v, &end) : 2e9;
-    /* NaN fails every comparison: only a number in range passes. */
-    if (v && (*end || end == v || !(c >= 1 && c <= 9e18))) {
+    double c = v && cycles_spelling(v) ? strtod(v, NULL) : v ? 0 : 2e9;
+    /* NaN fails every comparison: only a whole number in range passes. */
+    if (v && !(c >= 1 && c <= 9e18 && c == (double)(long long)c)) {
         diag_fatal_noloc(d, "bad --watchdog '%s' (expected a number of cycles)", v);
         return false;
     }

@@ -196,6 +196,19 @@ static void check_accum(checker *c, const ast_item *it)
     spec *s = c->s;
     if (!declare(c, it->name, it->name_loc, "an accumulator"))
         return;
+    /* The threads and the grid-wide combine add in the accumulator's own type: a half or
+     * bfloat16 sum over a whole array drops its small terms (and a half one overflows),
+     * so no reference, the generated test's included, can agree with it. */
+    if (it->combine == COMBINE_SUM && (it->type == TY_HALF || it->type == TY_BF16)) {
+        diag_error(c->d, it->combine_loc, "a %s accumulator cannot combine sum: the threads "
+                   "and the grid-wide combine add in %s precision (%s), which over a whole "
+                   "array drops the small terms%s; accumulate a float into a float array "
+                   "instead", ast_type_name(it->type), ast_type_name(it->type),
+                   it->type == TY_HALF ? "11 significant bits, at most 65504"
+                                       : "8 significant bits",
+                   it->type == TY_HALF ? " and overflows" : "");
+        return;
+    }
     int into = find_array(s, it->into);
     if (into < 0) {
         diag_error(c->d, it->into_loc, "unknown array '%s'", it->into);
@@ -567,6 +580,197 @@ static void check_stage(checker *c, const ast_item *it)
 
 /* ---- bodies ---- */
 
+/* A `return` at a body's own level leaves the function the body is pasted into (the
+ * kernel, or the test's reference), not the body: an elementwise body would end the
+ * thread's work on every later element, a step body would leave the other threads waiting
+ * at the pipeline's barriers. The scan below finds such returns by tokens: it skips
+ * string and character literals, comments and preprocessor lines, and does not look
+ * inside the body of a lambda or of a local class's member function, where `return` is the
+ * body's own. A `{` opens such a function body when it follows
+ *   - `]` (a lambda without parameters), `)` that does not close the condition of if,
+ *     for, while, switch or catch (a lambda's or a function's parameters, noexcept(...)),
+ *   - a word other than else, do and try (mutable, const, noexcept, a trailing return
+ *     type, a class name, a brace initialiser: none of these hold a statement of the
+ *     body), or a trailing return type after `->`.
+ * Other braces (blocks, initialiser lists) stay at the body's level. The scan errs
+ * towards silence: a brace it cannot place counts as a function body. */
+typedef struct body_scan {
+    const char *t;
+    size_t i, n;
+    bool line_start;              /* nothing but blanks since the last newline */
+} body_scan;
+
+static bool word_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')
+           || ch == '_';
+}
+
+static bool is_word(const char *w, size_t len, const char *kw)
+{
+    return strlen(kw) == len && !strncmp(w, kw, len);
+}
+
+/* Skip what is no token: whitespace, comments, preprocessor lines (a '#' first on its
+ * line, with backslash continuations), literals (returned as one token '"'). */
+static void scan_skip_space(body_scan *b)
+{
+    while (b->i < b->n) {
+        char ch = b->t[b->i];
+        if (ch == '\n') {
+            b->line_start = true;
+            ++b->i;
+        } else if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v') {
+            ++b->i;
+        } else if (ch == '/' && b->i + 1 < b->n && b->t[b->i + 1] == '/') {
+            while (b->i < b->n && b->t[b->i] != '\n')
+                ++b->i;
+        } else if (ch == '/' && b->i + 1 < b->n && b->t[b->i + 1] == '*') {
+            /* Not strstr, which ASan makes measure the rest of the body every time. */
+            b->i += 2;
+            while (b->i < b->n && !(b->t[b->i] == '*' && b->i + 1 < b->n && b->t[b->i + 1] == '/'))
+                ++b->i;
+            b->i = b->i < b->n ? b->i + 2 : b->n;
+        } else if (ch == '#' && b->line_start) {
+            while (b->i < b->n && b->t[b->i] != '\n') {
+                if (b->t[b->i] == '\\' && b->i + 1 < b->n)
+                    ++b->i;
+                ++b->i;
+            }
+        } else {
+            return;
+        }
+    }
+}
+
+/* The next token: its start and length; a word, a number, a literal, or one or two
+ * punctuation bytes ("->"). Returns false at the end. */
+static bool scan_token(body_scan *b, size_t *start, size_t *len)
+{
+    scan_skip_space(b);
+    b->line_start = false;
+    if (b->i >= b->n)
+        return false;
+    size_t s = b->i;
+    char ch = b->t[s];
+    if (word_char(ch)) {
+        bool num = ch >= '0' && ch <= '9';
+        while (b->i < b->n && (word_char(b->t[b->i]) || (num && b->t[b->i] == '.')
+               || (num && (b->t[b->i] == '+' || b->t[b->i] == '-')
+                   && strchr("eEpP", b->t[b->i - 1]))))
+            ++b->i;
+    } else if (ch == '"' || ch == '\'') {
+        ++b->i;
+        while (b->i < b->n && b->t[b->i] != ch && b->t[b->i] != '\n')
+            b->i += b->t[b->i] == '\\' && b->i + 1 < b->n ? 2 : 1;
+        b->i += b->i < b->n && b->t[b->i] == ch;
+    } else {
+        b->i += ch == '-' && b->i + 1 < b->n && b->t[b->i + 1] == '>' ? 2 : 1;
+    }
+    *start = s;
+    *len = b->i - s;
+    return true;
+}
+
+static void report_body_return(checker *c, const ast_item *it, srcloc at)
+{
+    static const char *const what[] = {
+        [BODY_ELEMENTWISE] = "a compute elementwise", [BODY_STEP] = "a compute step",
+        [BODY_PROLOGUE] = "a prologue", [BODY_EPILOGUE] = "an epilogue",
+        [BODY_REFERENCE] = "a reference",
+    };
+    bool per_element = it->body_kind == BODY_ELEMENTWISE || it->nidx;
+    const char *why = it->body_kind == BODY_ELEMENTWISE
+        ? " (the body runs inside the kernel's loop over the thread's elements)"
+        : it->body_kind == BODY_REFERENCE ? ""
+        : " (the other threads would wait for this one at the pipeline's barriers)";
+    diag_error(c->d, at, "'return' in %s body leaves the %s, not just %s%s: guard the %swork "
+               "with 'if' instead", what[it->body_kind],
+               it->body_kind == BODY_REFERENCE ? "test's reference function" : "kernel",
+               per_element ? "this element" : it->body_kind == BODY_STEP ? "this step"
+               : it->body_kind == BODY_REFERENCE ? "the body" : "this work item", why,
+               per_element ? "element's " : it->body_kind == BODY_STEP ? "step's " : "");
+}
+
+/* Report every `return` at the body's own level. */
+static void check_body_returns(checker *c, const ast_item *it)
+{
+    enum { MAX_NEST = 256 };
+    if (!it->text)
+        return;
+    body_scan b = {.t = it->text, .n = strlen(it->text), .line_start = true};
+    /* Per open '(' : whether it follows a control word (if, for, while, switch, catch, or
+     * constexpr of `if constexpr`); per open '{': whether it is a function's body. */
+    bool paren_ctrl[MAX_NEST], brace_func[MAX_NEST];
+    int nparen = 0, nbrace = 0, nfunc = 0;
+    bool closed_ctrl = false;     /* the last ')' closed a control word's parentheses */
+    bool trailing = false;        /* after `) ->`: a trailing return type */
+    const char *prev = NULL;      /* the previous token */
+    size_t prev_len = 0, s, len;
+    while (scan_token(&b, &s, &len)) {
+        const char *tok = b.t + s;
+        char ch = *tok;
+        if (ch == '(') {
+            bool ctrl = prev && (is_word(prev, prev_len, "if") || is_word(prev, prev_len, "for")
+                                 || is_word(prev, prev_len, "while")
+                                 || is_word(prev, prev_len, "switch")
+                                 || is_word(prev, prev_len, "catch")
+                                 || is_word(prev, prev_len, "constexpr"));
+            if (nparen < MAX_NEST)
+                paren_ctrl[nparen] = ctrl;
+            ++nparen;
+            trailing = false;
+        } else if (ch == ')') {
+            /* An unmatched ')' (the body's C is not ours to check) closes nothing. */
+            closed_ctrl = nparen > 0 && --nparen < MAX_NEST && paren_ctrl[nparen];
+            trailing = false;
+        } else if (len == 2 && tok[1] == '>') {
+            /* After a lambda's parameters or a specifier (mutable, noexcept); after any
+             * other word it is a member access, which a ')' or ';' ends. */
+            trailing = prev && (*prev == ')' || word_char(*prev));
+        } else if (ch == ';' || ch == ',' || ch == '=') {
+            trailing = false;
+        } else if (ch == '{') {
+            bool func;
+            if (!prev)
+                func = false;
+            else if (*prev == ']' || trailing)
+                func = true;
+            else if (*prev == ')')
+                func = !closed_ctrl;
+            else if (word_char(*prev))
+                func = !is_word(prev, prev_len, "else") && !is_word(prev, prev_len, "do")
+                       && !is_word(prev, prev_len, "try");
+            else
+                func = *prev == '>';
+            trailing = false;
+            /* Deeper than the stack: counted as a function's body (silence). */
+            if (nbrace < MAX_NEST)
+                brace_func[nbrace] = func;
+            nfunc += nbrace < MAX_NEST ? func : 1;
+            ++nbrace;
+        } else if (ch == '}') {
+            if (nbrace > 0) {
+                --nbrace;
+                nfunc -= nbrace < MAX_NEST ? brace_func[nbrace] : 1;
+            }
+        } else if (nfunc == 0 && is_word(tok, len, "return")) {
+            srcloc at = it->text_loc;
+            for (size_t k = 0; k < s; ++k) {
+                if (b.t[k] == '\n') {
+                    at.line++;
+                    at.col = 1;
+                } else {
+                    at.col++;
+                }
+            }
+            report_body_return(c, it, at);
+        }
+        prev = tok;
+        prev_len = len;
+    }
+}
+
 static void check_body(checker *c, const ast_item *it)
 {
     spec *s = c->s;
@@ -582,6 +786,7 @@ static void check_body(checker *c, const ast_item *it)
             return;
         }
     }
+    check_body_returns(c, it);
     switch (it->body_kind) {
     case BODY_ELEMENTWISE:
     case BODY_STEP:

@@ -853,6 +853,91 @@ c_stdin_named_stdin() {
     err=$(cat .err)
     expect_err_has "<stdin>:5:12: error: unknown array 'w'"
 }
+c_test_driver_misaligns_per_array() {
+    # The test driver's misaligned cases move each array by its own element size (the
+    # launcher requires element alignment): a uint8 tile must not take an int array to
+    # offset 1. Every array is at exactly its element size in one case, at larger
+    # alignments in others, and arrays of one case differ in some case.
+    cp "$root/tests/golden/u8_tile_int.pipe" u8.pipe
+    pg u8.pipe -o k.cu --emit-test=t.cu
+    expect_status 0; expect_no_err
+    local rows
+    rows=$(sed -n '/^static const size_t pg_offsets\[/,/^};/p' t.cu | sed -n 's/^    {\(.*\)},$/\1/p' | tr -d ' ')
+    [ -n "$rows" ] || { fail "t.cu has no pg_offsets table"; return; }
+    grep -q '^enum { PG_NARRAYS = 3, PG_NOFFSETS = [0-9]* };$' t.cu || fail "no PG_NARRAYS = 3"
+    # Arrays u (uint8), k (int), z (uint8).
+    local esz=(1 4 1) r i v seen_exact=0 seen_mixed=0 col0= col1=
+    while IFS=, read -r -a r; do
+        [ ${#r[@]} = 3 ] || { fail "row '${r[*]}' has not 3 offsets"; continue; }
+        for i in 0 1 2; do
+            v=${r[$i]}
+            case $v in 0|1|2|4|8) ;; *) fail "offset $v is not 0 or 1, 2, 4, 8 bytes"; continue ;; esac
+            [ $((v % esz[i])) = 0 ] || fail "array $i (element size ${esz[i]}) at offset $v"
+        done
+        [ "${r[*]}" = "1 4 1" ] && seen_exact=1
+        [ "${r[0]}" != "${r[2]}" ] && seen_mixed=1
+        col0+="${r[0]} "; col1+="${r[1]} "
+    done <<<"$rows"
+    [ "$(head -n 1 <<<"$rows")" = "0,0,0" ] || fail "the first row is not the aligned case"
+    [ $seen_exact = 1 ] || fail "no case with every array at exactly its element size"
+    [ $seen_mixed = 1 ] || fail "no case where the uint8 arrays differ in alignment"
+    for v in 1 2 4 8; do
+        [[ " $col0" == *" $v "* ]] || fail "u is never at offset $v: $col0"
+    done
+    for v in 4 8; do
+        [[ " $col1" == *" $v "* ]] || fail "k is never at offset $v: $col1"
+    done
+    grep -q 'pg_case(pg_cases\[4\], mis, 0);' t.cu || fail "the misaligned cases do not run each row"
+    rm -f u8.pipe k.cu k.cuh t.cu
+    expect_files
+}
+
+c_test_driver_accum_reference() {
+    # The reference's accumulators: half and bfloat16 in their own type (the compute
+    # body's text compiles there; a double made '>' and '?:' ambiguous), float and int
+    # wider, and each starting at the device's identity (an int's min at INT_MAX: INFINITY
+    # converted to long long is undefined, and was LLONG_MIN on x86).
+    cp "$root/tests/golden/accum_types.pipe" acc.pipe
+    pg acc.pipe -o k.cu --emit-test=t.cu
+    expect_status 0; expect_no_err
+    local d
+    for d in "    __half hi = -INFINITY;" "    long long lo = 2147483647LL;" \
+             "    long long tot = 0;" "    unsigned char top = 0;" \
+             "    __nv_bfloat16 blo = INFINITY;" "    kmin[0] = (int)lo;"; do
+        grep -qxF -- "$d" t.cu || fail "t.cu lacks '$d'"
+    done
+    sed 's/^  out   int      kmin\[1\];/  out   int      kmin[1];\n  out   int      kmax[1];/; s/^  accum   int      lo  combine min into kmin;/&\n  accum   int      hi2 combine max into kmax;/' acc.pipe >acc2.pipe
+    pg acc2.pipe -o k.cu --emit-test=t.cu
+    expect_status 0
+    grep -qxF "    long long hi2 = (-2147483647LL - 1);" t.cu || fail "int max does not start at INT_MIN"
+    rm -f acc.pipe acc2.pipe k.cu k.cuh t.cu
+    expect_files
+}
+
+c_numeric_options_digits_only() {
+    # Numbers on the command line are digits: no blank, sign, base prefix or fraction
+    # that strtol, strtod or scanf would have taken.
+    local v
+    for v in ' 1' '+1' '-0' '1 ' '0x1' '' '1e1' '2.0' $'1\n'; do
+        pg saxpy.pipe --producer-warps="$v" --verify
+        expect_status 1; expect_err "pipegen: error: bad --producer-warps '$v' (expected 0 to 31)"
+    done
+    pg saxpy.pipe --producer-warps=02 --lower=cp.async.mbarrier --verify
+    expect_status 0; expect_no_err
+    for v in ' 5' '+5' '-5' '1.5' '0x10' '0x1p4' '1e' '.5' '5.' 'e5' '1e+6' '0'; do
+        pg saxpy.pipe --watchdog="$v" --verify
+        expect_status 1; expect_err "pipegen: error: bad --watchdog '$v' (expected a number of cycles)"
+    done
+    for v in 1000 1e6 2E9 1.5e3; do
+        pg saxpy.pipe --lower=cp.async.mbarrier --watchdog="$v" --verify
+        expect_status 0; expect_no_err
+    done
+    for v in 'sm_ 80' 'sm_+80' 'sm_080' 'sm_80 ' ' sm_80' 'sm_80,sm_ 90'; do
+        pg saxpy.pipe --arch="$v" --verify
+        expect_status 1; expect_err_has "pipegen: error: bad --arch '$v' (expected"
+    done
+    expect_files
+}
 
 # ------------------------------------------------------------------ driver
 case_setup() {
