@@ -280,8 +280,9 @@ c_cmake_example() {
     [ -x "$ex/b/scale" ] || fail "no scale binary"
     [ -f "$ex/b/pipegen/scale.cu" ] && [ -f "$ex/b/pipegen/scale.cuh" ] || fail "no generated scale.cu, scale.cuh"
     [ -f "$ex/b/pipegen/scale.cu.d" ] || fail "pipegen wrote no depfile"
-    grep -q "pipegen $ex/scale.pipe -o $ex/b/pipegen/scale.cu --arch=sm_80 -MD -MF $ex/b/pipegen/scale.cu.d" \
-        "$case_dir/out" || fail "pipegen_generate did not run pipegen as expected"
+    grep -q "pipegen $ex/scale.pipe -o $ex/b/pipegen/scale.cu --arch=sm_80 -MD -MF $ex/b/pipegen/scale.cu.d --lower=cp.async\$" \
+        "$case_dir/out" || fail "pipegen_generate did not run pipegen as expected: $(grep -m 1 'bin/pipegen' "$case_dir/out")"
+    grep -q "lowering cp.async" "$ex/b/pipegen/scale.cu" || fail "LOWER did not reach pipegen"
     grep -qE 'arch=compute_80,code=\[compute_80,sm_80\]' "$case_dir/out" \
         || fail "the generated source was not compiled for sm_80 (CUDA_ARCHITECTURES)"
     cat "$case_dir/out" "$ex"/b/CMakeFiles/scale.dir/link*.* >"$case_dir/link" 2>/dev/null
