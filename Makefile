@@ -30,10 +30,13 @@ LIB_OBJ = $(filter-out %/main.o,$(OBJ))
 ASAN_LIB_OBJ = $(filter-out %/main.o,$(ASAN_OBJ))
 
 .PHONY: all demo check unit golden errors fuzz compile-test valgrind gpu-check bench \
-        bench-report install clean samples mutation cli build-test fuzz-lib fuzz-long
+        bench-report install uninstall clean samples mutation cli build-test fuzz-lib fuzz-long \
+        runtime-test install-test
 .DELETE_ON_ERROR:
 
-all: $(B)/pipegen $(B)/libpipert.a
+# all: pipegen, libpipert (static and shared) and the packaging files (below, once
+# they are defined).
+all:
 
 # What a rule needs is checked (or installed) by its recipe, so that only what is built
 # asks for it: flex, bison and cc for the compiler, also pkg-config and Check for the
@@ -72,15 +75,51 @@ $(B)/asan/pipegen: $(ASAN_OBJ)
 	$(CC) $(SAN_FLAGS) -o $@ $^
 
 # ---------------------------------------------------------------- runtime (libpipert)
+# libpipert is versioned with pipegen (src/pipegen.h): libpipert.so.MAJOR.MINOR.PATCH, soname
+# libpipert.so.MAJOR, and the libpipert.so link; built with -fvisibility=hidden, so that only
+# what pipert.h declares PIPERT_API is exported.
+VERSION := $(shell sed -n 's/^\#define PIPEGEN_VERSION "\([^"]*\)".*/\1/p' src/pipegen.h)
+MAJOR := $(firstword $(subst ., ,$(VERSION)))
 CUDA_INC = -I$(CUDA_HOME)/include
+CUDA_LIBDIR ?= $(firstword $(wildcard $(CUDA_HOME)/lib64 $(CUDA_HOME)/targets/x86_64-linux/lib) \
+                           $(CUDA_HOME)/lib64)
 # The device support generated code includes (pipert_device.cuh and one per mechanism),
 # installed beside pipert.h and versioned with it.
 DEVICE_HEADERS = $(wildcard runtime/*.cuh)
-$(B)/rt/pipert.o: runtime/pipert.c runtime/pipert.h
+RT_SRC = pipert pipert_stream
+RT_OBJ = $(RT_SRC:%=$(B)/rt/%.o)
+RT_CFLAGS = -fvisibility=hidden -DPIPERT_VERSION_STRING='"$(VERSION)"'
+SONAME = libpipert.so.$(MAJOR)
+$(B)/rt/%.o: runtime/%.c runtime/pipert.h src/pipegen.h
 	@mkdir -p $(B)/rt
-	$(CC) $(CFLAGS) $(PG_WARN) -fPIC $(CUDA_INC) -c -o $@ $<
-$(B)/libpipert.a: $(B)/rt/pipert.o
+	$(CC) $(CFLAGS) $(PG_WARN) -fPIC $(RT_CFLAGS) $(CUDA_INC) -c -o $@ $<
+$(B)/libpipert.a: $(RT_OBJ)
+	rm -f $@
 	ar rcs $@ $^
+$(B)/libpipert.so.$(VERSION): $(RT_OBJ)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--no-undefined -o $@ $^ \
+	    -L$(CUDA_LIBDIR) -lcudart
+$(B)/$(SONAME): $(B)/libpipert.so.$(VERSION)
+	ln -sf libpipert.so.$(VERSION) $@
+$(B)/libpipert.so: $(B)/$(SONAME)
+	ln -sf $(SONAME) $@
+LIBPIPERT = $(B)/libpipert.a $(B)/libpipert.so.$(VERSION) $(B)/$(SONAME) $(B)/libpipert.so
+
+# ---------------------------------------------------------------- packaging
+# The man page is printed from pipegen --help (scripts/man.sh); pipert.pc and the CMake
+# package files are filled in from packaging/*.in.
+PKG_SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(MAJOR)|g' \
+                -e 's|@CUDA_HOME@|$(CUDA_HOME)|g' -e 's|@CUDA_LIBDIR@|$(CUDA_LIBDIR)|g'
+PKG_FILES = $(B)/pkg/pipegen.1 $(B)/pkg/pipert.pc $(B)/pkg/pipegenConfig.cmake \
+            $(B)/pkg/pipegenConfigVersion.cmake
+$(B)/pkg/pipegen.1: $(B)/pipegen scripts/man.sh
+	@mkdir -p $(B)/pkg
+	scripts/man.sh $(B)/pipegen >$@
+$(B)/pkg/%: packaging/%.in src/pipegen.h
+	@mkdir -p $(B)/pkg
+	$(PKG_SUBST) $< >$@
+
+all: $(B)/pipegen $(LIBPIPERT) $(PKG_FILES)
 
 # ---------------------------------------------------------------- samples and demo
 SAMPLES = $(notdir $(wildcard samples/*))
@@ -156,10 +195,31 @@ cli: $(B)/pipegen
 build-test:
 	@tests/build/run.sh
 
+# The runtime's CPU-side logic, linked against a fake CUDA runtime instead of libcudart.
+RT_ASAN_OBJ = $(RT_SRC:%=$(B)/asan/rt/%.o)
+$(B)/asan/rt/%.o: runtime/%.c runtime/pipert.h src/pipegen.h
+	@mkdir -p $(B)/asan/rt
+	$(CC) $(SAN_FLAGS) $(PG_WARN) $(RT_CFLAGS) $(CUDA_INC) -c -o $@ $<
+$(B)/asan/rt/test_pipert: tests/runtime/test_pipert.c tests/runtime/fake_cudart.c \
+                          tests/runtime/fake_cudart.h $(RT_ASAN_OBJ)
+	@scripts/ensure-deps.sh test
+	$(CC) $(SAN_FLAGS) $(PG_WARN) -D_POSIX_C_SOURCE=200809L -DPG_EXPECT_VERSION='"$(VERSION)"' \
+	    -Iruntime -Itests/runtime $(CUDA_INC) $(CHECK_CFLAGS) -o $@ \
+	    $(filter %.c %.o,$^) $(CHECK_LIBS)
+
+runtime-test: $(B)/asan/rt/test_pipert
+	@tests/runtime/run.sh $<
+
+# make install into a temporary DESTDIR, the example built against it with make and with
+# CMake, and make uninstall.
+install-test: all
+	@tests/install/run.sh
+
 # The suites of `make check`, in this order. Every suite runs even after an earlier one
 # failed (a plain sub-make would stop there); the last line names the failed ones, and
 # check then fails.
-CHECK_SUITES = unit golden errors mutation cli fuzz fuzz-lib build-test compile-test valgrind
+CHECK_SUITES = unit golden errors mutation cli fuzz fuzz-lib build-test compile-test valgrind \
+               runtime-test install-test
 check: all
 	@failed=; for suite in $(CHECK_SUITES); do \
 	    $(MAKE) --no-print-directory $$suite || failed="$$failed $$suite"; \
@@ -181,11 +241,38 @@ bench-report:
 	@tests/gpu/bench-report.sh $(BENCH_SHARDS)
 
 # ---------------------------------------------------------------- install
+# PREFIX/bin/pipegen, PREFIX/lib/libpipert.{a,so*}, PREFIX/include/pipert.h and the device
+# headers, PREFIX/lib/pkgconfig/pipert.pc, PREFIX/lib/cmake/pipegen/, and
+# PREFIX/share/man/man1/pipegen.1; DESTDIR is honoured. `make uninstall` removes exactly
+# those (and the lib/cmake/pipegen directory).
+BINDIR   = $(PREFIX)/bin
+LIBDIR   = $(PREFIX)/lib
+INCDIR   = $(PREFIX)/include
+PCDIR    = $(LIBDIR)/pkgconfig
+CMAKEDIR = $(LIBDIR)/cmake/pipegen
+MAN1DIR  = $(PREFIX)/share/man/man1
+INSTALLED = $(BINDIR)/pipegen $(LIBDIR)/libpipert.a $(LIBDIR)/libpipert.so.$(VERSION) \
+            $(LIBDIR)/$(SONAME) $(LIBDIR)/libpipert.so $(INCDIR)/pipert.h \
+            $(DEVICE_HEADERS:runtime/%=$(INCDIR)/%) $(PCDIR)/pipert.pc \
+            $(CMAKEDIR)/pipegenConfig.cmake $(CMAKEDIR)/pipegenConfigVersion.cmake \
+            $(MAN1DIR)/pipegen.1
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
-	install -m 755 $(B)/pipegen $(DESTDIR)$(PREFIX)/bin/pipegen
-	install -m 644 $(B)/libpipert.a $(DESTDIR)$(PREFIX)/lib/libpipert.a
-	install -m 644 runtime/pipert.h $(DEVICE_HEADERS) $(DESTDIR)$(PREFIX)/include/
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PCDIR) \
+	    $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(MAN1DIR)
+	install -m 755 $(B)/pipegen $(DESTDIR)$(BINDIR)/pipegen
+	install -m 644 $(B)/libpipert.a $(DESTDIR)$(LIBDIR)/libpipert.a
+	install -m 755 $(B)/libpipert.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libpipert.so.$(VERSION)
+	ln -sf libpipert.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libpipert.so
+	install -m 644 runtime/pipert.h $(DEVICE_HEADERS) $(DESTDIR)$(INCDIR)/
+	install -m 644 $(B)/pkg/pipert.pc $(DESTDIR)$(PCDIR)/pipert.pc
+	install -m 644 $(B)/pkg/pipegenConfig.cmake $(B)/pkg/pipegenConfigVersion.cmake \
+	    $(DESTDIR)$(CMAKEDIR)/
+	install -m 644 $(B)/pkg/pipegen.1 $(DESTDIR)$(MAN1DIR)/pipegen.1
+
+uninstall:
+	rm -f $(INSTALLED:%=$(DESTDIR)%)
+	-rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 
 clean:
 	rm -rf $(B)

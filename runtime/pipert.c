@@ -181,8 +181,24 @@ const char *pipert_error_string(cudaError_t err)
                "fit this device";
     case cudaErrorNoKernelImageForDevice:
         return "no kernel image for this device: the pipeline was generated for other "
-               "architectures (pipegen --arch)";
+               "architectures (pipegen --arch), or the program links libpipert.so with "
+               "the static CUDA runtime (link libpipert.a, or nvcc -cudart shared)";
     default:
         return cudaGetErrorString(err);
     }
+}
+
+/* The build passes pipegen's version (Makefile: PIPERT_VERSION_STRING). */
+#ifndef PIPERT_VERSION_STRING
+#define PIPERT_VERSION_STRING "unknown"
+#endif
+
+const char *pipert_version(void)
+{
+    return PIPERT_VERSION_STRING;
+}
+
+int pipert_abi_version(void)
+{
+    return PIPERT_ABI_VERSION;
 }
