@@ -101,7 +101,8 @@ static void yyerror(const srcloc *loc, yyscan_t scanner, parse_ctx *ctx, const c
 %token KW_PIPELINE "pipeline" KW_PARAM "param" KW_IN "in" KW_OUT "out" KW_INOUT "inout"
 %token KW_THREADS "threads" KW_STAGES "stages" KW_PRODUCER_WARPS "producer_warps"
 %token KW_BLOCKS_PER_SM "blocks_per_sm"
-%token KW_MARCH "march" KW_GRID "grid" KW_TILE "tile" KW_STEPS "steps" KW_STAGE "stage"
+%token KW_MARCH "march" KW_GRID "grid" KW_HOST_STREAM "host_stream" KW_TILE "tile" KW_STEPS "steps"
+%token KW_STAGE "stage"
 %token KW_ACCUM "accum" KW_COMPUTE "compute" KW_PROLOGUE "prologue"
 %token KW_EPILOGUE "epilogue" KW_REFERENCE "reference"
 %token KW_PER_TILE "per_tile" KW_PERSISTENT "persistent" KW_AT "at" KW_OVER "over"
@@ -159,6 +160,7 @@ item
     | "march" INT ';'          { $$ = ast_int_item(ctx->a, @1, IT_MARCH, $2, @2); }
     | "grid" "per_tile" ';'    { $$ = ast_grid_item(ctx->a, @1, GRID_PER_TILE); }
     | "grid" "persistent" ';'  { $$ = ast_grid_item(ctx->a, @1, GRID_PERSISTENT); }
+    | "host_stream" ';'        { $$ = ast_item_new(ctx->a, IT_HOST_STREAM, @1); }
     | "tile" IDENT dims at_clause ';'
                                { $$ = ast_tile(ctx->a, ctx->d, @1, $2, @2, &$3, &$4); }
     | "steps" IDENT "over" extent "by" INT ';'

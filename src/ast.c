@@ -546,6 +546,9 @@ static void dump_item_body(FILE *out, const ast_item *it)
     case IT_GRID:
         fprintf(out, "grid %s", it->grid == GRID_PERSISTENT ? "persistent" : "per_tile");
         break;
+    case IT_HOST_STREAM:
+        fputs("host_stream", out);
+        break;
     case IT_TILE:
         fprintf(out, "tile %s", it->name);
         dump_dims(out, it->dims, it->rank);

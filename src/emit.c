@@ -145,6 +145,12 @@ void emit_header(strbuf *out, const emit_unit *u)
     sb_printf(out, "/* The same, with options (a forced grid size, for tests). */\n"
                    "cudaError_t %s_launch_ex(const struct %s_args *args, cudaStream_t stream,\n"
                    "    const pipert_launch_opts *opts);\n", s->name, s->name);
+    if (s->host_stream)
+        sb_printf(out, "/* The pipeline over host arrays, in chunks whose copies and kernels "
+                       "overlap on\n * several streams (plan: NULL, or choices that override "
+                       "the runtime's). Synchronous. */\n"
+                       "cudaError_t %s_stream(const struct %s_args *host,\n"
+                       "    const struct pipert_stream_plan *plan);\n", s->name, s->name);
     if (s->naccums)
         sb_printf(out, "/* Bytes of workspace the launch needs in args->workspace. */\n"
                        "size_t %s_workspace_bytes(const struct %s_args *args,\n"
@@ -370,6 +376,127 @@ static void emit_launch_ex(strbuf *out, const emit_unit *u)
               s->name, s->name, s->name);
 }
 
+/* ------------------------------------------------------------------ host streaming
+ *
+ * NAME_stream: the launcher's checks of the host arrays, the problem (every array cut into
+ * chunks of rows along dimension 0), then the chunk ring, one printer per chunk operation,
+ * over the runtime's run (docs/runtime.md, "Host streaming"). */
+
+static const char *const stream_dirs[] = {"PIPERT_IN", "PIPERT_OUT", "PIPERT_INOUT"};
+
+/* The bytes of one row (one element of dimension 0) of an array. */
+static void emit_row_bytes(strbuf *out, const spec_array *arr, const char *prefix)
+{
+    sb_puts(out, "(size_t)");
+    for (int d = 1; d < arr->rank; ++d) {
+        emit_extent(out, &arr->dims[d], prefix);
+        sb_puts(out, " * ");
+    }
+    sb_printf(out, "%d", ast_type_size(arr->type));
+}
+
+static void emit_stream_problem(strbuf *out, const emit_unit *u)
+{
+    const spec *s = u->spec;
+    sb_printf(out, "    const pipert_stream_array pg_arrays[%d] = {\n", s->narrays);
+    for (int i = 0; i < s->narrays; ++i) {
+        sb_printf(out, "        {%s, ", stream_dirs[s->arrays[i].dir]);
+        emit_row_bytes(out, &s->arrays[i], "pg_a->");
+        sb_puts(out, "},\n");
+    }
+    sb_printf(out, "    };\n    const pipert_stream_problem pg_prob = {pg_a->%s, %d, %lldLL, "
+                   "pg_arrays, %d};\n    void *const pg_host[%d] = {", s->arrays[0].dims[0].name,
+              u->host->ring->halo, u->host->ring->align, s->narrays, s->narrays);
+    for (int i = 0; i < s->narrays; ++i)
+        sb_printf(out, "%s(void *)pg_a->%s", i ? ", " : "", s->arrays[i].name);
+    sb_puts(out, "};\n    pipert_stream_layout pg_lay;\n    pipert_stream_run *pg_run = NULL;\n"
+                 "    PIPERT_TRY(pipert_stream_layout_query(pg_plan, &pg_prob, &pg_lay));\n"
+                 "    if (pg_lay.chunks == 0)\n        return cudaSuccess;\n"
+                 "    PIPERT_TRY(pipert_stream_begin(pg_plan, &pg_prob, &pg_lay, pg_host, "
+                 "&pg_run));\n    cudaError_t pg_err = cudaSuccess;\n"
+                 "    for (int64_t pg_i = 0; pg_err == cudaSuccess && pg_i < pg_lay.chunks; "
+                 "++pg_i) {\n        pipert_chunk pg_c;\n");
+}
+
+/* One runtime call of the run on the chunk, leaving the loop on an error. */
+static void print_chunk_call(strbuf *out, const char *fn)
+{
+    sb_printf(out, "        if ((pg_err = %s(pg_run, &pg_c)) != cudaSuccess)\n"
+                   "            break;\n", fn);
+}
+
+static void print_chunk_next(strbuf *out, const spec *s)
+{
+    (void)s;
+    print_chunk_call(out, "pipert_stream_next");
+}
+
+static void print_chunk_copy_in(strbuf *out, const spec *s)
+{
+    (void)s;
+    print_chunk_call(out, "pipert_stream_copy_in");
+}
+
+/* NAME_launch over the slot's buffers: the host arguments with device pointers, and the
+ * chunk's rows (halo included) as the first dimension's size. */
+static void print_chunk_launch(strbuf *out, const spec *s)
+{
+    sb_printf(out, "        struct %s_args pg_d = *pg_a;\n", s->name);
+    for (int i = 0; i < s->narrays; ++i) {
+        const spec_array *arr = &s->arrays[i];
+        sb_printf(out, "        pg_d.%s = (%s%s *)pg_c.buffers[%d];\n", arr->name,
+                  arr->dir == DIR_IN ? "const " : "", header_ctype(arr->type), i);
+    }
+    sb_printf(out, "        pg_d.%s = pg_c.in_count;\n"
+                   "        if ((pg_err = %s_launch(&pg_d, pg_c.stream)) != cudaSuccess)\n"
+                   "            break;\n", s->arrays[0].dims[0].name, s->name);
+}
+
+static void print_chunk_copy_out(strbuf *out, const spec *s)
+{
+    (void)s;
+    print_chunk_call(out, "pipert_stream_copy_out");
+}
+
+static void print_chunk_done(strbuf *out, const spec *s)
+{
+    (void)s;
+    sb_puts(out, "        pg_err = pipert_stream_done(pg_run, &pg_c);\n");
+}
+
+typedef void (*chunk_printer_fn)(strbuf *out, const spec *s);
+static const chunk_printer_fn chunk_printers[CH__COUNT] = {
+    [CH_NEXT] = print_chunk_next, [CH_COPY_IN] = print_chunk_copy_in,
+    [CH_LAUNCH] = print_chunk_launch, [CH_COPY_OUT] = print_chunk_copy_out,
+    [CH_DONE] = print_chunk_done,
+};
+
+/* The launcher's checks apply to the host arrays as they are (sizes, NULL, alignment,
+ * overlap); the rest of its plan is each chunk's launch. */
+static bool is_check(host_op_kind k)
+{
+    return k == HOP_CHECK_ARGS || k == HOP_CHECK_SIZE || k == HOP_CHECK_ARRAY
+           || k == HOP_CHECK_DISJOINT;
+}
+
+static void emit_stream_fn(strbuf *out, const emit_unit *u)
+{
+    const spec *s = u->spec;
+    const stream_ring *r = u->host->ring;
+    if (!r)
+        return;
+    hctx h = {out, u, s};
+    sb_printf(out, "\nextern \"C\" cudaError_t %s_stream(const struct %s_args *pg_a,\n"
+                   "    const struct pipert_stream_plan *pg_plan)\n{\n", s->name, s->name);
+    for (int i = 0; i < u->host->nops; ++i)
+        if (is_check(u->host->ops[i].kind))
+            host_printers[u->host->ops[i].kind](&h, &u->host->ops[i]);
+    emit_stream_problem(out, u);
+    for (int i = 0; i < r->nops; ++i)
+        chunk_printers[r->ops[i]](out, s);
+    sb_puts(out, "    }\n    return pipert_stream_end(pg_run, pg_err);\n}\n");
+}
+
 static void emit_workspace_fn(strbuf *out, const spec *s)
 {
     if (!s->naccums)
@@ -483,5 +610,6 @@ void emit_source(strbuf *out, const emit_unit *u)
         emit_combine_kernel(out, u);
     emit_launch_ex(out, u);
     emit_workspace_fn(out, s);
+    emit_stream_fn(out, u);
     emit_resolve_lines(out);
 }

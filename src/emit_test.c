@@ -48,7 +48,7 @@ static void emit_common(strbuf *o, const emit_unit *u, const char *what)
     sb_printf(o, "#include \"%s\"\n", u->opts.header_name);
     sb_puts(o, "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
                "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
-               "#include <algorithm>\n#include <vector>\n\n");
+               "#include <algorithm>\n#include <chrono>\n#include <vector>\n\n");
     sb_puts(o, "#include \"pipert_device.cuh\"\n");
     sb_puts(o, "\n#define PG_CHECK(call) do { cudaError_t pg_e = (call); if (pg_e != cudaSuccess) { "
                "\\\n    fprintf(stderr, \"%s:%d: %s: %s\\n\", __FILE__, __LINE__, #call, "
@@ -497,6 +497,82 @@ static void emit_run_case(strbuf *o, const spec *s)
                "    if (ok)\n        ++pg_passes;\n    else\n        ++pg_failures;\n}\n\n");
 }
 
+/* ------------------------------------------------------------------ host streaming */
+
+/* NAME_stream over host arrays, checked against the reference: plans chosen by the runtime
+ * and forced (1 to 4 streams, chunks of a tile, of a tile plus a row and of a tile less
+ * one, priorities), pageable host memory registered by the runtime, copied as it is, and
+ * pinned memory (pipert_host_alloc). */
+static void emit_stream_case(strbuf *o, const spec *s)
+{
+    long long tile0 = s->tile[0] * (s->march ? s->march : 1);
+    sb_printf(o, "static void pg_stream_case(const int64_t *pg_v, int how)\n{\n"
+                 "    char what[120];\n"
+                 "    snprintf(what, sizeof what, \"%s_stream how=%%d sizes %%lld\", how, "
+                 "(long long)pg_v[0]);\n"
+                 "    struct %s_args a = pg_sized(pg_v);\n    pg_buffers b;\n    pg_alloc(b, a);\n"
+                 "    struct %s_args h = a, run = a;\n"
+                 "    pipert_host_buffer pinned[%d];\n    memset(pinned, 0, sizeof pinned);\n",
+              s->name, s->name, s->name, s->narrays);
+    for (int i = 0; i < s->narrays; ++i) {
+        const spec_array *arr = &s->arrays[i];
+        const char *n = arr->name;
+        if (arr->dir != DIR_IN)
+            sb_printf(o, "    b.r_%s = b.h_%s;\n    b.r_%s.resize(b.h_%s.size());\n", n, n, n, n);
+        sb_printf(o, "    h.%s = (decltype(h.%s))(b.%c_%s.data());\n", n, n,
+                  arr->dir == DIR_IN ? 'h' : 'r', n);
+        /* the run's own copy, pinned for how 3 */
+        sb_printf(o, "    std::vector<unsigned char> s_%s(b.h_%s);\n    void *p_%s = s_%s.data();\n"
+                     "    if (how == 3 && !s_%s.empty()) {\n"
+                     "        PG_CHECK(pipert_host_alloc(&pinned[%d], s_%s.size()));\n"
+                     "        memcpy(pinned[%d].ptr, s_%s.data(), s_%s.size());\n"
+                     "        p_%s = pinned[%d].ptr;\n    }\n"
+                     "    run.%s = (decltype(run.%s))p_%s;\n", n, n, n, n, n, i, n, i, n, n, n, i,
+                  n, n, n);
+    }
+    sb_printf(o, "    pg_reference(&h);\n"
+                 "    pipert_stream_plan plan;\n    memset(&plan, 0, sizeof plan);\n"
+                 "    static const int prio[2] = {-1, 0};\n"
+                 "    plan.streams_per_device = how;\n"
+                 "    plan.chunk_elements = how == 1 ? %lld : how == 2 ? %lld : how == 4 ? %lld : 0;\n"
+                 "    if (how == 3) {\n        plan.priorities = prio;\n        plan.npriorities = 2;\n    }\n"
+                 "    if (how == 4)\n        plan.host_register = PIPERT_REGISTER_NEVER;\n"
+                 "    PG_CHECK(%s_stream(&run, how ? &plan : NULL));\n    bool ok = true;\n",
+              tile0, tile0 + 1, tile0 > 1 ? tile0 - 1 : 1, s->name);
+    for (int i = 0; i < s->narrays; ++i) {
+        const spec_array *arr = &s->arrays[i];
+        if (arr->dir == DIR_IN)
+            continue;
+        const char *n = arr->name, *t = ast_type_ctype(arr->type), *d = to_double(arr->type);
+        sb_printf(o, "    {\n        const %s *got = (const %s *)p_%s;\n"
+                     "        const %s *want = (const %s *)b.r_%s.data();\n"
+                     "        for (size_t e = 0; ok && e < b.n_%s; ++e)\n"
+                     "            if (!pg_close(%s(got[e]), %s(want[e]), %s, 1.0)) {\n"
+                     "                fprintf(stderr, \"FAIL %%s: %s[%%zu] = %%.9g, reference %%.9g\\n\",\n"
+                     "                        what, e, %s(got[e]), %s(want[e]));\n"
+                     "                ok = false;\n            }\n    }\n",
+                  t, t, n, t, t, n, n, d, d, tolerance(arr->type, false), n, d, d);
+    }
+    sb_printf(o, "    for (int i = 0; i < %d; ++i)\n        PG_CHECK(pipert_host_release(&pinned[i]));\n"
+                 "    pg_free(b);\n    if (ok)\n        ++pg_passes;\n    else\n        ++pg_failures;\n}\n\n",
+              s->narrays);
+}
+
+/* The streaming cases main runs: every size under the runtime's own plan, and the forced
+ * plans over the sizes around a tile. */
+static void emit_stream_calls(strbuf *o)
+{
+    sb_puts(o, "    /* NAME_stream: the runtime's plan at every size, forced plans around a tile. */\n"
+               "    for (size_t c = 0; c < ncases; ++c)\n"
+               "        if (!(quick && c == ncases - 1))\n"
+               "            pg_stream_case(pg_cases[c], 0);\n"
+               "    for (int how = 1; how <= 4; ++how) {\n"
+               "        const size_t around[] = {1, 3, 4, 5, 7};\n"
+               "        for (size_t c = 0; c < sizeof around / sizeof around[0]; ++c)\n"
+               "            pg_stream_case(pg_cases[around[c]], how);\n"
+               "        if (!quick)\n            pg_stream_case(pg_cases[ncases - 1], how);\n    }\n");
+}
+
 static void emit_main(strbuf *o, const emit_unit *u)
 {
     const spec *s = u->spec;
@@ -521,6 +597,8 @@ static void emit_main(strbuf *o, const emit_unit *u)
                "    for (size_t i = 0; i < sizeof grids / sizeof grids[0]; ++i)\n"
                "        if (grids[i] > 0)\n            pg_case(mid, 0, grids[i]);\n"
                "    pg_case(pg_cases[2], 0, 3);\n");
+    if (s->host_stream)
+        emit_stream_calls(o);
     sb_printf(o, "    printf(\"%s: %%d passed, %%d failed\\n\", pg_passes, pg_failures);\n"
                  "    return pg_failures ? 1 : 0;\n}\n", s->name);
 }
@@ -540,6 +618,8 @@ void emit_test(strbuf *o, const emit_unit *u)
     emit_work_items(o, s);
     emit_size_cases(o, s);
     emit_run_case(o, s);
+    if (s->host_stream)
+        emit_stream_case(o, s);
     emit_main(o, u);
     emit_resolve_lines(o);
 }
@@ -557,6 +637,78 @@ static void emit_bytes_moved(strbuf *o, const spec *s)
     }
 }
 
+/* Host streaming: NAME_stream over page-locked host arrays of 256 MiB each at most (the
+ * first dimension scaled to it), against the bound max(H2D, D2H, kernel), each measured
+ * alone in this process on one stream; and the serial run (one stream, one chunk). */
+static void emit_stream_bench(strbuf *o, const spec *s)
+{
+    const spec_array *a0 = &s->arrays[0];
+    int k = 0;
+    while (strcmp(s->sizes[k], a0->dims[0].name))
+        ++k;
+    sb_printf(o, "static double pg_wall_ms(std::chrono::steady_clock::time_point t0)\n{\n"
+                 "    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now()"
+                 " - t0).count();\n}\n\n"
+                 "static void pg_bench_stream(const int64_t *v0)\n{\n"
+                 "    int64_t v[%d];\n    memcpy(v, v0, sizeof v);\n    v[%d] = 1;\n"
+                 "    {\n        const struct %s_args r = pg_sized(v);\n        const int64_t row = ",
+              s->nsizes, k, s->name);
+    emit_elems(o, a0, "r.");
+    sb_printf(o, ";\n        v[%d] = row > 0 && (1LL << 26) / row > 0 ? (1LL << 26) / row : 1;\n    }\n"
+                 "    const int reps = 10;\n    struct %s_args a = pg_sized(v), hs = a;\n"
+                 "    pg_buffers b;\n    pg_alloc(b, a);\n"
+                 "    pipert_host_buffer hb[%d];\n    cudaStream_t st;\n"
+                 "    PG_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));\n"
+                 "    pipert_timer tm;\n    PG_CHECK(pipert_timer_create(&tm));\n"
+                 "    std::vector<float> th, td, tk;\n    std::vector<double> ts, tz;\n",
+              k, s->name, s->narrays);
+    for (int i = 0; i < s->narrays; ++i) {
+        const char *n = s->arrays[i].name;
+        sb_printf(o, "    PG_CHECK(pipert_host_alloc(&hb[%d], b.h_%s.size()));\n"
+                     "    if (!b.h_%s.empty())\n        memcpy(hb[%d].ptr, b.h_%s.data(), b.h_%s.size());\n"
+                     "    hs.%s = (decltype(hs.%s))hb[%d].ptr;\n    a.%s = (decltype(a.%s))b.d_%s;\n",
+                  i, n, n, i, n, n, n, n, i, n, n, n);
+    }
+    sb_puts(o, "    pipert_stream_plan serial;\n    memset(&serial, 0, sizeof serial);\n"
+               "    serial.streams_per_device = 1;\n");
+    sb_printf(o, "    serial.chunk_elements = v[%d];\n    for (int r = 0; r < reps + 2; ++r) {\n"
+                 "        float ms;\n        PG_CHECK(pipert_timer_start(&tm, st));\n", k);
+    for (int i = 0; i < s->narrays; ++i)
+        if (s->arrays[i].dir != DIR_OUT)
+            sb_printf(o, "        PG_CHECK(cudaMemcpyAsync(b.d_%s, hb[%d].ptr, b.h_%s.size(), "
+                         "cudaMemcpyHostToDevice, st));\n", s->arrays[i].name, i, s->arrays[i].name);
+    sb_puts(o, "        PG_CHECK(pipert_timer_stop(&tm, st));\n        PG_CHECK(pipert_timer_elapsed(&tm, &ms));\n"
+               "        th.push_back(ms);\n        PG_CHECK(pipert_timer_start(&tm, st));\n");
+    for (int i = 0; i < s->narrays; ++i)
+        if (s->arrays[i].dir != DIR_IN)
+            sb_printf(o, "        PG_CHECK(cudaMemcpyAsync(hb[%d].ptr, b.d_%s, b.h_%s.size(), "
+                         "cudaMemcpyDeviceToHost, st));\n", i, s->arrays[i].name, s->arrays[i].name);
+    sb_printf(o, "        PG_CHECK(pipert_timer_stop(&tm, st));\n        PG_CHECK(pipert_timer_elapsed(&tm, &ms));\n"
+                 "        td.push_back(ms);\n        PG_CHECK(pipert_timer_start(&tm, st));\n"
+                 "        PG_CHECK(%s_launch(&a, st));\n"
+                 "        PG_CHECK(pipert_timer_stop(&tm, st));\n        PG_CHECK(pipert_timer_elapsed(&tm, &ms));\n"
+                 "        tk.push_back(ms);\n"
+                 "        std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();\n"
+                 "        PG_CHECK(%s_stream(&hs, NULL));\n        ts.push_back(pg_wall_ms(t0));\n"
+                 "        t0 = std::chrono::steady_clock::now();\n"
+                 "        PG_CHECK(%s_stream(&hs, &serial));\n        tz.push_back(pg_wall_ms(t0));\n    }\n",
+              s->name, s->name, s->name);
+    sb_printf(o, "    /* the first two runs warm up */\n"
+                 "    th.erase(th.begin(), th.begin() + 2);\n    td.erase(td.begin(), td.begin() + 2);\n"
+                 "    tk.erase(tk.begin(), tk.begin() + 2);\n    ts.erase(ts.begin(), ts.begin() + 2);\n"
+                 "    tz.erase(tz.begin(), tz.begin() + 2);\n"
+                 "    std::sort(ts.begin(), ts.end());\n    std::sort(tz.begin(), tz.end());\n"
+                 "    const double h2d = pg_median(th), d2h = pg_median(td), kern = pg_median(tk);\n"
+                 "    const double bound = std::max(h2d, std::max(d2h, kern));\n"
+                 "    const double sm = ts[ts.size() / 2], zm = tz[tz.size() / 2];\n"
+                 "    printf(\"BENCH_HOST %s rows=%%lld stream_ms=%%.3f serial_ms=%%.3f h2d_ms=%%.3f "
+                 "d2h_ms=%%.3f kernel_ms=%%.3f bound_ms=%%.3f ratio=%%.3f serial_ratio=%%.3f\\n\",\n"
+                 "           (long long)v[%d], sm, zm, h2d, d2h, kern, bound, bound / sm, bound / zm);\n"
+                 "    for (int i = 0; i < %d; ++i)\n        PG_CHECK(pipert_host_release(&hb[i]));\n"
+                 "    PG_CHECK(pipert_timer_destroy(&tm));\n    PG_CHECK(cudaStreamDestroy(st));\n"
+                 "    pg_free(b);\n}\n\n", s->name, k, s->narrays);
+}
+
 void emit_bench(strbuf *o, const emit_unit *u)
 {
     const spec *s = u->spec;
@@ -566,6 +718,8 @@ void emit_bench(strbuf *o, const emit_unit *u)
     emit_set_sizes(o, s);
     sb_puts(o, "static float pg_median(std::vector<float> v)\n{\n"
                "    std::sort(v.begin(), v.end());\n    return v[v.size() / 2];\n}\n\n");
+    if (s->host_stream)
+        emit_stream_bench(o, s);
     /* Default sizes: 2^28 elements for rank 1, 16384 per side for rank 2 and up, 4096
      * with an inner steps loop; the command line gives others, one per size symbol. */
     sb_printf(o, "int main(int argc, char **argv)\n{\n    int64_t v[%d] = {", s->nsizes ? s->nsizes : 1);
@@ -609,5 +763,8 @@ void emit_bench(strbuf *o, const emit_unit *u)
         "    double ref = 2.0 * (double)copy_bytes / (pg_median(tc) * 1e-3) / 1e9;\n"
         "    printf(\"BENCH %s ms=%%.4f %%.1f GB/s d2d=%%.1f GB/s ratio=%%.3f\\n\", pg_median(tk), gbs, "
         "ref, gbs / ref);\n"
-        "    pg_free(b);\n    return 0;\n}\n", s->name, s->name);
+        "    pg_free(b);\n", s->name, s->name);
+    if (s->host_stream)
+        sb_puts(o, "    pg_bench_stream(v);\n");
+    sb_puts(o, "    return 0;\n}\n");
 }

@@ -604,19 +604,21 @@ static const char *spec_name(run *r)
     return strncmp(in, map, n) ? in : arena_printf(r->a, "%s%s", map + n + 1, in + n);
 }
 
-/* The host plan of the schedules, faulted, dumped and verified as they are. */
-static bool plan_launcher(run *r)
+/* The host plan of the schedules, faulted, dumped and verified as they are; the exit
+ * status as plan_all's. */
+static int plan_launcher(run *r)
 {
     host_plan *hp = plan_host(r->a, &r->s, r->u.scheds, r->u.nscheds);
     if (r->o.fault >= FAULT_DROP_ARRAY_CHECK && !verify_inject_host(hp, r->o.fault)) {
-        diag_error_from(&r->d, (diag_origin){.opt = r->o.fault_opt}, "fault '%s' does not "
-                        "apply to the host plan", verify_fault_name(r->o.fault));
-        return false;
+        diag_error_from(&r->d, (diag_origin){.opt = r->o.fault_opt}, "fault '%s' is not "
+                        "applicable to this host plan (it streams no chunks)",
+                        verify_fault_name(r->o.fault));
+        return 2;
     }
     if (r->o.dump_ir)
         host_dump(stdout, hp, r->u.scheds);
     r->u.host = hp;
-    return verify_host(&r->d, &r->s, hp) || r->o.no_verify;
+    return verify_host(&r->d, &r->s, hp) || r->o.no_verify ? 0 : 1;
 }
 
 /* Returns the exit status: 0, 1 on an error, 2 for a fault that does not apply. */
@@ -642,7 +644,7 @@ static int plan_all(run *r)
             return 1;
         r->u.scheds[r->u.nscheds++] = sc;
     }
-    return plan_launcher(r) ? 0 : 1;
+    return plan_launcher(r);
 }
 
 /* The outputs of a run: a file name and its text. */

@@ -214,7 +214,7 @@ typedef struct ast_stage_opts {
 
 typedef enum ast_item_kind {
     IT_PARAM, IT_ARRAY, IT_THREADS, IT_STAGES, IT_PRODUCER_WARPS, IT_BLOCKS_PER_SM, IT_GRID, IT_TILE,
-    IT_STEPS, IT_MARCH, IT_STAGE, IT_ACCUM, IT_BODY
+    IT_STEPS, IT_MARCH, IT_STAGE, IT_ACCUM, IT_HOST_STREAM, IT_BODY
 } ast_item_kind;
 
 /* One item of a pipeline, in source order. Every item keeps its location; sema checks
@@ -483,6 +483,10 @@ typedef struct spec {
 
     mech mech;                       /* from `using` or --lower (MECH_AUTO if neither) */
     srcloc mech_loc;                 /* the `using`, line 0 if none */
+
+    bool host_stream;                /* `host_stream;`: NAME_stream over host arrays */
+    srcloc host_stream_loc;
+    int stream_halo;                 /* rows a chunk reads beyond its own, each side */
 } spec;
 
 /* A command-line option that overrides a spec item: opt as written ("--grid=persistent"),
@@ -682,6 +686,25 @@ typedef struct kernel_param {
     host_value value;
 } kernel_param;
 
+/* The chunk ring of NAME_stream (`host_streaming`): what each chunk enqueues, in order, on
+ * its stream, over its slot's device buffers. The runtime hands out chunk i with slot
+ * i % slots and that slot's stream (pipert_stream_next); `buffers_short` models a runtime
+ * whose buffers cycle over one slot fewer than its streams (a fault). verify_host
+ * simulates the ring for slot counts 1..6 and chunk counts 0, 1, < slots, ...:
+ *   NEXT      the chunk's slot, stream and device
+ *   COPY_IN   its input rows, halo included, into the slot's buffers (host to device)
+ *   LAUNCH    NAME_launch over the slot's buffers
+ *   COPY_OUT  the rows it owns, back to host memory (device to host)
+ *   DONE      the chunk closed (its progress report enqueued) */
+typedef enum chunk_op { CH_NEXT, CH_COPY_IN, CH_LAUNCH, CH_COPY_OUT, CH_DONE, CH__COUNT } chunk_op;
+
+typedef struct stream_ring {
+    chunk_op ops[8]; int nops;
+    bool buffers_short;
+    int halo;                    /* rows a chunk reads beyond its own, each side */
+    long long align;             /* chunk sizes the planner picks are multiples of it */
+} stream_ring;
+
 #define HOST_MAX_PARAMS 8
 typedef struct host_plan {
     host_op *ops; int nops, cap;
@@ -690,6 +713,7 @@ typedef struct host_plan {
      * A schedule whose kernel is another's (the same IR and layout: the same text) is
      * not a variant of its own; the lower architecture's kernel serves both. */
     int variant[8]; int nvariants;
+    stream_ring *ring;           /* NAME_stream's chunks; NULL without `host_stream` */
 } host_plan;
 
 /* How a mechanism module adds to the host plan (preparations and kernel parameters of
@@ -704,6 +728,7 @@ host_op *plan_host_op(host_planner *h, host_op_kind kind, int index);
 /* Plan the launcher of the schedules (one per architecture, ascending). */
 host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds);
 const char *host_op_name(host_op_kind k);
+const char *chunk_op_name(chunk_op k);
 void host_dump(FILE *out, const host_plan *hp, sched *const *scheds);
 
 /* ==================================================================== verify.c
@@ -731,7 +756,9 @@ typedef enum fault_kind {
     FAULT_EXPECT_TX_SHORT, FAULT_EXPECT_TX_LONG, FAULT_DROP_FENCE, FAULT_ONE_SLOT_SHORT,
     FAULT_DROP_RELEASE, FAULT_DROP_ARRIVE, FAULT_EARLY_RELEASE,
     /* faults of the host plan */
-    FAULT_DROP_ARRAY_CHECK, FAULT_LATE_SELECT, FAULT_DROP_PARAM, FAULT__COUNT
+    FAULT_DROP_ARRAY_CHECK, FAULT_LATE_SELECT, FAULT_DROP_PARAM,
+    /* faults of its chunk ring */
+    FAULT_CHUNK_BUFFERS_SHORT, FAULT_CHUNK_COPY_OUT_EARLY, FAULT__COUNT
 } fault_kind;
 
 fault_kind verify_fault_from_name(const char *name);   /* FAULT__COUNT if unknown */

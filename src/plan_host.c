@@ -132,6 +132,26 @@ static void add_param(host_plan *hp, const char *ctype, const char *name, host_v
     hp->params[hp->nparams++] = (kernel_param){ctype, name, v};
 }
 
+static const char *const chunk_op_names[CH__COUNT] = {
+    [CH_NEXT] = "next", [CH_COPY_IN] = "copy-in", [CH_LAUNCH] = "launch",
+    [CH_COPY_OUT] = "copy-out", [CH_DONE] = "done",
+};
+
+const char *chunk_op_name(chunk_op k) { return chunk_op_names[k]; }
+
+/* Each chunk in, computed and out on its own stream: stream order keeps a slot's buffers
+ * from being refilled before its results are out. */
+static stream_ring *plan_ring(arena *a, const spec *s)
+{
+    static const chunk_op ops[] = {CH_NEXT, CH_COPY_IN, CH_LAUNCH, CH_COPY_OUT, CH_DONE};
+    stream_ring *r = arena_alloc(a, sizeof *r);
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; ++i)
+        r->ops[r->nops++] = ops[i];
+    r->halo = s->stream_halo;
+    r->align = s->tile[0] * (s->march ? s->march : 1);
+    return r;
+}
+
 host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
 {
     host_plan *hp = arena_alloc(a, sizeof *hp);
@@ -155,6 +175,8 @@ host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
     plan_host_op(&h, HOP_LAUNCH, -1);
     if (s->naccums)
         plan_host_op(&h, HOP_FOLLOW_ON, -1);
+    if (s->host_stream)
+        hp->ring = plan_ring(a, s);
     return hp;
 }
 
@@ -181,4 +203,12 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds)
                 fprintf(out, " %s=%s", hp->params[p].name, value_names[hp->params[p].value]);
         fputs("\n", out);
     }
+    if (!hp->ring)
+        return;
+    fprintf(out, "host stream %s_stream: halo %d, chunks a multiple of %lld rows; chunk i on "
+            "slot i %% slots%s:", s->name, hp->ring->halo, hp->ring->align,
+            hp->ring->buffers_short ? " (buffers i % (slots - 1))" : "");
+    for (int i = 0; i < hp->ring->nops; ++i)
+        fprintf(out, " %s", chunk_op_name(hp->ring->ops[i]));
+    fputs("\n", out);
 }

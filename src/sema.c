@@ -66,6 +66,7 @@ static const char *item_word(const ast_item *it)
         [IT_THREADS] = "threads", [IT_STAGES] = "stages", [IT_PRODUCER_WARPS] = "producer_warps",
         [IT_BLOCKS_PER_SM] = "blocks_per_sm",
         [IT_GRID] = "grid", [IT_TILE] = "tile", [IT_STEPS] = "steps", [IT_MARCH] = "march",
+        [IT_HOST_STREAM] = "host_stream",
     };
     static const char *bodies[] = {
         [BODY_ELEMENTWISE] = "compute", [BODY_STEP] = "compute", [BODY_PROLOGUE] = "prologue",
@@ -276,6 +277,10 @@ static void check_scalar_item(checker *c, const ast_item *it)
     case IT_GRID:
         s->grid = it->grid;
         s->grid_loc = it->loc;
+        break;
+    case IT_HOST_STREAM:
+        s->host_stream = true;
+        s->host_stream_loc = it->loc;
         break;
     default:
         break;
@@ -988,6 +993,57 @@ static void check_occupancy(checker *c)
     }
 }
 
+/* The rows beyond a tile's own that stage st reads on either side along dimension 0: its
+ * region's origin there must be the tile's origin plus a constant. -1: not of that form. */
+static int stage_halo(const spec *s, const spec_stage *st)
+{
+    const affine *o = &st->origin[0];
+    if (o->nterms != 1 || o->coef[0] != 1 || strcmp(o->var[0], s->tile_at[0]))
+        return -1;
+    long long lo = -o->c, hi = st->extent[0] - s->tile[0] + o->c;
+    long long h = lo > hi ? lo : hi;
+    return h < 0 ? 0 : h > (1 << 20) ? -1 : (int)h;
+}
+
+/* host_stream: the problem is cut into chunks of rows along dimension 0 of every array,
+ * each chunk an independent launch over its rows and the halo rows its staged regions
+ * read (pipert_stream_problem). */
+static void check_host_stream(checker *c)
+{
+    spec *s = c->s;
+    srcloc at = s->host_stream_loc;
+    const ast_extent *d0 = &s->arrays[s->tile_array].dims[0];
+    if (s->naccums) {
+        diag_error(c->d, at, "host_stream cannot stream a pipeline with accumulators: they "
+                   "combine over the whole problem, not a chunk");
+        return;
+    }
+    for (int i = 0; i < s->narrays; ++i) {
+        const spec_array *arr = &s->arrays[i];
+        if (!d0->name || !arr->dims[0].name || strcmp(arr->dims[0].name, d0->name)) {
+            diag_error(c->d, arr->loc, "host_stream cuts every array into chunks of its "
+                       "first dimension, the tile's ('%s'), but '%s' does not start with it",
+                       d0->name ? d0->name : "a literal", arr->name);
+            return;
+        }
+        if (arr->dir == DIR_OUT)
+            continue;
+        int h = arr->staged >= 0 ? stage_halo(s, &s->stages[arr->staged]) : -1;
+        if (h < 0) {
+            diag_error(c->d, arr->loc, "host_stream needs '%s' staged over the tile's rows "
+                       "(its region's first origin the tile's plus a constant): the rows a "
+                       "chunk reads come from it", arr->name);
+            return;
+        }
+        if (h > 0 && arr->dir == DIR_INOUT) {
+            diag_error(c->d, arr->loc, "host_stream cannot stream the inout array '%s' with "
+                       "a halo: a chunk would read rows its neighbour writes back", arr->name);
+            return;
+        }
+        s->stream_halo = h > s->stream_halo ? h : s->stream_halo;
+    }
+}
+
 static void check_whole(checker *c, const ast_pipeline *p)
 {
     spec *s = c->s;
@@ -1005,6 +1061,8 @@ static void check_whole(checker *c, const ast_pipeline *p)
     if (c->d->errors)
         return;
     check_stages(c);
+    if (s->host_stream)
+        check_host_stream(c);
     check_lowering(c);
     if (c->d->errors == 0)
         check_budget(c, p);

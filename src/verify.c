@@ -38,6 +38,8 @@ static const char *const fault_names[FAULT__COUNT] = {
     [FAULT_DROP_RELEASE] = "drop-release", [FAULT_DROP_ARRIVE] = "drop-arrive",
     [FAULT_EARLY_RELEASE] = "early-release", [FAULT_DROP_ARRAY_CHECK] = "drop-array-check",
     [FAULT_LATE_SELECT] = "late-select", [FAULT_DROP_PARAM] = "drop-param-source",
+    [FAULT_CHUNK_BUFFERS_SHORT] = "chunk-buffers-short",
+    [FAULT_CHUNK_COPY_OUT_EARLY] = "copy-out-early",
 };
 
 fault_kind verify_fault_from_name(const char *name)
@@ -1349,6 +1351,7 @@ bool verify_inject(sched *sc, fault_kind k)
     case FAULT_DROP_ARRIVE: return drop_first(sc, is_full_arrive) || drop_first(sc, is_any_arrive);
     case FAULT_EARLY_RELEASE: return move_release_early(sc);
     case FAULT_DROP_ARRAY_CHECK: case FAULT_LATE_SELECT: case FAULT_DROP_PARAM:
+    case FAULT_CHUNK_BUFFERS_SHORT: case FAULT_CHUNK_COPY_OUT_EARLY:
         break;   /* the host plan's (verify_inject_host) */
     case FAULT_NONE: case FAULT__COUNT: break;
     }

@@ -107,6 +107,52 @@ static void check_follow_on(hcheck *c)
               "launch");
 }
 
+/* ------------------------------------------------------------------ the chunk ring */
+
+/* Where op k of the ring is (its index); -1 when it is not there, -2 when it is twice. */
+static int ring_at(const stream_ring *r, chunk_op k)
+{
+    int at = -1;
+    for (int i = 0; i < r->nops; ++i)
+        if (r->ops[i] == k)
+            at = at == -1 ? i : -2;
+    return at;
+}
+
+/* One chunk in order: next, in, launch, out, done, each once. */
+static void check_chunk_order(hcheck *c, const stream_ring *r)
+{
+    int next = ring_at(r, CH_NEXT), in = ring_at(r, CH_COPY_IN), run = ring_at(r, CH_LAUNCH);
+    int out = ring_at(r, CH_COPY_OUT), done = ring_at(r, CH_DONE);
+    if (next != 0 || done != r->nops - 1 || in < 0 || run < 0 || out < 0)
+        hfail(c, "chunk-ops", "a chunk must take its slot, copy in, launch, copy out and close, "
+              "each once");
+    else if (!(in < run && run < out))
+        hfail(c, "chunk-RAW", "on its stream a chunk's launch must follow its copy in, and its "
+              "copy out its launch (it would read rows not yet there, or copy back rows not "
+              "yet computed)");
+}
+
+/* Chunks sharing a slot's buffers must share its stream: stream order is all that keeps
+ * chunk j from filling them before chunk i copied its results out (no events here).
+ * Simulated for 1..6 slots and chunk counts around them. */
+static void check_chunk_slots(hcheck *c, const stream_ring *r)
+{
+    for (int slots = 1; slots <= 6; ++slots) {
+        int buffers = r->buffers_short && slots > 1 ? slots - 1 : slots;
+        int counts[] = {0, 1, 2, slots - 1, slots, slots + 1, 2 * slots + 1, 3 * slots + 2};
+        for (size_t n = 0; n < sizeof counts / sizeof counts[0]; ++n)
+            for (int j = 0; j < counts[n]; ++j)
+                for (int i = 0; i < j; ++i)
+                    if (i % buffers == j % buffers && i % slots != j % slots) {
+                        hfail(c, "chunk-WAR", "with %d slots, chunk %d fills the buffers of "
+                              "chunk %d on another stream, before that chunk copied its "
+                              "results out", slots, j, i);
+                        return;
+                    }
+    }
+}
+
 bool verify_host(diag_ctx *d, const spec *s, const host_plan *hp)
 {
     hcheck c = {d, s, hp, first(hp, HOP_LAUNCH, -1), true};
@@ -117,6 +163,10 @@ bool verify_host(diag_ctx *d, const spec *s, const host_plan *hp)
     check_arrays(&c);
     check_order(&c);
     check_follow_on(&c);
+    if (hp->ring) {
+        check_chunk_order(&c, hp->ring);
+        check_chunk_slots(&c, hp->ring);
+    }
     return c.ok;
 }
 
@@ -156,6 +206,19 @@ bool verify_inject_host(host_plan *hp, fault_kind k)
     case FAULT_DROP_PARAM:
         drop_op(hp, first(hp, HOP_COUNT_TILES, -1));
         return true;
+    case FAULT_CHUNK_BUFFERS_SHORT:
+        if (!hp->ring)
+            return false;
+        hp->ring->buffers_short = true;
+        return true;
+    case FAULT_CHUNK_COPY_OUT_EARLY: {
+        if (!hp->ring)
+            return false;
+        int run = ring_at(hp->ring, CH_LAUNCH), out = ring_at(hp->ring, CH_COPY_OUT);
+        hp->ring->ops[run] = CH_COPY_OUT;
+        hp->ring->ops[out] = CH_LAUNCH;
+        return true;
+    }
     default:
         return false;
     }

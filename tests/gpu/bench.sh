@@ -69,13 +69,23 @@ for i in "${!streaming[@]}"; do
     if [ ! -x "$dir/bench" ]; then
         echo "$c: build failed"; tail -n 5 "$dir/build.log"; continue
     fi
-    line=$("$dir/bench" 2>&1 | grep '^BENCH' | tail -n 1)
+    "$dir/bench" >"$dir/bench.out" 2>&1
+    line=$(grep '^BENCH ' "$dir/bench.out" | tail -n 1)
     gbs=$(echo "$line" | sed -n 's/.* \([0-9.]*\) GB\/s d2d.*/\1/p')
     ref=$(echo "$line" | sed -n 's/.*d2d=\([0-9.]*\) GB\/s.*/\1/p')
     ratio=$(echo "$line" | sed -n 's/.*ratio=\([0-9.]*\).*/\1/p')
     if [ -z "$ratio" ]; then echo "$c: run failed: $line"; continue; fi
     echo "$(order 0 "${streaming_lines[$i]}"),$1,$2,$3,$flags,$gbs,$ref,$ratio" >>"$W/rows.csv"
     printf '%-11s %-18s %-11s %-19s %9s %9s %6s\n' "$1" "$2" "$3" "$flags" "$gbs" "$ref" "$ratio"
+    # host_stream: NAME_stream (and its serial run) in ms against the bound max(H2D, D2H,
+    # kernel) in ms, each measured alone in the same process (ratio: bound / time).
+    host=$(grep '^BENCH_HOST ' "$dir/bench.out" | tail -n 1)
+    if [ -n "$host" ]; then
+        get() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$host"; }
+        echo "$(order 0 "${streaming_lines[$i]}"),$1-stream,$2,$3,$flags,$(get stream_ms),$(get bound_ms),$(get ratio)" >>"$W/rows.csv"
+        echo "$(order 0 "${streaming_lines[$i]}"),$1-serial,$2,$3,$flags,$(get serial_ms),$(get bound_ms),$(get serial_ratio)" >>"$W/rows.csv"
+        echo "  $host"
+    fi
 done
 
 # sgemm against cuBLAS in one process (FLOP/s, not bytes), with each lowering of the

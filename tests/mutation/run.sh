@@ -32,11 +32,13 @@ declare -A expect=(
     [drop-array-check]='checks'
     [late-select]='prepare'
     [drop-param-source]='params'
+    [chunk-buffers-short]='chunk-WAR'
+    [copy-out-early]='chunk-RAW'
 )
 # The device schedule's faults, then the host plan's (the launcher).
 kinds=(drop-wait wait-plus-one drop-commit flip-parity expect-tx-short expect-tx-long
        drop-fence one-slot-short drop-release drop-arrive early-release
-       drop-array-check late-select drop-param-source)
+       drop-array-check late-select drop-param-source chunk-buffers-short copy-out-early)
 
 mechs=()
 while read -r name _ state _; do

@@ -382,6 +382,15 @@ int fake_device_range(const void *p, size_t bytes, int *device)
     return a != NULL;
 }
 
+const void *fake_registration_at(const void *p)
+{
+    const char *c = p;
+    for (alloc *a = F.allocs; a; a = a->next)
+        if (a->kind == A_REGISTERED && c >= a->p && c < a->p + a->bytes)
+            return a->p;
+    return NULL;
+}
+
 int fake_host_flags(const void *p)
 {
     for (alloc *a = F.allocs; a; a = a->next)
@@ -660,6 +669,18 @@ cudaError_t cudaHostRegister(void *p, size_t bytes, unsigned int flags)
         if (a->kind != A_DEVICE && c < a->p + a->bytes && a->p < c + bytes)
             return set_err(cudaErrorHostMemoryAlreadyRegistered);
     return new_alloc(A_REGISTERED, p, bytes, flags);
+}
+
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *at, const void *p)
+{
+    ENTER();
+    memset(at, 0, sizeof *at);
+    at->type = cudaMemoryTypeUnregistered;
+    const char *c = p;
+    for (alloc *a = F.allocs; a; a = a->next)
+        if (c >= a->p && c < a->p + a->bytes)
+            at->type = a->kind == A_DEVICE ? cudaMemoryTypeDevice : cudaMemoryTypeHost;
+    return cudaSuccess;
 }
 
 cudaError_t cudaHostUnregister(void *p)

@@ -65,6 +65,8 @@ int fake_stream_flags(cudaStream_t s);
 int fake_device_range(const void *p, size_t bytes, int *device);
 /* The flags a live pinned allocation or registration starting at p was made with (-1). */
 int fake_host_flags(const void *p);
+/* The start of the registered range holding p (NULL: none). */
+const void *fake_registration_at(const void *p);
 
 /* A "kernel": fn(arg) runs when the stream gets to it. */
 void fake_enqueue(cudaStream_t s, void (*fn)(void *), void *arg);

@@ -1116,11 +1116,11 @@ END_TEST
 START_TEST(run_registration)
 {
     const pipert_stream_array arr[2] = { { PIPERT_IN, 4 }, { PIPERT_OUT, 4 } };
-    enum { N = 100 };
-    float *x = malloc(N * 4), *z = malloc(N * 4);
+    enum { N = 1 << 20 };      /* 4 MiB each, on 64 KiB pages: registered whole */
+    float *x = aligned_alloc(1 << 16, N * 4), *z = aligned_alloc(1 << 16, N * 4);
     const void *host[2] = { x, z };
     pipert_stream_problem prob = { N, 0, 0, arr, 2 };
-    pipert_stream_plan plan = { NULL, 0, 2, 10, NULL, 0, PIPERT_REGISTER_AUTO, NULL, NULL };
+    pipert_stream_plan plan = { NULL, 0, 2, N / 2, NULL, 0, PIPERT_REGISTER_AUTO, NULL, NULL };
     pipert_stream_layout lay;
     pipert_stream_run *run;
     ck_assert_int_eq(pipert_stream_layout_query(&plan, &prob, &lay), cudaSuccess);
@@ -1140,6 +1140,25 @@ START_TEST(run_registration)
     ck_assert_int_eq(pipert_stream_end(run, cudaSuccess), cudaSuccess);
     ck_assert_int_eq(fake_live_registrations(), 1);
     ck_assert_int_eq(pipert_host_release(&mine), cudaSuccess);
+    /* Small arrays, and the pages an array shares at its ends, are not registered. */
+    {
+        float *small = malloc(100 * 4), *big = aligned_alloc(1 << 16, N * 4 + (1 << 17));
+        const pipert_stream_problem sp = { 100, 0, 0, arr, 2 };
+        const void *sh[2] = { small, small };
+        pipert_stream_layout sl;
+        ck_assert_int_eq(pipert_stream_layout_query(&plan, &sp, &sl), cudaSuccess);
+        ck_assert_int_eq(pipert_stream_begin(&plan, &sp, &sl, sh, &run), cudaSuccess);
+        ck_assert_int_eq(fake_live_registrations(), 0);           /* too small */
+        ck_assert_int_eq(pipert_stream_end(run, cudaSuccess), cudaSuccess);
+        const void *bh[2] = { big + 100, z };
+        ck_assert_int_eq(pipert_stream_begin(&plan, &prob, &lay, bh, &run), cudaSuccess);
+        ck_assert_int_eq(fake_live_registrations(), 2);           /* big's interior, z */
+        ck_assert_ptr_null(fake_registration_at(big + 100));
+        ck_assert_ptr_nonnull(fake_registration_at(big + (1 << 14)));
+        ck_assert_int_eq(pipert_stream_end(run, cudaSuccess), cudaSuccess);
+        free(small);
+        free(big);
+    }
     /* Registration fails: the run goes on with pageable memory, no error pending. */
     fake_fail("cudaHostRegister", 1, cudaErrorNotSupported);
     ck_assert_int_eq(pipert_stream_begin(&plan, &prob, &lay, host, &run), cudaSuccess);
