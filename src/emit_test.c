@@ -506,6 +506,14 @@ static void emit_run_case(strbuf *o, const spec *s)
 static void emit_stream_case(strbuf *o, const spec *s)
 {
     long long tile0 = s->tile[0] * (s->march ? s->march : 1);
+    sb_puts(o, "/* A host array of whole 64 KiB pages: the runtime's page-locking of one array never\n"
+               " * touches a page of another (cudaHostRegister refuses a page registered twice). */\n"
+               "struct pg_pages {\n    void *p;\n    size_t n;\n"
+               "    explicit pg_pages(const std::vector<unsigned char> &v) : n(v.size())\n    {\n"
+               "        p = aligned_alloc(65536, (n / 65536 + 1) * 65536);\n"
+               "        if (!p) {\n            fprintf(stderr, \"out of host memory\\n\");\n            exit(2);\n        }\n"
+               "        if (n)\n            memcpy(p, v.data(), n);\n    }\n"
+               "    ~pg_pages() { free(p); }\n};\n\n");
     sb_printf(o, "static void pg_stream_case(const int64_t *pg_v, int how)\n{\n"
                  "    char what[120];\n"
                  "    snprintf(what, sizeof what, \"%s_stream how=%%d sizes %%lld\", how, "
@@ -522,10 +530,10 @@ static void emit_stream_case(strbuf *o, const spec *s)
         sb_printf(o, "    h.%s = (decltype(h.%s))(b.%c_%s.data());\n", n, n,
                   arr->dir == DIR_IN ? 'h' : 'r', n);
         /* the run's own copy, pinned for how 3 */
-        sb_printf(o, "    std::vector<unsigned char> s_%s(b.h_%s);\n    void *p_%s = s_%s.data();\n"
-                     "    if (how == 3 && !s_%s.empty()) {\n"
-                     "        PG_CHECK(pipert_host_alloc(&pinned[%d], s_%s.size()));\n"
-                     "        memcpy(pinned[%d].ptr, s_%s.data(), s_%s.size());\n"
+        sb_printf(o, "    pg_pages s_%s(b.h_%s);\n    void *p_%s = s_%s.p;\n"
+                     "    if (how == 3 && s_%s.n) {\n"
+                     "        PG_CHECK(pipert_host_alloc(&pinned[%d], s_%s.n));\n"
+                     "        memcpy(pinned[%d].ptr, s_%s.p, s_%s.n);\n"
                      "        p_%s = pinned[%d].ptr;\n    }\n"
                      "    run.%s = (decltype(run.%s))p_%s;\n", n, n, n, n, n, i, n, i, n, n, n, i,
                   n, n, n);
