@@ -630,7 +630,7 @@ typedef struct sched {
     copy_plan copy[16];      /* per stage */
     int threads;
     ast_grid grid;
-    ir_section *secs; int nsecs;
+    ir_section *secs; int nsecs, seccap;
 } sched;
 
 /* Plan the schedule of spec s for mechanism m (s->mech; auto resolved with mech_auto) on

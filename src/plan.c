@@ -13,8 +13,7 @@
 ir_section *plan_section(planner *p, ir_section_kind kind, int count)
 {
     sched *sc = p->sc;
-    int cap = sc->nsecs;
-    sc->secs = arena_grow(p->a, sc->secs, &cap, sc->nsecs + 1, sizeof *sc->secs);
+    sc->secs = arena_grow(p->a, sc->secs, &sc->seccap, sc->nsecs + 1, sizeof *sc->secs);
     ir_section *sec = &sc->secs[sc->nsecs++];
     *sec = (ir_section){.kind = kind, .count = count};
     return sec;
