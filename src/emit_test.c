@@ -450,6 +450,17 @@ static void emit_size_cases(strbuf *o, const spec *s)
  * the reference once, the launcher twice where there are accumulators (the second run
  * must give the same bits). The case is named by its sizes, the offsets that are not 0 and
  * the grid. */
+/* The reference's view of an array (h): the input as generated, or a copy of an output
+ * (r_NAME) that the reference writes. */
+static void emit_reference_array(strbuf *o, const spec_array *arr)
+{
+    const char *n = arr->name;
+    if (arr->dir != DIR_IN)
+        sb_printf(o, "    b.r_%s = b.h_%s;\n    b.r_%s.resize(b.h_%s.size());\n", n, n, n, n);
+    sb_printf(o, "    h.%s = (decltype(h.%s))(b.%c_%s.data());\n", n, n,
+              arr->dir == DIR_IN ? 'h' : 'r', n);
+}
+
 static void emit_run_case(strbuf *o, const spec *s)
 {
     sb_printf(o, "static void pg_case(const int64_t *pg_v, int mis, unsigned grid)\n{\n"
@@ -464,14 +475,8 @@ static void emit_run_case(strbuf *o, const spec *s)
                  "        snprintf(what + w, sizeof what - w, \" grid=%%u\", grid);\n"
                  "    struct %s_args a = pg_sized(pg_v);\n    pg_buffers b;\n    pg_alloc(b, a);\n"
                  "    struct %s_args h = a;\n", s->nsizes, s->name, s->name);
-    for (int i = 0; i < s->narrays; ++i) {
-        const spec_array *arr = &s->arrays[i];
-        if (arr->dir != DIR_IN)
-            sb_printf(o, "    b.r_%s = b.h_%s;\n    b.r_%s.resize(b.h_%s.size());\n", arr->name,
-                      arr->name, arr->name, arr->name);
-        sb_printf(o, "    h.%s = (decltype(h.%s))(b.%c_%s.data());\n", arr->name, arr->name,
-                  arr->dir == DIR_IN ? 'h' : 'r', arr->name);
-    }
+    for (int i = 0; i < s->narrays; ++i)
+        emit_reference_array(o, &s->arrays[i]);
     sb_puts(o, "    pg_reference(&h);\n    pg_upload(b, a, off);\n"
                "    pipert_launch_opts opts;\n    memset(&opts, 0, sizeof opts);\n"
                "    opts.grid_blocks = grid;\n    void *ws = NULL;\n");
@@ -525,10 +530,7 @@ static void emit_stream_case(strbuf *o, const spec *s)
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];
         const char *n = arr->name;
-        if (arr->dir != DIR_IN)
-            sb_printf(o, "    b.r_%s = b.h_%s;\n    b.r_%s.resize(b.h_%s.size());\n", n, n, n, n);
-        sb_printf(o, "    h.%s = (decltype(h.%s))(b.%c_%s.data());\n", n, n,
-                  arr->dir == DIR_IN ? 'h' : 'r', n);
+        emit_reference_array(o, arr);
         /* the run's own copy, pinned for how 3 */
         sb_printf(o, "    pg_pages s_%s(b.h_%s);\n    void *p_%s = s_%s.p;\n"
                      "    if (how == 3 && s_%s.n) {\n"
