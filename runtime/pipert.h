@@ -236,10 +236,24 @@ typedef void (*pipert_progress_fn)(const pipert_progress *p, void *user);
 
 enum { PIPERT_REGISTER_AUTO = 0, PIPERT_REGISTER_NEVER = 1 };
 
+/* One chunk of a traced run, on its device's clock: milliseconds since the run began on
+ * that device (an event recorded there when the run began). Its launch ran between
+ * h2d_end and d2h_begin. Clocks of different devices start within microseconds of each
+ * other (the events are recorded one after another), close enough for a timeline. */
+typedef struct pipert_chunk_trace {
+    int64_t chunk, first, count;
+    int device;                /* the CUDA device */
+    int device_index;          /* into the plan's devices */
+    int stream;                /* its stream's index in the device's pool */
+    float h2d_begin, h2d_end;  /* its copies in (equal when it copies nothing in) */
+    float d2h_begin, d2h_end;  /* its copies out */
+} pipert_chunk_trace;
+
 /* How a NAME_stream call spreads its work; a zeroed plan (or NULL) means the calling
  * thread's current device and everything chosen by the planner. */
 typedef struct pipert_stream_plan {
-    const int *devices;        /* devices to spread the chunks over, distinct, in order */
+    const int *devices;        /* devices to spread the chunks over, in order; a device
+                                  named k times gets k pools of streams and k shares */
     int ndevices;              /* 0: the calling thread's current device */
     int streams_per_device;    /* 0: from the devices' copy engines; at most PIPERT_MAX_STREAMS */
     int64_t chunk_elements;    /* elements (rows) per chunk; 0: chosen by the planner */
@@ -249,6 +263,10 @@ typedef struct pipert_stream_plan {
                                   the call; PIPERT_REGISTER_NEVER: copy them as they are */
     pipert_progress_fn progress;   /* NULL: none */
     void *progress_user;
+    pipert_chunk_trace *trace;     /* NULL: none; else the run records CUDA events around
+                                      the copies of its first trace_chunks chunks and the
+                                      call fills trace[0 .. min(trace_chunks, chunks) - 1] */
+    int64_t trace_chunks;
 } pipert_stream_plan;
 
 /* The arrays a chunk moves, chunked along their slowest dimension (dimension 0). */

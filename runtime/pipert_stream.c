@@ -314,15 +314,13 @@ static cudaError_t check_plan(const pipert_stream_plan *plan, int *ndevices)
         int d = plan->devices[i];
         if (d < 0 || d >= PIPERT_MAX_DEVICES)
             return cudaErrorInvalidDevice;
-        for (int j = 0; j < i; ++j)
-            if (plan->devices[j] == d)
-                return cudaErrorInvalidValue;
     }
     if (plan->streams_per_device < 0 || plan->streams_per_device > PIPERT_MAX_STREAMS
         || plan->chunk_elements < 0 || plan->npriorities < 0
         || (plan->npriorities > 0 && !plan->priorities)
         || (plan->host_register != PIPERT_REGISTER_AUTO
-            && plan->host_register != PIPERT_REGISTER_NEVER))
+            && plan->host_register != PIPERT_REGISTER_NEVER)
+        || plan->trace_chunks < 0 || (plan->trace_chunks > 0 && !plan->trace))
         return cudaErrorInvalidValue;
     if (plan->ndevices > 0)
         *ndevices = plan->ndevices;
@@ -464,13 +462,18 @@ cudaError_t pipert_stream_layout_plan(const pipert_stream_plan *plan,
     int spd = plan ? plan->streams_per_device : 0;
     int spd_fixed = spd > 0;
     int64_t chunk_asked = plan ? plan->chunk_elements : 0;
-    size_t budget = 0;        /* half the free memory of the device with the least */
+    size_t budget = 0;        /* half the free memory of the device with the least,
+                                 per time it is named */
     if (!spd_fixed)
         spd = PIPERT_MAX_STREAMS;
     for (int k = 0; k < nd; ++k) {
         if (!spd_fixed && default_streams(&devs[k]) < spd)
             spd = default_streams(&devs[k]);
-        size_t half = devs[k].mem_free / 2;
+        /* a device named several times holds the buffers of each of its shares */
+        size_t named_times = 0;
+        for (int j = 0; j < nd; ++j)
+            named_times += devs[j].device == devs[k].device;
+        size_t half = devs[k].mem_free / 2 / named_times;
         if (devs[k].mem_free && (budget == 0 || half < budget))
             budget = half ? half : 1;
     }
@@ -624,6 +627,11 @@ struct pipert_stream_run {
     void *progress_user;
     atomic_llong chunks_done;
     atomic_llong elements_done;
+    pipert_chunk_trace *trace;     /* the plan's, filled at the end */
+    int64_t ntrace;                /* chunks traced: the first ntrace */
+    cudaEvent_t *marks;            /* TRACE_MARKS per traced chunk, on its device */
+    unsigned char *marked;         /* per traced chunk: a bit per mark recorded */
+    cudaEvent_t origin[PIPERT_MAX_DEVICES]; /* per device used: when the run began there */
 };
 
 /* Make device current for the run. */
@@ -636,6 +644,96 @@ static cudaError_t run_device(pipert_stream_run *r, int device)
         return err;
     r->current = device;
     return cudaSuccess;
+}
+
+/* ------------------------------------------------------------------ traces */
+
+/* The events of a traced chunk, recorded on its stream: before and after its copies in,
+ * before and after its copies out. */
+enum { MARK_H2D_BEGIN, MARK_H2D_END, MARK_D2H_BEGIN, MARK_D2H_END, TRACE_MARKS };
+
+/* Create the events of a traced run, each on its chunk's device, and record each device's
+ * origin on its first stream. */
+static cudaError_t trace_begin(pipert_stream_run *r)
+{
+    r->marks = calloc((size_t)r->ntrace * TRACE_MARKS, sizeof *r->marks);
+    r->marked = calloc((size_t)r->ntrace, 1);
+    if (!r->marks || !r->marked)
+        return cudaErrorMemoryAllocation;
+    cudaError_t err = cudaSuccess;
+    for (int d = 0; err == cudaSuccess && d < r->layout.ndevices; ++d) {
+        err = run_device(r, r->devices[d]);
+        if (err == cudaSuccess)
+            err = pipert_event_create(&r->origin[d], 1);
+        if (err == cudaSuccess)
+            err = cudaEventRecord(r->origin[d], r->pools[d].stream[0]);
+    }
+    for (int64_t i = 0; err == cudaSuccess && i < r->ntrace; ++i) {
+        pipert_chunk c;
+        err = pipert_stream_chunk_at(&r->layout, i, &c);
+        if (err == cudaSuccess)
+            err = run_device(r, c.device);
+        for (int k = 0; err == cudaSuccess && k < TRACE_MARKS; ++k)
+            err = pipert_event_create(&r->marks[i * TRACE_MARKS + k], 1);
+    }
+    return err;
+}
+
+/* Record mark k of chunk c, where c is traced. */
+static cudaError_t trace_mark(pipert_stream_run *r, const pipert_chunk *c, cudaStream_t stream,
+                              int k)
+{
+    if (c->index >= r->ntrace)
+        return cudaSuccess;
+    cudaError_t err = cudaEventRecord(r->marks[c->index * TRACE_MARKS + k], stream);
+    if (err != cudaSuccess)
+        return cuda_fail(err);
+    r->marked[c->index] |= (unsigned char)(1u << k);
+    return cudaSuccess;
+}
+
+/* After the streams finished: the trace of every traced chunk; a chunk whose copies were
+ * not all enqueued (a run its caller ended early) gets chunk -1. */
+static cudaError_t trace_collect(pipert_stream_run *r)
+{
+    cudaError_t err = cudaSuccess;
+    for (int64_t i = 0; err == cudaSuccess && i < r->ntrace; ++i) {
+        pipert_chunk c;
+        pipert_chunk_trace *t = &r->trace[i];
+        memset(t, 0, sizeof *t);
+        t->chunk = -1;
+        if (r->marked[i] != (1u << TRACE_MARKS) - 1
+            || pipert_stream_chunk_at(&r->layout, i, &c) != cudaSuccess)
+            continue;
+        t->chunk = i;
+        t->first = c.first;
+        t->count = c.count;
+        t->device = c.device;
+        t->device_index = c.device_index;
+        t->stream = c.stream_index;
+        float *at[TRACE_MARKS] = { &t->h2d_begin, &t->h2d_end, &t->d2h_begin, &t->d2h_end };
+        for (int k = 0; err == cudaSuccess && k < TRACE_MARKS; ++k)
+            err = cudaEventElapsedTime(at[k], r->origin[c.device_index],
+                                       r->marks[i * TRACE_MARKS + k]);
+    }
+    return err;
+}
+
+static cudaError_t trace_release(pipert_stream_run *r)
+{
+    cudaError_t err = cudaSuccess;
+    for (int d = 0; d < PIPERT_MAX_DEVICES; ++d)
+        if (r->origin[d]) {
+            err = first_error(err, cudaEventDestroy(r->origin[d]));
+            r->origin[d] = NULL;
+        }
+    if (r->marks)
+        for (int64_t i = 0; i < r->ntrace * TRACE_MARKS; ++i)
+            if (r->marks[i]) {
+                err = first_error(err, cudaEventDestroy(r->marks[i]));
+                r->marks[i] = NULL;
+            }
+    return err;
 }
 
 /* Free what the run holds on the devices and the host registrations, and restore the
@@ -657,6 +755,7 @@ static cudaError_t run_release(pipert_stream_run *r)
         for (int d = 0; d < r->npools; ++d)
             err = first_error(err, pipert_stream_pool_destroy(&r->pools[d]));
     r->npools = 0;
+    err = first_error(err, trace_release(r));
     if (r->pinned)
         for (int i = 0; i < r->narrays; ++i)
             err = first_error(err, pipert_host_release(&r->pinned[i]));
@@ -674,6 +773,8 @@ static void run_free(pipert_stream_run *r)
     free(r->pools);
     free(r->slots);
     free(r->buffer_table);
+    free(r->marks);
+    free(r->marked);
     free(r);
 }
 
@@ -714,6 +815,8 @@ cudaError_t pipert_stream_begin(const pipert_stream_plan *plan, const pipert_str
     if (plan) {
         r->progress = plan->progress;
         r->progress_user = plan->progress_user;
+        r->trace = plan->trace;
+        r->ntrace = min64(plan->trace_chunks, l->chunks);
     }
     atomic_init(&r->chunks_done, 0);
     atomic_init(&r->elements_done, 0);
@@ -788,6 +891,8 @@ cudaError_t pipert_stream_begin(const pipert_stream_plan *plan, const pipert_str
             off += (b + BUF_ALIGN - 1) & ~(size_t)(BUF_ALIGN - 1);
         }
     }
+    if (err == cudaSuccess && r->ntrace > 0)
+        err = trace_begin(r);
     if (err != cudaSuccess) {
         (void)run_release(r);
         run_free(r);
@@ -839,17 +944,17 @@ cudaError_t pipert_stream_copy_in(pipert_stream_run *r, const pipert_chunk *c)
     if (!run_chunk(r, c, &stream))
         return cudaErrorInvalidValue;
     void *const *buf = r->slots[c->slot].buffers;
-    for (int i = 0; i < r->narrays; ++i) {
+    cudaError_t err = trace_mark(r, c, stream, MARK_H2D_BEGIN);
+    for (int i = 0; err == cudaSuccess && i < r->narrays; ++i) {
         size_t rb = r->arrays[i].row_bytes;
         if (!(r->arrays[i].dir & PIPERT_IN) || rb == 0 || c->in_count == 0)
             continue;
-        cudaError_t err = cudaMemcpyAsync(buf[i], r->host[i] + (size_t)c->in_first * rb,
-                                          (size_t)c->in_count * rb, cudaMemcpyHostToDevice,
-                                          stream);
+        err = cudaMemcpyAsync(buf[i], r->host[i] + (size_t)c->in_first * rb,
+                              (size_t)c->in_count * rb, cudaMemcpyHostToDevice, stream);
         if (err != cudaSuccess)
             return cuda_fail(err);
     }
-    return cudaSuccess;
+    return err == cudaSuccess ? trace_mark(r, c, stream, MARK_H2D_END) : err;
 }
 
 cudaError_t pipert_stream_copy_out(pipert_stream_run *r, const pipert_chunk *c)
@@ -858,19 +963,18 @@ cudaError_t pipert_stream_copy_out(pipert_stream_run *r, const pipert_chunk *c)
     if (!run_chunk(r, c, &stream))
         return cudaErrorInvalidValue;
     void *const *buf = r->slots[c->slot].buffers;
-    for (int i = 0; i < r->narrays; ++i) {
+    cudaError_t err = trace_mark(r, c, stream, MARK_D2H_BEGIN);
+    for (int i = 0; err == cudaSuccess && i < r->narrays; ++i) {
         size_t rb = r->arrays[i].row_bytes;
         if (!(r->arrays[i].dir & PIPERT_OUT) || rb == 0 || c->count == 0)
             continue;
-        cudaError_t err = cudaMemcpyAsync(r->host[i] + (size_t)c->first * rb,
-                                          (unsigned char *)buf[i]
-                                              + (size_t)(c->first - c->in_first) * rb,
-                                          (size_t)c->count * rb, cudaMemcpyDeviceToHost,
-                                          stream);
+        err = cudaMemcpyAsync(r->host[i] + (size_t)c->first * rb,
+                              (unsigned char *)buf[i] + (size_t)(c->first - c->in_first) * rb,
+                              (size_t)c->count * rb, cudaMemcpyDeviceToHost, stream);
         if (err != cudaSuccess)
             return cuda_fail(err);
     }
-    return cudaSuccess;
+    return err == cudaSuccess ? trace_mark(r, c, stream, MARK_D2H_END) : err;
 }
 
 /* A progress report, on a CUDA thread: no CUDA call here. */
@@ -916,7 +1020,10 @@ cudaError_t pipert_stream_end(pipert_stream_run *r, cudaError_t err)
     cudaError_t sync = cudaSuccess;
     for (int d = 0; d < r->npools; ++d)
         sync = first_error(sync, pipert_stream_pool_sync(&r->pools[d]));
-    cudaError_t rel = run_release(r);
+    cudaError_t traced = cudaSuccess;
+    if (sync == cudaSuccess && r->ntrace > 0)
+        traced = trace_collect(r);
+    cudaError_t rel = first_error(traced, run_release(r));
     /* A progress report still pending after a failed wait would find the run freed: keep
      * its memory (a small leak, after an error that is usually fatal to the context). */
     if (sync == cudaSuccess || !r->reported)

@@ -41,6 +41,7 @@ typedef struct fevent {
     int recorded;
     fstream *stream;
     long ticket;
+    long stamp;                /* the fake's clock when its last record ran; 0: not yet */
     struct fevent *next;
 } fevent;
 
@@ -79,6 +80,7 @@ static struct {
     op *orphans, *orphans_tail;    /* the work of stuck streams that were destroyed */
     kernel kernels[16];
     int nkernels;
+    long clock;                /* ticks once per event record that runs: 1 tick = 1 ms */
 } F;
 
 /* ------------------------------------------------------------------ bookkeeping */
@@ -187,8 +189,12 @@ static void run_op(fstream *s, op *o)
     case OP_KERNEL:
         o->fn(o->arg);
         break;
-    case OP_RECORD:
+    case OP_RECORD: {
+        fevent *e = live_event((cudaEvent_t)o->arg);
+        if (e && e->stream == s && e->ticket == o->ticket)
+            e->stamp = ++F.clock;
         break;
+    }
     case OP_WAIT: {
         fstream *w = NULL;
         for (fstream *f = F.streams; f; f = f->next)
@@ -733,12 +739,15 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s)
     if (!f)
         return set_err(cudaErrorInvalidResourceHandle);
     fstream *fs = live_stream(s);
-    cudaError_t err = put(s, new_op(OP_RECORD));
+    op *o = new_op(OP_RECORD);
+    o->arg = f;
+    cudaError_t err = put(s, o);
     if (err != cudaSuccess)
         return err;
     f->recorded = 1;
     f->stream = fs;
     f->ticket = fs ? fs->enqueued : 0;
+    f->stamp = fs ? 0 : ++F.clock;
     return cudaSuccess;
 }
 
@@ -775,7 +784,9 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
     if (!a || !b || (a->flags & cudaEventDisableTiming) || (b->flags & cudaEventDisableTiming)
         || !a->recorded || !b->recorded)
         return set_err(cudaErrorInvalidResourceHandle);
-    *ms = 1.5f;
+    if (!a->stamp || !b->stamp)
+        return set_err(cudaErrorNotReady);
+    *ms = (float)(b->stamp - a->stamp);
     return cudaSuccess;
 }
 

@@ -9,6 +9,8 @@
  * order other than the order it was enqueued in. Every call can be made to fail
  * (fake_fail), and the fake counts what a test checks: live objects, calls, copies that
  * leave a device allocation, work on the default stream, CUDA calls from host functions.
+ * An event is stamped by a clock that ticks once per record that runs (1 tick = 1 ms of
+ * cudaEventElapsedTime), so a trace shows the order the work ran in.
  * Single-threaded. */
 #ifndef FAKE_CUDART_H
 #define FAKE_CUDART_H

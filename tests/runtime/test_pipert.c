@@ -172,7 +172,7 @@ START_TEST(plan_zero_elements)
     check_layout(&l, NULL, &p, 1, 1);
     /* With overrides and a halo too. */
     int devs[] = { 1, 0 };
-    pipert_stream_plan plan = { devs, 2, 3, 100, NULL, 0, 0, NULL, NULL };
+    pipert_stream_plan plan = { devs, 2, 3, 100, NULL, 0, 0, NULL, NULL, NULL, 0 };
     p.halo = 4;
     ck_assert_int_eq(pipert_stream_layout_plan(&plan, &p, NULL, 0, &l), cudaSuccess);
     check_layout(&l, &plan, &p, 2, 3);
@@ -187,7 +187,7 @@ START_TEST(plan_one_element)
     pipert_stream_problem p = problem(1, 0, 2048);
     pipert_stream_device d[2] = { dev_of(0, 2, 1, 0), dev_of(1, 2, 1, 0) };
     int devs[] = { 0, 1 };
-    pipert_stream_plan plan = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL };
+    pipert_stream_plan plan = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0 };
     pipert_stream_layout l;
     ck_assert_int_eq(pipert_stream_layout_plan(&plan, &p, d, 2, &l), cudaSuccess);
     check_layout(&l, &plan, &p, 2, 4);
@@ -212,7 +212,7 @@ START_TEST(plan_fewer_chunks_than_streams)
     pipert_stream_problem p = problem(25, 0, 0);
     pipert_stream_device d[2] = { dev_of(4, 2, 1, 0), dev_of(2, 2, 1, 0) };
     int devs[] = { 4, 2 };
-    pipert_stream_plan plan = { devs, 2, 4, 10, NULL, 0, 0, NULL, NULL };
+    pipert_stream_plan plan = { devs, 2, 4, 10, NULL, 0, 0, NULL, NULL, NULL, 0 };
     pipert_stream_layout l;
     ck_assert_int_eq(pipert_stream_layout_plan(&plan, &p, d, 2, &l), cudaSuccess);
     check_layout(&l, &plan, &p, 2, 4);
@@ -267,7 +267,7 @@ START_TEST(plan_sweep)
     for (size_t h = 0; h < sizeof halos / sizeof halos[0]; ++h) {
         pipert_stream_problem p = problem(sizes[a], halos[h], aligns[f]);
         pipert_stream_plan plan = { devs, ndevs[c], streams[e], chunks[b], NULL, 0, 0, NULL,
-                                    NULL };
+                                    NULL, NULL, 0 };
         pipert_stream_layout l;
         cudaError_t err = pipert_stream_layout_plan(&plan, &p, d, ndevs[c], &l);
         if (err != cudaSuccess)
@@ -297,7 +297,7 @@ START_TEST(plan_default_streams)
     /* Several devices: the fewest any of them wants. */
     int devs[] = { 0, 1 };
     pipert_stream_device d2[2] = { dev_of(0, 2, 1, 0), dev_of(1, 1, 0, 0) };
-    pipert_stream_plan plan = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL };
+    pipert_stream_plan plan = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0 };
     ck_assert_int_eq(pipert_stream_layout_plan(&plan, &p, d2, 2, &l), cudaSuccess);
     ck_assert_int_eq(l.streams_per_device, 2);
     /* Asked for: as asked. */
@@ -342,7 +342,7 @@ START_TEST(plan_halo_rows)
     /* 100 rows of 1000 floats in and out, halo 2, chunks of 10. */
     const pipert_stream_array rows[2] = { { PIPERT_IN, 4000 }, { PIPERT_OUT, 4000 } };
     pipert_stream_problem p = { 100, 2, 0, rows, 2 };
-    pipert_stream_plan plan = { NULL, 0, 2, 10, NULL, 0, 0, NULL, NULL };
+    pipert_stream_plan plan = { NULL, 0, 2, 10, NULL, 0, 0, NULL, NULL, NULL, 0 };
     pipert_stream_device d = dev_of(0, 2, 1, 0);
     pipert_stream_layout l;
     ck_assert_int_eq(pipert_stream_layout_plan(&plan, &p, &d, 1, &l), cudaSuccess);
@@ -387,7 +387,7 @@ START_TEST(plan_memory_fit)
     ck_assert_uint_le(l.slot_bytes * (size_t)l.streams_per_device, budget);
     /* 16 MiB free, asking for 64 MiB chunks: a chosen stream count gives way. */
     d.mem_free = (size_t)16 << 20;
-    pipert_stream_plan plan = { NULL, 0, 0, (int64_t)1 << 20, NULL, 0, 0, NULL, NULL };
+    pipert_stream_plan plan = { NULL, 0, 0, (int64_t)1 << 20, NULL, 0, 0, NULL, NULL, NULL, 0 };
     ck_assert_int_eq(pipert_stream_layout_plan(&plan, &p, &d, 1, &l), cudaSuccess);
     ck_assert_int_eq(l.chunk_elements, (int64_t)1 << 20);       /* 8 MiB a slot */
     ck_assert_int_eq(l.streams_per_device, 1);
@@ -412,7 +412,7 @@ START_TEST(plan_memory_fit)
     int devs[] = { 0, 1 };
     pipert_stream_device d2[2] = { dev_of(0, 2, 1, (size_t)64 << 30),
                                    dev_of(1, 2, 1, (size_t)64 << 20) };
-    pipert_stream_plan two = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL };
+    pipert_stream_plan two = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0 };
     ck_assert_int_eq(pipert_stream_layout_plan(&two, &p, d2, 2, &l), cudaSuccess);
     ck_assert_uint_le(l.slot_bytes * (size_t)l.streams_per_device, (size_t)32 << 20);
     /* Unknown free memory (0): not checked. */
@@ -438,7 +438,7 @@ START_TEST(plan_extremes)
     check_layout(&l, NULL, &q, 1, 4);
     ck_assert_int_eq(l.chunks, 1);
     /* Chunks of one element of INT64_MAX. */
-    pipert_stream_plan plan = { NULL, 0, 32, 1, NULL, 0, 0, NULL, NULL };
+    pipert_stream_plan plan = { NULL, 0, 32, 1, NULL, 0, 0, NULL, NULL, NULL, 0 };
     ck_assert_int_eq(pipert_stream_layout_plan(&plan, &p, &d, 1, &l), cudaSuccess);
     check_layout(&l, &plan, &p, 1, 32);
     ck_assert_int_eq(l.chunks, INT64_MAX);
@@ -487,7 +487,7 @@ START_TEST(plan_validation)
     bad.halo = 0;
     ck_assert_int_eq(pipert_stream_layout_plan(NULL, &bad, d, 1, &l), cudaSuccess);
 
-    pipert_stream_plan plan = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL };
+    pipert_stream_plan plan = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0 };
     ck_assert_int_eq(pipert_stream_layout_plan(&plan, &p, d, 2, &l), cudaSuccess);
     pipert_stream_plan b = plan; b.ndevices = -1;
     PLAN_ERR(cudaErrorInvalidValue, &b, &p, d, 2);
@@ -495,7 +495,15 @@ START_TEST(plan_validation)
     PLAN_ERR(cudaErrorInvalidValue, &b, &p, d, 2);
     b = plan; b.ndevices = PIPERT_MAX_DEVICES + 1;
     PLAN_ERR(cudaErrorInvalidValue, &b, &p, d, 2);
-    b = plan; b.devices = dup;
+    /* A device named twice: two shares, two pools. */
+    pipert_stream_device twice[2] = { dev_of(1, 2, 1, 1 << 20), dev_of(1, 2, 1, 1 << 20) };
+    b = plan; b.devices = dup; b.chunk_elements = 10;
+    ck_assert_int_eq(pipert_stream_layout_plan(&b, &p, twice, 2, &l), cudaSuccess);
+    ck_assert_int_eq(l.ndevices, 2);
+    ck_assert_uint_le(l.slot_bytes * (size_t)l.slots, (1u << 20) / 2);
+    b = plan; b.trace_chunks = -1;
+    PLAN_ERR(cudaErrorInvalidValue, &b, &p, d, 2);
+    b = plan; b.trace_chunks = 1;
     PLAN_ERR(cudaErrorInvalidValue, &b, &p, d, 2);
     b = plan; b.devices = neg; b.ndevices = 1;
     PLAN_ERR(cudaErrorInvalidDevice, &b, &p, d, 1);
@@ -541,7 +549,7 @@ START_TEST(plan_query)
     ck_assert_int_eq(l.streams_per_device, 2);
     ck_assert_int_eq(fake_current_device(), 1);
     int devs[] = { 0 };
-    pipert_stream_plan plan = { devs, 1, 0, 0, NULL, 0, 0, NULL, NULL };
+    pipert_stream_plan plan = { devs, 1, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0 };
     ck_assert_int_eq(pipert_stream_layout_query(&plan, &p, &l), cudaSuccess);
     ck_assert_int_eq(l.streams_per_device, 4);
     ck_assert_int_eq(fake_current_device(), 1);
@@ -750,7 +758,7 @@ START_TEST(events_and_timers)
     ck_assert_int_eq(pipert_timer_stop(&t, pool.stream[0]), cudaSuccess);
     float ms = 0;
     ck_assert_int_eq(pipert_timer_elapsed(&t, &ms), cudaSuccess);
-    ck_assert_float_eq(ms, 1.5f);
+    ck_assert_float_eq(ms, 1.0f);      /* the fake's clock: one tick per record */
     ck_assert_int_eq(pipert_timer_elapsed(&t, NULL), cudaErrorInvalidValue);
     ck_assert_int_eq(pipert_timer_destroy(&t), cudaSuccess);
     ck_assert_int_eq(fake_live_events(), 0);
@@ -922,7 +930,7 @@ START_TEST(run_elementwise)
         }
         const void *host[3] = { x, y, z };
         pipert_stream_problem prob = { n, 0, 8, arr, 3 };
-        pipert_stream_plan plan = { devs, nd, spd, chunk[b], NULL, 0, 0, NULL, NULL };
+        pipert_stream_plan plan = { devs, nd, spd, chunk[b], NULL, 0, 0, NULL, NULL, NULL, 0 };
         pipert_stream_layout lay;
         ck_assert_int_eq(cudaSetDevice(1), cudaSuccess);
         ck_assert_int_eq(drive(&plan, &prob, host, saxpy_kernel, 1, &lay), cudaSuccess);
@@ -956,7 +964,7 @@ START_TEST(run_stencil_halo)
         }
         const void *host[2] = { in, out };
         pipert_stream_problem prob = { R, 1, 0, arr, 2 };
-        pipert_stream_plan plan = { devs, nd, 2, chunks[b], NULL, 0, 0, NULL, NULL };
+        pipert_stream_plan plan = { devs, nd, 2, chunks[b], NULL, 0, 0, NULL, NULL, NULL, 0 };
         pipert_stream_layout lay;
         ck_assert_int_eq(drive(&plan, &prob, host, stencil_kernel, C, &lay), cudaSuccess);
         for (int64_t r = 0; r < R; ++r)
@@ -984,7 +992,7 @@ START_TEST(run_progress)
     g.chunks = 101;
     g.seen = calloc(g.chunks, 1);
     int prio[] = { -3, 0 };
-    pipert_stream_plan plan = { devs, 2, 3, 10, prio, 2, 0, on_progress, &g };
+    pipert_stream_plan plan = { devs, 2, 3, 10, prio, 2, 0, on_progress, &g, NULL, 0 };
     pipert_stream_problem prob = { n, 0, 0, arr, 3 };
     pipert_stream_layout lay;
     ck_assert_int_eq(drive(&plan, &prob, host, saxpy_kernel, 1, &lay), cudaSuccess);
@@ -1002,6 +1010,106 @@ START_TEST(run_progress)
 }
 END_TEST
 
+START_TEST(run_device_named_twice)
+{
+    int devs[] = { 1, 0, 1 };
+    const pipert_stream_array arr[3] = { { PIPERT_IN, 4 }, { PIPERT_IN, 4 }, { PIPERT_OUT, 4 } };
+    const int64_t sizes[] = { 1, 2, 3, 29, 1000 };
+    for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; ++a) {
+        int64_t n = sizes[a];
+        float *x = malloc(n * 4), *y = malloc(n * 4), *z = malloc(n * 4);
+        for (int64_t i = 0; i < n; ++i) {
+            x[i] = (float)(i % 101);
+            y[i] = (float)(5 * i % 23);
+            z[i] = -1;
+        }
+        const void *host[3] = { x, y, z };
+        pipert_stream_problem prob = { n, 0, 0, arr, 3 };
+        pipert_stream_plan plan = { devs, 3, 2, 10, NULL, 0, 0, NULL, NULL, NULL, 0 };
+        pipert_stream_layout lay;
+        ck_assert_int_eq(drive(&plan, &prob, host, saxpy_kernel, 1, &lay), cudaSuccess);
+        ck_assert_int_eq(lay.ndevices, lay.chunks < 3 ? lay.chunks : 3);
+        for (int64_t i = 0; i < n; ++i)
+            ck_assert_msg(z[i] == 2 * x[i] + y[i], "n=%lld: z[%lld]=%g", (long long)n,
+                          (long long)i, z[i]);
+        expect_clean();
+        free(x);
+        free(y);
+        free(z);
+    }
+}
+END_TEST
+
+/* A traced run: every traced chunk's marks in the order its stream ran them, and a
+ * stream's chunks one after another. */
+static void check_trace(const pipert_chunk_trace *t, int64_t ntrace,
+                        const pipert_stream_layout *lay)
+{
+    for (int64_t i = 0; i < ntrace; ++i) {
+        pipert_chunk c;
+        ck_assert_int_eq(pipert_stream_chunk_at(lay, i, &c), cudaSuccess);
+        ck_assert_int_eq(t[i].chunk, i);
+        ck_assert_int_eq(t[i].first, c.first);
+        ck_assert_int_eq(t[i].count, c.count);
+        ck_assert_int_eq(t[i].device, c.device);
+        ck_assert_int_eq(t[i].device_index, c.device_index);
+        ck_assert_int_eq(t[i].stream, c.stream_index);
+        ck_assert(t[i].h2d_begin >= 0);
+        ck_assert(t[i].h2d_begin < t[i].h2d_end);
+        ck_assert(t[i].h2d_end < t[i].d2h_begin);
+        ck_assert(t[i].d2h_begin < t[i].d2h_end);
+        if (i >= lay->slots)
+            ck_assert(t[i - lay->slots].d2h_end < t[i].h2d_begin);
+    }
+}
+
+START_TEST(run_trace)
+{
+    int devs[] = { 0, 1 };
+    const pipert_stream_array arr[3] = { { PIPERT_IN, 4 }, { PIPERT_IN, 4 }, { PIPERT_OUT, 4 } };
+    float x[95], y[95], z[95];
+    for (int i = 0; i < 95; ++i) {
+        x[i] = (float)i;
+        y[i] = (float)(i % 7);
+    }
+    const void *host[3] = { x, y, z };
+    pipert_stream_problem prob = { 95, 0, 0, arr, 3 };
+    pipert_chunk_trace t[12];
+    for (int64_t cap = 0; cap <= 12; cap += 4) {
+        memset(t, 0x5a, sizeof t);
+        pipert_stream_plan plan = { devs, 2, 2, 10, NULL, 0, 0, NULL, NULL, t, cap };
+        pipert_stream_layout lay;
+        ck_assert_int_eq(drive(&plan, &prob, host, saxpy_kernel, 1, &lay), cudaSuccess);
+        ck_assert_int_eq(lay.chunks, 10);
+        check_trace(t, cap < 10 ? cap : 10, &lay);
+        for (int64_t i = cap < 10 ? cap : 10; i < 12; ++i)
+            ck_assert_int_eq(t[i].chunk, 0x5a5a5a5a5a5a5a5a);   /* not written */
+        for (int i = 0; i < 95; ++i)
+            ck_assert(z[i] == 2 * x[i] + y[i]);
+        expect_clean();
+    }
+    /* The events cannot all be made: begin fails and leaves nothing. */
+    pipert_stream_plan plan = { devs, 2, 2, 10, NULL, 0, 0, NULL, NULL, t, 12 };
+    pipert_stream_layout lay;
+    pipert_stream_run *run = NULL;
+    ck_assert_int_eq(pipert_stream_layout_query(&plan, &prob, &lay), cudaSuccess);
+    fake_fail("cudaEventCreateWithFlags", 5, cudaErrorMemoryAllocation);
+    ck_assert_int_eq(pipert_stream_begin(&plan, &prob, &lay, host, &run),
+                     cudaErrorMemoryAllocation);
+    ck_assert_ptr_null(run);
+    expect_clean();
+    /* A run ended after its first chunk's copy in: that chunk and the rest are not traced. */
+    ck_assert_int_eq(pipert_stream_begin(&plan, &prob, &lay, host, &run), cudaSuccess);
+    pipert_chunk c;
+    ck_assert_int_eq(pipert_stream_next(run, &c), cudaSuccess);
+    ck_assert_int_eq(pipert_stream_copy_in(run, &c), cudaSuccess);
+    ck_assert_int_eq(pipert_stream_end(run, cudaErrorLaunchFailure), cudaErrorLaunchFailure);
+    for (int i = 0; i < 10; ++i)
+        ck_assert_int_eq(t[i].chunk, -1);
+    expect_clean();
+}
+END_TEST
+
 static void count_progress(const pipert_progress *p, void *user)
 {
     (void)p;
@@ -1015,7 +1123,7 @@ START_TEST(run_protocol)
     float data[40] = { 0 };
     const void *host[1] = { data };
     int calls = 0;
-    pipert_stream_plan plan = { NULL, 0, 2, 10, NULL, 0, 0, count_progress, &calls };
+    pipert_stream_plan plan = { NULL, 0, 2, 10, NULL, 0, 0, count_progress, &calls, NULL, 0 };
     pipert_stream_problem prob = { 40, 0, 0, arr, 1 };
     pipert_stream_layout lay;
     pipert_stream_run *run;
@@ -1103,7 +1211,7 @@ START_TEST(run_begin_validation)
     bad.slots = 7;
     ck_assert_int_eq(pipert_stream_begin(NULL, &prob, &bad, host, &run), cudaErrorInvalidValue);
     int devs[] = { 0, 1 };
-    pipert_stream_plan plan = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL };
+    pipert_stream_plan plan = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0 };
     bad = lay;
     bad.ndevices = 3;
     ck_assert_int_eq(pipert_stream_begin(&plan, &prob, &bad, host, &run), cudaErrorInvalidValue);
@@ -1120,7 +1228,7 @@ START_TEST(run_registration)
     float *x = aligned_alloc(1 << 16, N * 4), *z = aligned_alloc(1 << 16, N * 4);
     const void *host[2] = { x, z };
     pipert_stream_problem prob = { N, 0, 0, arr, 2 };
-    pipert_stream_plan plan = { NULL, 0, 2, N / 2, NULL, 0, PIPERT_REGISTER_AUTO, NULL, NULL };
+    pipert_stream_plan plan = { NULL, 0, 2, N / 2, NULL, 0, PIPERT_REGISTER_AUTO, NULL, NULL, NULL, 0 };
     pipert_stream_layout lay;
     pipert_stream_run *run;
     ck_assert_int_eq(pipert_stream_layout_query(&plan, &prob, &lay), cudaSuccess);
@@ -1176,7 +1284,7 @@ START_TEST(run_priorities)
     float x[64] = { 0 };
     const void *host[1] = { x };
     int devs[] = { 1, 0 }, prio[] = { -7, 3, -2 };
-    pipert_stream_plan plan = { devs, 2, 3, 1, prio, 3, 0, NULL, NULL };
+    pipert_stream_plan plan = { devs, 2, 3, 1, prio, 3, 0, NULL, NULL, NULL, 0 };
     pipert_stream_problem prob = { 64, 0, 0, arr, 1 };
     pipert_stream_layout lay;
     pipert_stream_run *run;
@@ -1202,7 +1310,7 @@ static void begin_fails(const char *fn, int nth, cudaError_t err)
     float x[100] = { 0 }, z[100] = { 0 };
     const void *host[2] = { x, z };
     int devs[] = { 0, 1 };
-    pipert_stream_plan plan = { devs, 2, 2, 10, NULL, 0, 0, NULL, NULL };
+    pipert_stream_plan plan = { devs, 2, 2, 10, NULL, 0, 0, NULL, NULL, NULL, 0 };
     pipert_stream_problem prob = { 100, 0, 0, arr, 2 };
     pipert_stream_layout lay;
     pipert_stream_run *run = NULL;
@@ -1241,7 +1349,7 @@ START_TEST(run_chunk_errors)
     const void *host[3] = { x, y, z };
     int devs[] = { 0, 1 };
     int calls = 0;
-    pipert_stream_plan plan = { devs, 2, 2, 10, NULL, 0, 0, count_progress, &calls };
+    pipert_stream_plan plan = { devs, 2, 2, 10, NULL, 0, 0, count_progress, &calls, NULL, 0 };
     pipert_stream_problem prob = { N, 0, 0, arr, 3 };
     pipert_stream_layout lay;
     const char *fns[] = { "cudaMemcpyAsync", "cudaLaunchHostFunc", "cudaSetDevice" };
@@ -1396,6 +1504,8 @@ static Suite *suite(void)
     tcase_add_test(runs, run_elementwise);
     tcase_add_test(runs, run_stencil_halo);
     tcase_add_test(runs, run_progress);
+    tcase_add_test(runs, run_device_named_twice);
+    tcase_add_test(runs, run_trace);
     tcase_add_test(runs, run_protocol);
     tcase_add_test(runs, run_zero_elements);
     tcase_add_test(runs, run_begin_validation);
