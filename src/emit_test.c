@@ -504,13 +504,48 @@ static void emit_run_case(strbuf *o, const spec *s)
 
 /* ------------------------------------------------------------------ host streaming */
 
+/* The devices a multi-device plan names: every device (at most 4), or device 0 twice
+ * where there is one, so that the split over devices runs on any machine. */
+static void emit_stream_devices(strbuf *o)
+{
+    sb_puts(o, "static int pg_stream_devices(int devs[4])\n{\n    int n = 0;\n"
+               "    PG_CHECK(cudaGetDeviceCount(&n));\n    if (n < 2) {\n"
+               "        devs[0] = devs[1] = 0;\n        return 2;\n    }\n"
+               "    n = n < 4 ? n : 4;\n    for (int d = 0; d < n; ++d)\n        devs[d] = d;\n"
+               "    return n;\n}\n\n");
+}
+
+/* A multi-device run (how 5 and 6) gives the same bits as the run on the current device
+ * alone: run that too, over fresh copies of the outputs, and compare. */
+static void emit_same_as_one_device(strbuf *o, const spec *s)
+{
+    sb_printf(o, "    if (how >= 5) {\n        struct %s_args one = run;\n", s->name);
+    for (int i = 0; i < s->narrays; ++i) {
+        const char *n = s->arrays[i].name;
+        if (s->arrays[i].dir != DIR_IN)
+            sb_printf(o, "        pg_pages o_%s(b.h_%s);\n        one.%s = (decltype(one.%s))o_%s.p;\n",
+                      n, n, n, n, n);
+    }
+    sb_printf(o, "        PG_CHECK(%s_stream(&one, NULL));\n", s->name);
+    for (int i = 0; i < s->narrays; ++i) {
+        const char *n = s->arrays[i].name;
+        if (s->arrays[i].dir != DIR_IN)
+            sb_printf(o, "        if (o_%s.n && memcmp(o_%s.p, p_%s, o_%s.n)) {\n"
+                         "            fprintf(stderr, \"FAIL %%s: %s differs from the one-device run\\n\", what);\n"
+                         "            ok = false;\n        }\n", n, n, n, n, n);
+    }
+    sb_puts(o, "    }\n");
+}
+
 /* NAME_stream over host arrays, checked against the reference: plans chosen by the runtime
  * and forced (1 to 4 streams, chunks of a tile, of a tile plus a row and of a tile less
  * one, priorities), pageable host memory registered by the runtime, copied as it is, and
- * pinned memory (pipert_host_alloc). */
+ * pinned memory (pipert_host_alloc); over several devices (how 5: the runtime's plan;
+ * how 6: 2 streams a device, chunks of a tile), the same bits as on one. */
 static void emit_stream_case(strbuf *o, const spec *s)
 {
     long long tile0 = s->tile[0] * (s->march ? s->march : 1);
+    emit_stream_devices(o);
     sb_puts(o, "/* A host array of whole 64 KiB pages: the runtime's page-locking of one array never\n"
                " * touches a page of another (cudaHostRegister refuses a page registered twice). */\n"
                "struct pg_pages {\n    void *p;\n    size_t n;\n"
@@ -543,10 +578,13 @@ static void emit_stream_case(strbuf *o, const spec *s)
     sb_printf(o, "    pg_reference(&h);\n"
                  "    pipert_stream_plan plan;\n    memset(&plan, 0, sizeof plan);\n"
                  "    static const int prio[2] = {-1, 0};\n"
-                 "    plan.streams_per_device = how;\n"
-                 "    plan.chunk_elements = how == 1 ? %lld : how == 2 ? %lld : how == 4 ? %lld : 0;\n"
+                 "    int devs[4];\n"
+                 "    plan.streams_per_device = how <= 4 ? how : how == 6 ? 2 : 0;\n"
+                 "    plan.chunk_elements = how == 1 || how == 6 ? %lld : how == 2 ? %lld : how == 4 ? %lld : 0;\n"
                  "    if (how == 3) {\n        plan.priorities = prio;\n        plan.npriorities = 2;\n    }\n"
                  "    if (how == 4)\n        plan.host_register = PIPERT_REGISTER_NEVER;\n"
+                 "    if (how >= 5) {\n        plan.ndevices = pg_stream_devices(devs);\n"
+                 "        plan.devices = devs;\n    }\n"
                  "    PG_CHECK(%s_stream(&run, how ? &plan : NULL));\n    bool ok = true;\n",
               tile0, tile0 + 1, tile0 > 1 ? tile0 - 1 : 1, s->name);
     for (int i = 0; i < s->narrays; ++i) {
@@ -563,6 +601,7 @@ static void emit_stream_case(strbuf *o, const spec *s)
                      "                ok = false;\n            }\n    }\n",
                   t, t, n, t, t, n, n, d, d, tolerance(arr->type, false), n, d, d);
     }
+    emit_same_as_one_device(o, s);
     sb_printf(o, "    for (int i = 0; i < %d; ++i)\n        PG_CHECK(pipert_host_release(&pinned[i]));\n"
                  "    pg_free(b);\n    if (ok)\n        ++pg_passes;\n    else\n        ++pg_failures;\n}\n\n",
               s->narrays);
@@ -576,8 +615,12 @@ static void emit_stream_calls(strbuf *o)
                "    for (size_t c = 0; c < ncases; ++c)\n"
                "        if (!(quick && c == ncases - 1))\n"
                "            pg_stream_case(pg_cases[c], 0);\n"
-               "    for (int how = 1; how <= 4; ++how) {\n"
-               "        const size_t around[] = {1, 3, 4, 5, 7};\n"
+               "    int devs[4];\n    const int ndevs = pg_stream_devices(devs);\n"
+               "    printf(\"multi-device streaming cases over devices\");\n"
+               "    for (int d = 0; d < ndevs; ++d)\n        printf(\" %d\", devs[d]);\n"
+               "    printf(\"\\n\");\n"
+               "    for (int how = 1; how <= 6; ++how) {\n"
+               "        const size_t around[] = {0, 1, 3, 4, 5, 7};\n"
                "        for (size_t c = 0; c < sizeof around / sizeof around[0]; ++c)\n"
                "            pg_stream_case(pg_cases[around[c]], how);\n"
                "        if (!quick)\n            pg_stream_case(pg_cases[ncases - 1], how);\n    }\n");
@@ -647,76 +690,152 @@ static void emit_bytes_moved(strbuf *o, const spec *s)
     }
 }
 
+/* Host streaming, measured: H2D, D2H and the kernel over the whole problem on one device,
+ * each alone on one stream (medians after two warm-ups), from the page-locked host
+ * arrays hb; bound = the largest of the three. */
+static void emit_stream_alone(strbuf *o, const spec *s)
+{
+    sb_printf(o, "static double pg_alone(int dev, const struct %s_args &hs, const pipert_host_buffer *hb)\n{\n"
+                 "    PG_CHECK(cudaSetDevice(dev));\n    struct %s_args a = hs;\n    void *d[%d];\n"
+                 "    for (int i = 0; i < %d; ++i)\n"
+                 "        PG_CHECK(cudaMalloc(&d[i], hb[i].bytes ? hb[i].bytes : 1));\n",
+              s->name, s->name, s->narrays, s->narrays);
+    for (int i = 0; i < s->narrays; ++i)
+        sb_printf(o, "    a.%s = (decltype(a.%s))d[%d];\n", s->arrays[i].name, s->arrays[i].name, i);
+    sb_puts(o, "    cudaStream_t st;\n    PG_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));\n"
+               "    pipert_timer tm;\n    PG_CHECK(pipert_timer_create(&tm));\n"
+               "    std::vector<float> t[3];\n    for (int r = 0; r < 12; ++r) {\n        float ms;\n"
+               "        PG_CHECK(pipert_timer_start(&tm, st));\n");
+    for (int i = 0; i < s->narrays; ++i)
+        if (s->arrays[i].dir != DIR_OUT)
+            sb_printf(o, "        PG_CHECK(cudaMemcpyAsync(d[%d], hb[%d].ptr, hb[%d].bytes, "
+                         "cudaMemcpyHostToDevice, st));\n", i, i, i);
+    sb_puts(o, "        PG_CHECK(pipert_timer_stop(&tm, st));\n        PG_CHECK(pipert_timer_elapsed(&tm, &ms));\n"
+               "        t[0].push_back(ms);\n        PG_CHECK(pipert_timer_start(&tm, st));\n");
+    for (int i = 0; i < s->narrays; ++i)
+        if (s->arrays[i].dir != DIR_IN)
+            sb_printf(o, "        PG_CHECK(cudaMemcpyAsync(hb[%d].ptr, d[%d], hb[%d].bytes, "
+                         "cudaMemcpyDeviceToHost, st));\n", i, i, i);
+    sb_printf(o, "        PG_CHECK(pipert_timer_stop(&tm, st));\n        PG_CHECK(pipert_timer_elapsed(&tm, &ms));\n"
+                 "        t[1].push_back(ms);\n        PG_CHECK(pipert_timer_start(&tm, st));\n"
+                 "        PG_CHECK(%s_launch(&a, st));\n"
+                 "        PG_CHECK(pipert_timer_stop(&tm, st));\n        PG_CHECK(pipert_timer_elapsed(&tm, &ms));\n"
+                 "        t[2].push_back(ms);\n    }\n"
+                 "    double most = 0;\n    for (int k = 0; k < 3; ++k) {\n"
+                 "        t[k].erase(t[k].begin(), t[k].begin() + 2);\n"
+                 "        most = std::max(most, (double)pg_median(t[k]));\n    }\n"
+                 "    printf(\"BENCH_ALONE %s device=%%d h2d_ms=%%.3f d2h_ms=%%.3f kernel_ms=%%.3f\\n\", dev,\n"
+                 "           pg_median(t[0]), pg_median(t[1]), pg_median(t[2]));\n"
+                 "    PG_CHECK(pipert_timer_destroy(&tm));\n    PG_CHECK(cudaStreamDestroy(st));\n"
+                 "    for (int i = 0; i < %d; ++i)\n        PG_CHECK(cudaFree(d[i]));\n"
+                 "    PG_CHECK(cudaSetDevice(0));\n    return most;\n}\n\n",
+              s->name, s->name, s->narrays);
+}
+
+/* The median wall time of NAME_stream under a plan; and traced runs of it: per device
+ * index, the rows it computed and when its last copy out ended (the median over the
+ * runs, in ms since the run began on the device), the last run's chunks printed as
+ * BENCH_TRACE lines for the timeline of docs/streaming.md. */
+static void emit_stream_timing(strbuf *o, const spec *s)
+{
+    sb_printf(o, "static double pg_wall_ms(std::chrono::steady_clock::time_point t0)\n{\n"
+                 "    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now()"
+                 " - t0).count();\n}\n\n"
+                 "static double pg_stream_ms(const struct %s_args &hs, const pipert_stream_plan *plan)\n{\n"
+                 "    std::vector<float> t;\n    for (int r = 0; r < 12; ++r) {\n"
+                 "        std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();\n"
+                 "        PG_CHECK(%s_stream(&hs, plan));\n        if (r >= 2)\n"
+                 "            t.push_back((float)pg_wall_ms(t0));\n    }\n    return pg_median(t);\n}\n\n",
+              s->name, s->name);
+    sb_printf(o, "static void pg_stream_trace(const struct %s_args &hs, const pipert_stream_plan *plan0,\n"
+                 "                            int ndev, int64_t rows[4], double busy[4])\n{\n"
+                 "    pipert_stream_plan plan;\n    memset(&plan, 0, sizeof plan);\n"
+                 "    if (plan0)\n        plan = *plan0;\n"
+                 "    std::vector<pipert_chunk_trace> tr(1 << 14);\n"
+                 "    plan.trace = tr.data();\n    plan.trace_chunks = (int64_t)tr.size();\n"
+                 "    std::vector<float> end[4];\n    for (int r = 0; r < 7; ++r) {\n"
+                 "        for (size_t i = 0; i < tr.size(); ++i)\n            tr[i].chunk = -1;\n"
+                 "        PG_CHECK(%s_stream(&hs, &plan));\n        float last[4] = {0, 0, 0, 0};\n"
+                 "        for (int d = 0; d < 4; ++d)\n            rows[d] = 0;\n"
+                 "        for (size_t i = 0; i < tr.size() && tr[i].chunk >= 0; ++i) {\n"
+                 "            const pipert_chunk_trace &t = tr[i];\n"
+                 "            rows[t.device_index] += t.count;\n"
+                 "            last[t.device_index] = std::max(last[t.device_index], t.d2h_end);\n"
+                 "            if (r == 6)\n"
+                 "                printf(\"BENCH_TRACE %s devices=%%d chunk=%%lld device=%%d stream=%%d rows=%%lld \"\n"
+                 "                       \"h2d=%%.3f,%%.3f d2h=%%.3f,%%.3f\\n\", ndev, (long long)t.chunk, t.device_index,\n"
+                 "                       t.stream, (long long)t.count, t.h2d_begin, t.h2d_end, t.d2h_begin, t.d2h_end);\n"
+                 "        }\n"
+                 "        if (r >= 2)\n            for (int d = 0; d < 4; ++d)\n"
+                 "                end[d].push_back(last[d]);\n    }\n"
+                 "    for (int d = 0; d < 4; ++d)\n        busy[d] = pg_median(end[d]);\n}\n\n",
+              s->name, s->name, s->name);
+}
+
+/* Over every device (at most 4) where there are several: the runtime's plan over all of
+ * them against the one-device run, and each device against its own bound scaled to the
+ * rows it got. */
+static void emit_stream_multi(strbuf *o, const spec *s)
+{
+    sb_printf(o, "static void pg_bench_stream_multi(const struct %s_args &hs, const pipert_host_buffer *hb,\n"
+                 "                                  double one_ms)\n{\n"
+                 "    int ndev = 0;\n    PG_CHECK(cudaGetDeviceCount(&ndev));\n"
+                 "    if (ndev < 2)\n        return;\n    ndev = std::min(ndev, 4);\n"
+                 "    int devs[4] = {0, 1, 2, 3};\n    pipert_stream_plan multi;\n"
+                 "    memset(&multi, 0, sizeof multi);\n    multi.devices = devs;\n    multi.ndevices = ndev;\n"
+                 "    const double ms = pg_stream_ms(hs, &multi);\n"
+                 "    int64_t rows[4], all = 0;\n    double busy[4], whole = 0;\n"
+                 "    pg_stream_trace(hs, &multi, ndev, rows, busy);\n"
+                 "    for (int d = 0; d < ndev; ++d)\n        all += rows[d];\n"
+                 "    for (int d = 0; d < ndev; ++d) {\n"
+                 "        const double bound = pg_alone(d, hs, hb) * (double)rows[d] / (double)(all ? all : 1);\n"
+                 "        whole = std::max(whole, bound);\n"
+                 "        printf(\"BENCH_HOST_DEVICE %s devices=%%d device=%%d rows=%%lld busy_ms=%%.3f bound_ms=%%.3f \"\n"
+                 "               \"ratio=%%.3f\\n\", ndev, d, (long long)rows[d], busy[d], bound, bound / busy[d]);\n"
+                 "    }\n"
+                 "    printf(\"BENCH_HOST_MULTI %s devices=%%d stream_ms=%%.3f one_ms=%%.3f speedup=%%.3f \"\n"
+                 "           \"bound_ms=%%.3f ratio=%%.3f\\n\", ndev, ms, one_ms, one_ms / ms, whole, whole / ms);\n"
+                 "}\n\n", s->name, s->name, s->name);
+}
+
 /* Host streaming: NAME_stream over page-locked host arrays of 256 MiB each at most (the
  * first dimension scaled to it), against the bound max(H2D, D2H, kernel), each measured
- * alone in this process on one stream; and the serial run (one stream, one chunk). */
+ * alone in this process on one stream; the serial run (one stream, one chunk); a traced
+ * run; and the same over several devices where there are. */
 static void emit_stream_bench(strbuf *o, const spec *s)
 {
     const spec_array *a0 = &s->arrays[0];
     int k = 0;
     while (strcmp(s->sizes[k], a0->dims[0].name))
         ++k;
-    sb_printf(o, "static double pg_wall_ms(std::chrono::steady_clock::time_point t0)\n{\n"
-                 "    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now()"
-                 " - t0).count();\n}\n\n"
-                 "static void pg_bench_stream(const int64_t *v0)\n{\n"
+    emit_stream_alone(o, s);
+    emit_stream_timing(o, s);
+    emit_stream_multi(o, s);
+    sb_printf(o, "static void pg_bench_stream(const int64_t *v0)\n{\n"
                  "    int64_t v[%d];\n    memcpy(v, v0, sizeof v);\n    v[%d] = 1;\n"
                  "    {\n        const struct %s_args r = pg_sized(v);\n        const int64_t row = ",
               s->nsizes, k, s->name);
     emit_elems(o, a0, "r.");
     sb_printf(o, ";\n        v[%d] = row > 0 && (1LL << 26) / row > 0 ? (1LL << 26) / row : 1;\n    }\n"
-                 "    const int reps = 10;\n    struct %s_args a = pg_sized(v), hs = a;\n"
-                 "    pg_buffers b;\n    pg_alloc(b, a);\n"
-                 "    pipert_host_buffer hb[%d];\n    cudaStream_t st;\n"
-                 "    PG_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));\n"
-                 "    pipert_timer tm;\n    PG_CHECK(pipert_timer_create(&tm));\n"
-                 "    std::vector<float> th, td, tk;\n    std::vector<double> ts, tz;\n",
-              k, s->name, s->narrays);
+                 "    struct %s_args hs = pg_sized(v);\n    pg_buffers b;\n    pg_alloc(b, hs);\n"
+                 "    pipert_host_buffer hb[%d];\n", k, s->name, s->narrays);
     for (int i = 0; i < s->narrays; ++i) {
         const char *n = s->arrays[i].name;
         sb_printf(o, "    PG_CHECK(pipert_host_alloc(&hb[%d], b.h_%s.size()));\n"
                      "    if (!b.h_%s.empty())\n        memcpy(hb[%d].ptr, b.h_%s.data(), b.h_%s.size());\n"
-                     "    hs.%s = (decltype(hs.%s))hb[%d].ptr;\n    a.%s = (decltype(a.%s))b.d_%s;\n",
-                  i, n, n, i, n, n, n, n, i, n, n, n);
+                     "    hs.%s = (decltype(hs.%s))hb[%d].ptr;\n", i, n, n, i, n, n, n, n, i);
     }
-    sb_puts(o, "    pipert_stream_plan serial;\n    memset(&serial, 0, sizeof serial);\n"
-               "    serial.streams_per_device = 1;\n");
-    sb_printf(o, "    serial.chunk_elements = v[%d];\n    for (int r = 0; r < reps + 2; ++r) {\n"
-                 "        float ms;\n        PG_CHECK(pipert_timer_start(&tm, st));\n", k);
-    for (int i = 0; i < s->narrays; ++i)
-        if (s->arrays[i].dir != DIR_OUT)
-            sb_printf(o, "        PG_CHECK(cudaMemcpyAsync(b.d_%s, hb[%d].ptr, b.h_%s.size(), "
-                         "cudaMemcpyHostToDevice, st));\n", s->arrays[i].name, i, s->arrays[i].name);
-    sb_puts(o, "        PG_CHECK(pipert_timer_stop(&tm, st));\n        PG_CHECK(pipert_timer_elapsed(&tm, &ms));\n"
-               "        th.push_back(ms);\n        PG_CHECK(pipert_timer_start(&tm, st));\n");
-    for (int i = 0; i < s->narrays; ++i)
-        if (s->arrays[i].dir != DIR_IN)
-            sb_printf(o, "        PG_CHECK(cudaMemcpyAsync(hb[%d].ptr, b.d_%s, b.h_%s.size(), "
-                         "cudaMemcpyDeviceToHost, st));\n", i, s->arrays[i].name, s->arrays[i].name);
-    sb_printf(o, "        PG_CHECK(pipert_timer_stop(&tm, st));\n        PG_CHECK(pipert_timer_elapsed(&tm, &ms));\n"
-                 "        td.push_back(ms);\n        PG_CHECK(pipert_timer_start(&tm, st));\n"
-                 "        PG_CHECK(%s_launch(&a, st));\n"
-                 "        PG_CHECK(pipert_timer_stop(&tm, st));\n        PG_CHECK(pipert_timer_elapsed(&tm, &ms));\n"
-                 "        tk.push_back(ms);\n"
-                 "        std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();\n"
-                 "        PG_CHECK(%s_stream(&hs, NULL));\n        ts.push_back(pg_wall_ms(t0));\n"
-                 "        t0 = std::chrono::steady_clock::now();\n"
-                 "        PG_CHECK(%s_stream(&hs, &serial));\n        tz.push_back(pg_wall_ms(t0));\n    }\n",
-              s->name, s->name, s->name);
-    sb_printf(o, "    /* the first two runs warm up */\n"
-                 "    th.erase(th.begin(), th.begin() + 2);\n    td.erase(td.begin(), td.begin() + 2);\n"
-                 "    tk.erase(tk.begin(), tk.begin() + 2);\n    ts.erase(ts.begin(), ts.begin() + 2);\n"
-                 "    tz.erase(tz.begin(), tz.begin() + 2);\n"
-                 "    std::sort(ts.begin(), ts.end());\n    std::sort(tz.begin(), tz.end());\n"
-                 "    const double h2d = pg_median(th), d2h = pg_median(td), kern = pg_median(tk);\n"
-                 "    const double bound = std::max(h2d, std::max(d2h, kern));\n"
-                 "    const double sm = ts[ts.size() / 2], zm = tz[tz.size() / 2];\n"
-                 "    printf(\"BENCH_HOST %s rows=%%lld stream_ms=%%.3f serial_ms=%%.3f h2d_ms=%%.3f "
-                 "d2h_ms=%%.3f kernel_ms=%%.3f bound_ms=%%.3f ratio=%%.3f serial_ratio=%%.3f\\n\",\n"
-                 "           (long long)v[%d], sm, zm, h2d, d2h, kern, bound, bound / sm, bound / zm);\n"
-                 "    for (int i = 0; i < %d; ++i)\n        PG_CHECK(pipert_host_release(&hb[i]));\n"
-                 "    PG_CHECK(pipert_timer_destroy(&tm));\n    PG_CHECK(cudaStreamDestroy(st));\n"
-                 "    pg_free(b);\n}\n\n", s->name, k, s->narrays);
+    sb_printf(o, "    pg_free(b);\n    pipert_stream_plan serial;\n    memset(&serial, 0, sizeof serial);\n"
+                 "    serial.streams_per_device = 1;\n    serial.chunk_elements = v[%d];\n"
+                 "    const double bound = pg_alone(0, hs, hb);\n"
+                 "    const double sm = pg_stream_ms(hs, NULL), zm = pg_stream_ms(hs, &serial);\n"
+                 "    printf(\"BENCH_HOST %s rows=%%lld stream_ms=%%.3f serial_ms=%%.3f bound_ms=%%.3f \"\n"
+                 "           \"ratio=%%.3f serial_ratio=%%.3f\\n\", (long long)v[%d], sm, zm, bound, bound / sm,\n"
+                 "           bound / zm);\n"
+                 "    int64_t rows[4];\n    double busy[4];\n    pg_stream_trace(hs, NULL, 1, rows, busy);\n"
+                 "    pg_bench_stream_multi(hs, hb, sm);\n"
+                 "    for (int i = 0; i < %d; ++i)\n        PG_CHECK(pipert_host_release(&hb[i]));\n}\n\n",
+              k, s->name, k, s->narrays);
 }
 
 void emit_bench(strbuf *o, const emit_unit *u)

@@ -85,6 +85,14 @@ fig.tight_layout()
 fig.savefig(sys.argv[2], dpi=110)
 PY
 fi
+# The timeline of the traced one-GPU runs of the host_stream samples (docs/streaming.md).
+traces=()
+for d in "${dirs[@]}"; do [ -s "$d/trace.txt" ] && traces+=("$d/trace.txt"); done
+if [ ${#traces[@]} -gt 0 ] && python3 -c 'import matplotlib' 2>/dev/null; then
+    cat "${traces[@]}" >"$(dirname "$out")/trace.txt"
+    python3 "$ROOT/tests/gpu/timeline.py" "$(dirname "$out")/trace.txt" \
+        "$ROOT/docs/streaming-timeline.png" 1 "NAME_stream on one $gpu, $date: one traced run of make bench"
+fi
 from=
 [ "$n" = 1 ] || from=" (from $n shards)"
 echo "bench: $gpu ($arch), CUDA $cuda; csv in $out$from; docs/performance.md written"

@@ -60,6 +60,26 @@ for i in "${!cases[@]}"; do
 done
 build_cases bench "${streaming[@]}"
 
+# host_multi_rows OUT ORDER SAMPLE LOWERING GRID [FLAGS]: on a machine of several GPUs,
+# NAME_stream over all of them: SAMPLE-streamNgpu (its time against the bound of the device
+# with the most work, the devices' shares of their bounds measured alone),
+# SAMPLE-speedupNgpu (the one-GPU time against it), SAMPLE-streamNgpu-devD (device D's
+# busy time against its bound, scaled to its rows).
+host_multi_rows() {
+    local out=$1 ord=$2 line n
+    shift 2
+    line=$(grep '^BENCH_HOST_MULTI ' "$out" | tail -n 1)
+    [ -n "$line" ] || return 0
+    field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$2"; }
+    n=$(field devices "$line")
+    echo "$ord,$1-stream${n}gpu,$2,$3,${4:-},$(field stream_ms "$line"),$(field bound_ms "$line"),$(field ratio "$line")" >>"$W/rows.csv"
+    echo "$ord,$1-speedup${n}gpu,$2,$3,${4:-},$(field one_ms "$line"),$(field stream_ms "$line"),$(field speedup "$line")" >>"$W/rows.csv"
+    while read -r line; do
+        echo "$ord,$1-stream${n}gpu-dev$(field device "$line"),$2,$3,${4:-},$(field busy_ms "$line"),$(field bound_ms "$line"),$(field ratio "$line")" >>"$W/rows.csv"
+    done < <(grep '^BENCH_HOST_DEVICE ' "$out")
+    grep -E '^BENCH_(HOST_MULTI|HOST_DEVICE|ALONE) ' "$out" | sed 's/^/  /'
+}
+
 printf '%-11s %-18s %-11s %-19s %9s %9s %6s\n' sample lowering grid flags "GB/s" "D2D GB/s" ratio
 for i in "${!streaming[@]}"; do
     c=${streaming[$i]}
@@ -85,6 +105,9 @@ for i in "${!streaming[@]}"; do
         echo "$(order 0 "${streaming_lines[$i]}"),$1-stream,$2,$3,$flags,$(get stream_ms),$(get bound_ms),$(get ratio)" >>"$W/rows.csv"
         echo "$(order 0 "${streaming_lines[$i]}"),$1-serial,$2,$3,$flags,$(get serial_ms),$(get bound_ms),$(get serial_ratio)" >>"$W/rows.csv"
         echo "  $host"
+        host_multi_rows "$dir/bench.out" "$(order 0 "${streaming_lines[$i]}")" "$@"
+        # the chunks of its traced runs, for the timeline of docs/streaming.md
+        sed -n "s/^BENCH_TRACE //p" "$dir/bench.out" | sed "s/^/$2 $3 /" >>"$W/trace.txt"
     fi
 done
 

@@ -4,11 +4,15 @@ best measured configurations, then every row) from the bench CSV.
    tests/gpu/report.py CSV OUT.md GPU ARCH CUDA DATE [NOTE]
 Kept apart from bench.sh so that a CSV fetched from the GPU machine gives the same page."""
 import csv
+import os
 import sys
 
 csv_path, out_path, gpu, arch, cuda, date = sys.argv[1:7]
 note = sys.argv[7] if len(sys.argv) > 7 else ""
 rows = list(csv.DictReader(open(csv_path)))
+# Host streaming over several GPUs, measured on another machine (tests/gpu/multi-report.sh).
+multi_path = os.path.join(os.path.dirname(out_path), "performance-multi.csv")
+multi = list(csv.DictReader(open(multi_path))) if os.path.exists(multi_path) else []
 
 
 def config(r):
@@ -48,6 +52,20 @@ def sgemm_both_sizes():
     return min(per[c]), f"{c} (worse of 4096^3 and 8192^3)"
 
 
+def multi_speedup(sample):
+    got = [r for r in multi if r["sample"].startswith(sample + "-speedup")]
+    return (float(got[0]["ratio"]), got[0]["machine"]) if got else None
+
+
+def multi_worst_device(sample):
+    got = [r for r in multi if r["sample"].startswith(sample + "-stream")
+           and "-dev" in r["sample"]]
+    if not got:
+        return None
+    r = min(got, key=lambda r: float(r["ratio"]))
+    return float(r["ratio"]), f"{r['sample'].rsplit('-', 1)[1]}, {r['machine']}"
+
+
 targets = [
     ("saxpy, every async lowering", 0.95, saxpy_every_async()),
     ("jacobi2d, best lowering", 0.90, best("jacobi2d")),
@@ -57,6 +75,11 @@ targets = [
     ("host-streamed saxpy (256 MiB arrays) vs max(H2D, D2H, kernel)", 0.95,
      best("saxpy_host-stream")),
 ]
+if multi:
+    for sample in ("saxpy_host", "jacobi2d_host"):
+        targets += [(f"{sample} over every GPU: speed-up over one", 1.8, multi_speedup(sample)),
+                    (f"{sample} over every GPU: the worst device vs its bound", 0.90,
+                     multi_worst_device(sample))]
 
 with open(out_path, "w") as out:
     w = out.write
@@ -89,3 +112,17 @@ with open(out_path, "w") as out:
     for r in rows:
         w(f"| {r['sample']} | {r['lowering']} | {r['grid']} | {r['flags']} | {r['value']} | "
           f"{r['reference']} | {r['ratio']} |\n")
+    if multi:
+        w("\n## Host streaming over several GPUs\n\n")
+        w(f"Measured on {multi[0]['machine']}, CUDA {multi[0]['cuda']}, {multi[0]['date']}\n"
+          "(docs/performance-multi.csv, from tests/gpu/multi-report.sh). NAME-streamNgpu: the\n"
+          "milliseconds of NAME_stream over all N GPUs against the bound of the GPU with the\n"
+          "most work (its H2D, D2H and kernel times measured alone on it, scaled to its\n"
+          "rows); -devD: GPU D's busy time (until its last copy out, from CUDA events)\n"
+          "against that bound; NAME-speedupNgpu: the one-GPU time of the same run against\n"
+          "the N-GPU time; NAME-stream, NAME-serial: on one GPU of that machine.\n\n")
+        w("| sample | lowering | grid | flags | value | reference | ratio |\n")
+        w("| --- | --- | --- | --- | ---: | ---: | ---: |\n")
+        for r in multi:
+            w(f"| {r['sample']} | {r['lowering']} | {r['grid']} | {r['flags']} | {r['value']} | "
+              f"{r['reference']} | {r['ratio']} |\n")

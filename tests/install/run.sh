@@ -335,6 +335,13 @@ c_cmake_shared() {
     return 0
 }
 
+c_readme() {
+    # The README's spec, pipegen command and nvcc line, word for word (tests/install/readme.sh).
+    [ $have_nvcc = 1 ] || { skip "no nvcc"; return; }
+    "$root/tests/install/readme.sh" "$inst" >"$case_dir/out" 2>&1 \
+        || fail "the README's commands failed: $(grep -v '^    ' "$case_dir/out" | tail -n 4 | tr '\n' ' ')"
+}
+
 c_uninstall() {
     "$make" -C "$root" --no-print-directory uninstall PREFIX="$prefix" DESTDIR="$dest" \
         >"$case_dir/out" 2>&1 || { fail "make uninstall failed: $(tail -n 3 "$case_dir/out" | tr '\n' ' ')"; return; }
