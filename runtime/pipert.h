@@ -249,6 +249,22 @@ typedef struct pipert_chunk_trace {
     float d2h_begin, d2h_end;  /* its copies out */
 } pipert_chunk_trace;
 
+/* Device buffers kept from one run to the next. A run allocates a buffer per slot
+ * (cudaMalloc) and frees it at its end (cudaFree, which waits for the device): together
+ * about a millisecond for a few hundred MiB, as long as a chunk's copies. A run whose plan
+ * names a cache takes its buffers from it, where it holds large enough ones of the right
+ * device, and gives them back at its end; they stay allocated until
+ * pipert_stream_cache_destroy. One run at a time per cache (a second is refused with
+ * cudaErrorNotPermitted while the first is under way); destroy it before cudaDeviceReset. */
+typedef struct pipert_stream_cache pipert_stream_cache;
+PIPERT_API cudaError_t pipert_stream_cache_create(pipert_stream_cache **out);
+/* Free the buffers it holds (each on its device; the current device is restored) and the
+ * cache; NULL is a no-op. The first error, after freeing everything it can. */
+PIPERT_API cudaError_t pipert_stream_cache_destroy(pipert_stream_cache *cache);
+/* Buffers it holds now, and their bytes (either pointer may be NULL). */
+PIPERT_API cudaError_t pipert_stream_cache_held(const pipert_stream_cache *cache, int *buffers,
+                                                size_t *bytes);
+
 /* How a NAME_stream call spreads its work; a zeroed plan (or NULL) means the calling
  * thread's current device and everything chosen by the planner. */
 typedef struct pipert_stream_plan {
@@ -267,6 +283,7 @@ typedef struct pipert_stream_plan {
                                       the copies of its first trace_chunks chunks and the
                                       call fills trace[0 .. min(trace_chunks, chunks) - 1] */
     int64_t trace_chunks;
+    pipert_stream_cache *cache;    /* NULL: the run allocates and frees its buffers */
 } pipert_stream_plan;
 
 /* The arrays a chunk moves, chunked along their slowest dimension (dimension 0). */

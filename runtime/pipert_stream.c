@@ -596,6 +596,119 @@ cudaError_t pipert_stream_chunk_at(const pipert_stream_layout *l, int64_t index,
     return cudaSuccess;
 }
 
+/* ------------------------------------------------------------------ the buffer cache */
+
+#define CACHE_BLOCKS (PIPERT_MAX_DEVICES * PIPERT_MAX_STREAMS)
+
+typedef struct cache_block {
+    int device;
+    size_t bytes;
+    void *ptr;
+} cache_block;
+
+struct pipert_stream_cache {
+    atomic_flag busy;              /* a run is using it */
+    int nblocks;
+    cache_block block[CACHE_BLOCKS];
+};
+
+cudaError_t pipert_stream_cache_create(pipert_stream_cache **out)
+{
+    if (!out)
+        return cudaErrorInvalidValue;
+    *out = calloc(1, sizeof **out);
+    if (!*out)
+        return cudaErrorMemoryAllocation;
+    atomic_flag_clear(&(*out)->busy);
+    return cudaSuccess;
+}
+
+/* Free the cache's blocks of device (every device: -1) that are smaller than below bytes
+ * (all: SIZE_MAX); the current device is left on the last block's. */
+static cudaError_t cache_drop(pipert_stream_cache *c, int device, size_t below)
+{
+    cudaError_t err = cudaSuccess;
+    int kept = 0;
+    for (int i = 0; i < c->nblocks; ++i) {
+        cache_block *b = &c->block[i];
+        if ((device >= 0 && b->device != device) || b->bytes >= below) {
+            c->block[kept++] = *b;
+            continue;
+        }
+        cudaError_t e = cudaSetDevice(b->device);
+        err = first_error(err, e == cudaSuccess ? cudaFree(b->ptr) : e);
+    }
+    c->nblocks = kept;
+    return err;
+}
+
+cudaError_t pipert_stream_cache_destroy(pipert_stream_cache *c)
+{
+    if (!c)
+        return cudaSuccess;
+    if (atomic_flag_test_and_set(&c->busy))
+        return cudaErrorNotPermitted;
+    int caller = -1;
+    cudaError_t err = c->nblocks ? cudaGetDevice(&caller) : cudaSuccess;
+    err = first_error(err, cache_drop(c, -1, SIZE_MAX));
+    if (caller >= 0)
+        err = first_error(err, cudaSetDevice(caller));
+    free(c);
+    return err != cudaSuccess ? cuda_fail(err) : err;
+}
+
+cudaError_t pipert_stream_cache_held(const pipert_stream_cache *c, int *buffers, size_t *bytes)
+{
+    if (!c)
+        return cudaErrorInvalidValue;
+    size_t total = 0;
+    for (int i = 0; i < c->nblocks; ++i)
+        total += c->block[i].bytes;
+    if (buffers)
+        *buffers = c->nblocks;
+    if (bytes)
+        *bytes = total;
+    return cudaSuccess;
+}
+
+/* Device memory of at least bytes on device (the current one): the smallest large
+ * enough block of the cache, else cudaMalloc, after freeing the cache's blocks of the
+ * device that are too small (sizes of earlier problems). *got: the block's bytes. */
+static cudaError_t cache_take(pipert_stream_cache *c, int device, size_t bytes, void **p,
+                              size_t *got)
+{
+    *p = NULL;
+    *got = bytes;
+    if (c) {
+        int best = -1;
+        for (int i = 0; i < c->nblocks; ++i)
+            if (c->block[i].device == device && c->block[i].bytes >= bytes
+                && (best < 0 || c->block[i].bytes < c->block[best].bytes))
+                best = i;
+        if (best >= 0) {
+            *p = c->block[best].ptr;
+            *got = c->block[best].bytes;
+            c->block[best] = c->block[--c->nblocks];
+            return cudaSuccess;
+        }
+        cudaError_t err = cache_drop(c, device, bytes);
+        cudaError_t back = cudaSetDevice(device);
+        if (err != cudaSuccess || back != cudaSuccess)
+            return first_error(err, back);
+    }
+    return cudaMalloc(p, bytes);
+}
+
+/* Give a block back to the cache, or free it (no cache, or a full one); device current. */
+static cudaError_t cache_give(pipert_stream_cache *c, int device, void *p, size_t bytes)
+{
+    if (c && c->nblocks < CACHE_BLOCKS) {
+        c->block[c->nblocks++] = (cache_block){ device, bytes, p };
+        return cudaSuccess;
+    }
+    return cudaFree(p);
+}
+
 /* ------------------------------------------------------------------ the run */
 
 typedef struct slot_rec {
@@ -604,6 +717,7 @@ typedef struct slot_rec {
     int64_t completed;        /* its progress reports so far: written by its stream's host
                                  functions only, which run one after another */
     void *base;               /* its device memory */
+    size_t base_bytes;        /* its size (a cached block may be larger than needed) */
     void **buffers;           /* per array, into base */
 } slot_rec;
 
@@ -627,6 +741,7 @@ struct pipert_stream_run {
     void *progress_user;
     atomic_llong chunks_done;
     atomic_llong elements_done;
+    pipert_stream_cache *cache;    /* the plan's, held (busy) from begin to end */
     pipert_chunk_trace *trace;     /* the plan's, filled at the end */
     int64_t ntrace;                /* chunks traced: the first ntrace */
     cudaEvent_t *marks;            /* TRACE_MARKS per traced chunk, on its device */
@@ -745,9 +860,10 @@ static cudaError_t run_release(pipert_stream_run *r)
         for (int s = 0; s < r->layout.slots; ++s) {
             if (!r->slots[s].base)
                 continue;
-            cudaError_t e = run_device(r, r->devices[s % r->layout.ndevices]);
+            int device = r->devices[s % r->layout.ndevices];
+            cudaError_t e = run_device(r, device);
             if (e == cudaSuccess)
-                e = cudaFree(r->slots[s].base);
+                e = cache_give(r->cache, device, r->slots[s].base, r->slots[s].base_bytes);
             err = first_error(err, e);
             r->slots[s].base = NULL;
         }
@@ -756,6 +872,10 @@ static cudaError_t run_release(pipert_stream_run *r)
             err = first_error(err, pipert_stream_pool_destroy(&r->pools[d]));
     r->npools = 0;
     err = first_error(err, trace_release(r));
+    if (r->cache) {
+        atomic_flag_clear(&r->cache->busy);
+        r->cache = NULL;
+    }
     if (r->pinned)
         for (int i = 0; i < r->narrays; ++i)
             err = first_error(err, pipert_host_release(&r->pinned[i]));
@@ -849,7 +969,15 @@ cudaError_t pipert_stream_begin(const pipert_stream_plan *plan, const pipert_str
         return cudaSuccess;
     }
 
+    if (plan && plan->cache) {
+        if (atomic_flag_test_and_set(&plan->cache->busy)) {
+            run_free(r);
+            return cudaErrorNotPermitted;
+        }
+        r->cache = plan->cache;
+    }
     if ((err = cudaGetDevice(&r->caller_device)) != cudaSuccess) {
+        (void)run_release(r);
         run_free(r);
         return cuda_fail(err);
     }
@@ -879,7 +1007,8 @@ cudaError_t pipert_stream_begin(const pipert_stream_plan *plan, const pipert_str
             continue;
         err = run_device(r, r->devices[s % l->ndevices]);
         if (err == cudaSuccess)
-            err = cudaMalloc(&r->slots[s].base, bytes);
+            err = cache_take(r->cache, r->current, bytes, &r->slots[s].base,
+                             &r->slots[s].base_bytes);
         if (err != cudaSuccess) {
             r->slots[s].base = NULL;
             break;

@@ -508,7 +508,9 @@ static void emit_run_case(strbuf *o, const spec *s)
  * where there is one, so that the split over devices runs on any machine. */
 static void emit_stream_devices(strbuf *o)
 {
-    sb_puts(o, "static int pg_stream_devices(int devs[4])\n{\n    int n = 0;\n"
+    sb_puts(o, "/* Buffers kept from run to run by the plans of how 2 and 6, over sizes that grow\n"
+               " * and shrink. */\nstatic pipert_stream_cache *pg_cache;\n\n"
+               "static int pg_stream_devices(int devs[4])\n{\n    int n = 0;\n"
                "    PG_CHECK(cudaGetDeviceCount(&n));\n    if (n < 2) {\n"
                "        devs[0] = devs[1] = 0;\n        return 2;\n    }\n"
                "    n = n < 4 ? n : 4;\n    for (int d = 0; d < n; ++d)\n        devs[d] = d;\n"
@@ -585,6 +587,7 @@ static void emit_stream_case(strbuf *o, const spec *s)
                  "    if (how == 4)\n        plan.host_register = PIPERT_REGISTER_NEVER;\n"
                  "    if (how >= 5) {\n        plan.ndevices = pg_stream_devices(devs);\n"
                  "        plan.devices = devs;\n    }\n"
+                 "    if (how == 2 || how == 6)\n        plan.cache = pg_cache;\n"
                  "    PG_CHECK(%s_stream(&run, how ? &plan : NULL));\n    bool ok = true;\n",
               tile0, tile0 + 1, tile0 > 1 ? tile0 - 1 : 1, s->name);
     for (int i = 0; i < s->narrays; ++i) {
@@ -615,6 +618,7 @@ static void emit_stream_calls(strbuf *o)
                "    for (size_t c = 0; c < ncases; ++c)\n"
                "        if (!(quick && c == ncases - 1))\n"
                "            pg_stream_case(pg_cases[c], 0);\n"
+               "    PG_CHECK(pipert_stream_cache_create(&pg_cache));\n"
                "    int devs[4];\n    const int ndevs = pg_stream_devices(devs);\n"
                "    printf(\"multi-device streaming cases over devices\");\n"
                "    for (int d = 0; d < ndevs; ++d)\n        printf(\" %d\", devs[d]);\n"
@@ -623,7 +627,8 @@ static void emit_stream_calls(strbuf *o)
                "        const size_t around[] = {0, 1, 3, 4, 5, 7};\n"
                "        for (size_t c = 0; c < sizeof around / sizeof around[0]; ++c)\n"
                "            pg_stream_case(pg_cases[around[c]], how);\n"
-               "        if (!quick)\n            pg_stream_case(pg_cases[ncases - 1], how);\n    }\n");
+               "        if (!quick)\n            pg_stream_case(pg_cases[ncases - 1], how);\n    }\n"
+               "    PG_CHECK(pipert_stream_cache_destroy(pg_cache));\n");
 }
 
 static void emit_main(strbuf *o, const emit_unit *u)
@@ -778,11 +783,11 @@ static void emit_stream_timing(strbuf *o, const spec *s)
 static void emit_stream_multi(strbuf *o, const spec *s)
 {
     sb_printf(o, "static void pg_bench_stream_multi(const struct %s_args &hs, const pipert_host_buffer *hb,\n"
-                 "                                  double one_ms)\n{\n"
+                 "                                  const pipert_stream_plan &one, double one_ms)\n{\n"
                  "    int ndev = 0;\n    PG_CHECK(cudaGetDeviceCount(&ndev));\n"
                  "    if (ndev < 2)\n        return;\n    ndev = std::min(ndev, 4);\n"
-                 "    int devs[4] = {0, 1, 2, 3};\n    pipert_stream_plan multi;\n"
-                 "    memset(&multi, 0, sizeof multi);\n    multi.devices = devs;\n    multi.ndevices = ndev;\n"
+                 "    int devs[4] = {0, 1, 2, 3};\n    pipert_stream_plan multi = one;\n"
+                 "    multi.devices = devs;\n    multi.ndevices = ndev;\n"
                  "    const double ms = pg_stream_ms(hs, &multi);\n"
                  "    int64_t rows[4], all = 0;\n    double busy[4], whole = 0;\n"
                  "    pg_stream_trace(hs, &multi, ndev, rows, busy);\n"
@@ -825,15 +830,21 @@ static void emit_stream_bench(strbuf *o, const spec *s)
                      "    if (!b.h_%s.empty())\n        memcpy(hb[%d].ptr, b.h_%s.data(), b.h_%s.size());\n"
                      "    hs.%s = (decltype(hs.%s))hb[%d].ptr;\n", i, n, n, i, n, n, n, n, i);
     }
-    sb_printf(o, "    pg_free(b);\n    pipert_stream_plan serial;\n    memset(&serial, 0, sizeof serial);\n"
-                 "    serial.streams_per_device = 1;\n    serial.chunk_elements = v[%d];\n"
+    sb_printf(o, "    pg_free(b);\n"
+                 "    /* the runtime's plan, its buffers kept from run to run (a cache); the same\n"
+                 "     * allocating and freeing them in every run; one stream and one chunk */\n"
+                 "    pipert_stream_plan cached, serial;\n    memset(&cached, 0, sizeof cached);\n"
+                 "    PG_CHECK(pipert_stream_cache_create(&cached.cache));\n"
+                 "    serial = cached;\n    serial.streams_per_device = 1;\n    serial.chunk_elements = v[%d];\n"
                  "    const double bound = pg_alone(0, hs, hb);\n"
-                 "    const double sm = pg_stream_ms(hs, NULL), zm = pg_stream_ms(hs, &serial);\n"
-                 "    printf(\"BENCH_HOST %s rows=%%lld stream_ms=%%.3f serial_ms=%%.3f bound_ms=%%.3f \"\n"
-                 "           \"ratio=%%.3f serial_ratio=%%.3f\\n\", (long long)v[%d], sm, zm, bound, bound / sm,\n"
-                 "           bound / zm);\n"
-                 "    int64_t rows[4];\n    double busy[4];\n    pg_stream_trace(hs, NULL, 1, rows, busy);\n"
-                 "    pg_bench_stream_multi(hs, hb, sm);\n"
+                 "    const double sm = pg_stream_ms(hs, &cached), nm = pg_stream_ms(hs, NULL);\n"
+                 "    const double zm = pg_stream_ms(hs, &serial);\n"
+                 "    printf(\"BENCH_HOST %s rows=%%lld stream_ms=%%.3f nocache_ms=%%.3f serial_ms=%%.3f \"\n"
+                 "           \"bound_ms=%%.3f ratio=%%.3f nocache_ratio=%%.3f serial_ratio=%%.3f\\n\", (long long)v[%d],\n"
+                 "           sm, nm, zm, bound, bound / sm, bound / nm, bound / zm);\n"
+                 "    int64_t rows[4];\n    double busy[4];\n    pg_stream_trace(hs, &cached, 1, rows, busy);\n"
+                 "    pg_bench_stream_multi(hs, hb, cached, sm);\n"
+                 "    PG_CHECK(pipert_stream_cache_destroy(cached.cache));\n"
                  "    for (int i = 0; i < %d; ++i)\n        PG_CHECK(pipert_host_release(&hb[i]));\n}\n\n",
               k, s->name, k, s->narrays);
 }

@@ -89,8 +89,8 @@ fi
 traces=()
 for d in "${dirs[@]}"; do [ -s "$d/trace.txt" ] && traces+=("$d/trace.txt"); done
 if [ ${#traces[@]} -gt 0 ] && python3 -c 'import matplotlib' 2>/dev/null; then
-    cat "${traces[@]}" >"$(dirname "$out")/trace.txt"
-    python3 "$ROOT/tests/gpu/timeline.py" "$(dirname "$out")/trace.txt" \
+    cat "${traces[@]}" >"$(dirname "$out")/traces.txt"
+    python3 "$ROOT/tests/gpu/timeline.py" "$(dirname "$out")/traces.txt" \
         "$ROOT/docs/streaming-timeline.png" 1 "NAME_stream on one $gpu, $date: one traced run of make bench"
 fi
 from=

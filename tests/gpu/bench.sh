@@ -103,6 +103,7 @@ for i in "${!streaming[@]}"; do
     if [ -n "$host" ]; then
         get() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$host"; }
         echo "$(order 0 "${streaming_lines[$i]}"),$1-stream,$2,$3,$flags,$(get stream_ms),$(get bound_ms),$(get ratio)" >>"$W/rows.csv"
+        echo "$(order 0 "${streaming_lines[$i]}"),$1-stream-nocache,$2,$3,$flags,$(get nocache_ms),$(get bound_ms),$(get nocache_ratio)" >>"$W/rows.csv"
         echo "$(order 0 "${streaming_lines[$i]}"),$1-serial,$2,$3,$flags,$(get serial_ms),$(get bound_ms),$(get serial_ratio)" >>"$W/rows.csv"
         echo "  $host"
         host_multi_rows "$dir/bench.out" "$(order 0 "${streaming_lines[$i]}")" "$@"

@@ -172,7 +172,7 @@ START_TEST(plan_zero_elements)
     check_layout(&l, NULL, &p, 1, 1);
     /* With overrides and a halo too. */
     int devs[] = { 1, 0 };
-    pipert_stream_plan plan = { devs, 2, 3, 100, NULL, 0, 0, NULL, NULL, NULL, 0 };
+    pipert_stream_plan plan = { devs, 2, 3, 100, NULL, 0, 0, NULL, NULL, NULL, 0, NULL };
     p.halo = 4;
     ck_assert_int_eq(pipert_stream_layout_plan(&plan, &p, NULL, 0, &l), cudaSuccess);
     check_layout(&l, &plan, &p, 2, 3);
@@ -187,7 +187,7 @@ START_TEST(plan_one_element)
     pipert_stream_problem p = problem(1, 0, 2048);
     pipert_stream_device d[2] = { dev_of(0, 2, 1, 0), dev_of(1, 2, 1, 0) };
     int devs[] = { 0, 1 };
-    pipert_stream_plan plan = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0 };
+    pipert_stream_plan plan = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, NULL };
     pipert_stream_layout l;
     ck_assert_int_eq(pipert_stream_layout_plan(&plan, &p, d, 2, &l), cudaSuccess);
     check_layout(&l, &plan, &p, 2, 4);
@@ -212,7 +212,7 @@ START_TEST(plan_fewer_chunks_than_streams)
     pipert_stream_problem p = problem(25, 0, 0);
     pipert_stream_device d[2] = { dev_of(4, 2, 1, 0), dev_of(2, 2, 1, 0) };
     int devs[] = { 4, 2 };
-    pipert_stream_plan plan = { devs, 2, 4, 10, NULL, 0, 0, NULL, NULL, NULL, 0 };
+    pipert_stream_plan plan = { devs, 2, 4, 10, NULL, 0, 0, NULL, NULL, NULL, 0, NULL };
     pipert_stream_layout l;
     ck_assert_int_eq(pipert_stream_layout_plan(&plan, &p, d, 2, &l), cudaSuccess);
     check_layout(&l, &plan, &p, 2, 4);
@@ -267,7 +267,7 @@ START_TEST(plan_sweep)
     for (size_t h = 0; h < sizeof halos / sizeof halos[0]; ++h) {
         pipert_stream_problem p = problem(sizes[a], halos[h], aligns[f]);
         pipert_stream_plan plan = { devs, ndevs[c], streams[e], chunks[b], NULL, 0, 0, NULL,
-                                    NULL, NULL, 0 };
+                                    NULL, NULL, 0, NULL };
         pipert_stream_layout l;
         cudaError_t err = pipert_stream_layout_plan(&plan, &p, d, ndevs[c], &l);
         if (err != cudaSuccess)
@@ -297,7 +297,7 @@ START_TEST(plan_default_streams)
     /* Several devices: the fewest any of them wants. */
     int devs[] = { 0, 1 };
     pipert_stream_device d2[2] = { dev_of(0, 2, 1, 0), dev_of(1, 1, 0, 0) };
-    pipert_stream_plan plan = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0 };
+    pipert_stream_plan plan = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, NULL };
     ck_assert_int_eq(pipert_stream_layout_plan(&plan, &p, d2, 2, &l), cudaSuccess);
     ck_assert_int_eq(l.streams_per_device, 2);
     /* Asked for: as asked. */
@@ -342,7 +342,7 @@ START_TEST(plan_halo_rows)
     /* 100 rows of 1000 floats in and out, halo 2, chunks of 10. */
     const pipert_stream_array rows[2] = { { PIPERT_IN, 4000 }, { PIPERT_OUT, 4000 } };
     pipert_stream_problem p = { 100, 2, 0, rows, 2 };
-    pipert_stream_plan plan = { NULL, 0, 2, 10, NULL, 0, 0, NULL, NULL, NULL, 0 };
+    pipert_stream_plan plan = { NULL, 0, 2, 10, NULL, 0, 0, NULL, NULL, NULL, 0, NULL };
     pipert_stream_device d = dev_of(0, 2, 1, 0);
     pipert_stream_layout l;
     ck_assert_int_eq(pipert_stream_layout_plan(&plan, &p, &d, 1, &l), cudaSuccess);
@@ -387,7 +387,7 @@ START_TEST(plan_memory_fit)
     ck_assert_uint_le(l.slot_bytes * (size_t)l.streams_per_device, budget);
     /* 16 MiB free, asking for 64 MiB chunks: a chosen stream count gives way. */
     d.mem_free = (size_t)16 << 20;
-    pipert_stream_plan plan = { NULL, 0, 0, (int64_t)1 << 20, NULL, 0, 0, NULL, NULL, NULL, 0 };
+    pipert_stream_plan plan = { NULL, 0, 0, (int64_t)1 << 20, NULL, 0, 0, NULL, NULL, NULL, 0, NULL };
     ck_assert_int_eq(pipert_stream_layout_plan(&plan, &p, &d, 1, &l), cudaSuccess);
     ck_assert_int_eq(l.chunk_elements, (int64_t)1 << 20);       /* 8 MiB a slot */
     ck_assert_int_eq(l.streams_per_device, 1);
@@ -412,7 +412,7 @@ START_TEST(plan_memory_fit)
     int devs[] = { 0, 1 };
     pipert_stream_device d2[2] = { dev_of(0, 2, 1, (size_t)64 << 30),
                                    dev_of(1, 2, 1, (size_t)64 << 20) };
-    pipert_stream_plan two = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0 };
+    pipert_stream_plan two = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, NULL };
     ck_assert_int_eq(pipert_stream_layout_plan(&two, &p, d2, 2, &l), cudaSuccess);
     ck_assert_uint_le(l.slot_bytes * (size_t)l.streams_per_device, (size_t)32 << 20);
     /* Unknown free memory (0): not checked. */
@@ -438,7 +438,7 @@ START_TEST(plan_extremes)
     check_layout(&l, NULL, &q, 1, 4);
     ck_assert_int_eq(l.chunks, 1);
     /* Chunks of one element of INT64_MAX. */
-    pipert_stream_plan plan = { NULL, 0, 32, 1, NULL, 0, 0, NULL, NULL, NULL, 0 };
+    pipert_stream_plan plan = { NULL, 0, 32, 1, NULL, 0, 0, NULL, NULL, NULL, 0, NULL };
     ck_assert_int_eq(pipert_stream_layout_plan(&plan, &p, &d, 1, &l), cudaSuccess);
     check_layout(&l, &plan, &p, 1, 32);
     ck_assert_int_eq(l.chunks, INT64_MAX);
@@ -487,7 +487,7 @@ START_TEST(plan_validation)
     bad.halo = 0;
     ck_assert_int_eq(pipert_stream_layout_plan(NULL, &bad, d, 1, &l), cudaSuccess);
 
-    pipert_stream_plan plan = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0 };
+    pipert_stream_plan plan = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, NULL };
     ck_assert_int_eq(pipert_stream_layout_plan(&plan, &p, d, 2, &l), cudaSuccess);
     pipert_stream_plan b = plan; b.ndevices = -1;
     PLAN_ERR(cudaErrorInvalidValue, &b, &p, d, 2);
@@ -549,7 +549,7 @@ START_TEST(plan_query)
     ck_assert_int_eq(l.streams_per_device, 2);
     ck_assert_int_eq(fake_current_device(), 1);
     int devs[] = { 0 };
-    pipert_stream_plan plan = { devs, 1, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0 };
+    pipert_stream_plan plan = { devs, 1, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, NULL };
     ck_assert_int_eq(pipert_stream_layout_query(&plan, &p, &l), cudaSuccess);
     ck_assert_int_eq(l.streams_per_device, 4);
     ck_assert_int_eq(fake_current_device(), 1);
@@ -930,7 +930,7 @@ START_TEST(run_elementwise)
         }
         const void *host[3] = { x, y, z };
         pipert_stream_problem prob = { n, 0, 8, arr, 3 };
-        pipert_stream_plan plan = { devs, nd, spd, chunk[b], NULL, 0, 0, NULL, NULL, NULL, 0 };
+        pipert_stream_plan plan = { devs, nd, spd, chunk[b], NULL, 0, 0, NULL, NULL, NULL, 0, NULL };
         pipert_stream_layout lay;
         ck_assert_int_eq(cudaSetDevice(1), cudaSuccess);
         ck_assert_int_eq(drive(&plan, &prob, host, saxpy_kernel, 1, &lay), cudaSuccess);
@@ -964,7 +964,7 @@ START_TEST(run_stencil_halo)
         }
         const void *host[2] = { in, out };
         pipert_stream_problem prob = { R, 1, 0, arr, 2 };
-        pipert_stream_plan plan = { devs, nd, 2, chunks[b], NULL, 0, 0, NULL, NULL, NULL, 0 };
+        pipert_stream_plan plan = { devs, nd, 2, chunks[b], NULL, 0, 0, NULL, NULL, NULL, 0, NULL };
         pipert_stream_layout lay;
         ck_assert_int_eq(drive(&plan, &prob, host, stencil_kernel, C, &lay), cudaSuccess);
         for (int64_t r = 0; r < R; ++r)
@@ -992,7 +992,7 @@ START_TEST(run_progress)
     g.chunks = 101;
     g.seen = calloc(g.chunks, 1);
     int prio[] = { -3, 0 };
-    pipert_stream_plan plan = { devs, 2, 3, 10, prio, 2, 0, on_progress, &g, NULL, 0 };
+    pipert_stream_plan plan = { devs, 2, 3, 10, prio, 2, 0, on_progress, &g, NULL, 0, NULL };
     pipert_stream_problem prob = { n, 0, 0, arr, 3 };
     pipert_stream_layout lay;
     ck_assert_int_eq(drive(&plan, &prob, host, saxpy_kernel, 1, &lay), cudaSuccess);
@@ -1025,7 +1025,7 @@ START_TEST(run_device_named_twice)
         }
         const void *host[3] = { x, y, z };
         pipert_stream_problem prob = { n, 0, 0, arr, 3 };
-        pipert_stream_plan plan = { devs, 3, 2, 10, NULL, 0, 0, NULL, NULL, NULL, 0 };
+        pipert_stream_plan plan = { devs, 3, 2, 10, NULL, 0, 0, NULL, NULL, NULL, 0, NULL };
         pipert_stream_layout lay;
         ck_assert_int_eq(drive(&plan, &prob, host, saxpy_kernel, 1, &lay), cudaSuccess);
         ck_assert_int_eq(lay.ndevices, lay.chunks < 3 ? lay.chunks : 3);
@@ -1077,7 +1077,7 @@ START_TEST(run_trace)
     pipert_chunk_trace t[12];
     for (int64_t cap = 0; cap <= 12; cap += 4) {
         memset(t, 0x5a, sizeof t);
-        pipert_stream_plan plan = { devs, 2, 2, 10, NULL, 0, 0, NULL, NULL, t, cap };
+        pipert_stream_plan plan = { devs, 2, 2, 10, NULL, 0, 0, NULL, NULL, t, cap, NULL };
         pipert_stream_layout lay;
         ck_assert_int_eq(drive(&plan, &prob, host, saxpy_kernel, 1, &lay), cudaSuccess);
         ck_assert_int_eq(lay.chunks, 10);
@@ -1089,7 +1089,7 @@ START_TEST(run_trace)
         expect_clean();
     }
     /* The events cannot all be made: begin fails and leaves nothing. */
-    pipert_stream_plan plan = { devs, 2, 2, 10, NULL, 0, 0, NULL, NULL, t, 12 };
+    pipert_stream_plan plan = { devs, 2, 2, 10, NULL, 0, 0, NULL, NULL, t, 12, NULL };
     pipert_stream_layout lay;
     pipert_stream_run *run = NULL;
     ck_assert_int_eq(pipert_stream_layout_query(&plan, &prob, &lay), cudaSuccess);
@@ -1110,6 +1110,70 @@ START_TEST(run_trace)
 }
 END_TEST
 
+/* Runs sharing a cache of buffers: the second and later runs of a size allocate nothing;
+ * a larger size drops the smaller blocks; each block stays on its device. */
+START_TEST(run_cache)
+{
+    int devs[] = { 1, 0 };
+    const pipert_stream_array arr[3] = { { PIPERT_IN, 4 }, { PIPERT_IN, 4 }, { PIPERT_OUT, 4 } };
+    enum { N = 400 };
+    float x[N], y[N], z[N];
+    for (int i = 0; i < N; ++i) {
+        x[i] = (float)(i % 13);
+        y[i] = (float)(i % 5);
+    }
+    const void *host[3] = { x, y, z };
+    pipert_stream_cache *cache = NULL;
+    ck_assert_int_eq(pipert_stream_cache_create(&cache), cudaSuccess);
+    pipert_stream_plan plan = { devs, 2, 2, 10, NULL, 0, 0, NULL, NULL, NULL, 0, cache };
+    const int64_t sizes[] = { 100, 100, 95, 400, 400 };
+    int mallocs[5];
+    for (int k = 0; k < 5; ++k) {
+        pipert_stream_problem prob = { sizes[k], 0, 0, arr, 3 };
+        pipert_stream_layout lay;
+        memset(z, 0, sizeof z);
+        int before = fake_calls("cudaMalloc");
+        plan.chunk_elements = sizes[k] / 4;
+        ck_assert_int_eq(drive(&plan, &prob, host, saxpy_kernel, 1, &lay), cudaSuccess);
+        mallocs[k] = fake_calls("cudaMalloc") - before;
+        for (int64_t i = 0; i < sizes[k]; ++i)
+            ck_assert(z[i] == 2 * x[i] + y[i]);
+        int held = 0;
+        ck_assert_int_eq(pipert_stream_cache_held(cache, &held, NULL), cudaSuccess);
+        ck_assert_int_eq(held, lay.slots);
+        ck_assert_int_eq(fake_live_device_allocs(), lay.slots);
+        ck_assert_int_eq(fake_live_streams(), 0);
+    }
+    ck_assert_int_eq(mallocs[0], 4);
+    ck_assert_int_eq(mallocs[1], 0);       /* the same size again */
+    ck_assert_int_eq(mallocs[2], 0);       /* smaller: the blocks it holds do */
+    ck_assert_int_eq(mallocs[3], 4);       /* larger: new blocks, the old ones freed */
+    ck_assert_int_eq(mallocs[4], 0);
+    /* One run at a time. */
+    pipert_stream_problem prob = { 100, 0, 0, arr, 3 };
+    pipert_stream_layout lay;
+    pipert_stream_run *run = NULL, *second = NULL;
+    ck_assert_int_eq(pipert_stream_layout_query(&plan, &prob, &lay), cudaSuccess);
+    ck_assert_int_eq(pipert_stream_begin(&plan, &prob, &lay, host, &run), cudaSuccess);
+    ck_assert_int_eq(pipert_stream_begin(&plan, &prob, &lay, host, &second), cudaErrorNotPermitted);
+    ck_assert_ptr_null(second);
+    ck_assert_int_eq(pipert_stream_cache_destroy(cache), cudaErrorNotPermitted);
+    ck_assert_int_eq(pipert_stream_end(run, cudaSuccess), cudaSuccess);
+    /* A failed begin gives its blocks back and frees the cache for the next run. */
+    fake_fail("cudaStreamCreateWithPriority", 1, cudaErrorUnknown);
+    ck_assert_int_eq(pipert_stream_begin(&plan, &prob, &lay, host, &run), cudaErrorUnknown);
+    ck_assert_int_eq(pipert_stream_begin(&plan, &prob, &lay, host, &run), cudaSuccess);
+    ck_assert_int_eq(pipert_stream_end(run, cudaSuccess), cudaSuccess);
+    ck_assert_int_eq(cudaSetDevice(1), cudaSuccess);
+    ck_assert_int_eq(pipert_stream_cache_destroy(cache), cudaSuccess);
+    ck_assert_int_eq(fake_current_device(), 1);
+    ck_assert_int_eq(pipert_stream_cache_destroy(NULL), cudaSuccess);
+    ck_assert_int_eq(pipert_stream_cache_create(NULL), cudaErrorInvalidValue);
+    ck_assert_int_eq(pipert_stream_cache_held(NULL, NULL, NULL), cudaErrorInvalidValue);
+    expect_clean();
+}
+END_TEST
+
 static void count_progress(const pipert_progress *p, void *user)
 {
     (void)p;
@@ -1123,7 +1187,7 @@ START_TEST(run_protocol)
     float data[40] = { 0 };
     const void *host[1] = { data };
     int calls = 0;
-    pipert_stream_plan plan = { NULL, 0, 2, 10, NULL, 0, 0, count_progress, &calls, NULL, 0 };
+    pipert_stream_plan plan = { NULL, 0, 2, 10, NULL, 0, 0, count_progress, &calls, NULL, 0, NULL };
     pipert_stream_problem prob = { 40, 0, 0, arr, 1 };
     pipert_stream_layout lay;
     pipert_stream_run *run;
@@ -1211,7 +1275,7 @@ START_TEST(run_begin_validation)
     bad.slots = 7;
     ck_assert_int_eq(pipert_stream_begin(NULL, &prob, &bad, host, &run), cudaErrorInvalidValue);
     int devs[] = { 0, 1 };
-    pipert_stream_plan plan = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0 };
+    pipert_stream_plan plan = { devs, 2, 0, 0, NULL, 0, 0, NULL, NULL, NULL, 0, NULL };
     bad = lay;
     bad.ndevices = 3;
     ck_assert_int_eq(pipert_stream_begin(&plan, &prob, &bad, host, &run), cudaErrorInvalidValue);
@@ -1228,7 +1292,7 @@ START_TEST(run_registration)
     float *x = aligned_alloc(1 << 16, N * 4), *z = aligned_alloc(1 << 16, N * 4);
     const void *host[2] = { x, z };
     pipert_stream_problem prob = { N, 0, 0, arr, 2 };
-    pipert_stream_plan plan = { NULL, 0, 2, N / 2, NULL, 0, PIPERT_REGISTER_AUTO, NULL, NULL, NULL, 0 };
+    pipert_stream_plan plan = { NULL, 0, 2, N / 2, NULL, 0, PIPERT_REGISTER_AUTO, NULL, NULL, NULL, 0, NULL };
     pipert_stream_layout lay;
     pipert_stream_run *run;
     ck_assert_int_eq(pipert_stream_layout_query(&plan, &prob, &lay), cudaSuccess);
@@ -1284,7 +1348,7 @@ START_TEST(run_priorities)
     float x[64] = { 0 };
     const void *host[1] = { x };
     int devs[] = { 1, 0 }, prio[] = { -7, 3, -2 };
-    pipert_stream_plan plan = { devs, 2, 3, 1, prio, 3, 0, NULL, NULL, NULL, 0 };
+    pipert_stream_plan plan = { devs, 2, 3, 1, prio, 3, 0, NULL, NULL, NULL, 0, NULL };
     pipert_stream_problem prob = { 64, 0, 0, arr, 1 };
     pipert_stream_layout lay;
     pipert_stream_run *run;
@@ -1310,7 +1374,7 @@ static void begin_fails(const char *fn, int nth, cudaError_t err)
     float x[100] = { 0 }, z[100] = { 0 };
     const void *host[2] = { x, z };
     int devs[] = { 0, 1 };
-    pipert_stream_plan plan = { devs, 2, 2, 10, NULL, 0, 0, NULL, NULL, NULL, 0 };
+    pipert_stream_plan plan = { devs, 2, 2, 10, NULL, 0, 0, NULL, NULL, NULL, 0, NULL };
     pipert_stream_problem prob = { 100, 0, 0, arr, 2 };
     pipert_stream_layout lay;
     pipert_stream_run *run = NULL;
@@ -1349,7 +1413,7 @@ START_TEST(run_chunk_errors)
     const void *host[3] = { x, y, z };
     int devs[] = { 0, 1 };
     int calls = 0;
-    pipert_stream_plan plan = { devs, 2, 2, 10, NULL, 0, 0, count_progress, &calls, NULL, 0 };
+    pipert_stream_plan plan = { devs, 2, 2, 10, NULL, 0, 0, count_progress, &calls, NULL, 0, NULL };
     pipert_stream_problem prob = { N, 0, 0, arr, 3 };
     pipert_stream_layout lay;
     const char *fns[] = { "cudaMemcpyAsync", "cudaLaunchHostFunc", "cudaSetDevice" };
@@ -1506,6 +1570,7 @@ static Suite *suite(void)
     tcase_add_test(runs, run_progress);
     tcase_add_test(runs, run_device_named_twice);
     tcase_add_test(runs, run_trace);
+    tcase_add_test(runs, run_cache);
     tcase_add_test(runs, run_protocol);
     tcase_add_test(runs, run_zero_elements);
     tcase_add_test(runs, run_begin_validation);
