@@ -697,17 +697,92 @@ static void report_body_return(checker *c, const ast_item *it, srcloc at)
                per_element ? "element's " : it->body_kind == BODY_STEP ? "step's " : "");
 }
 
-/* Report every `return` at the body's own level. */
+/* 'break' or 'continue' with no loop (or switch, for break) of the body around it. */
+static void report_body_jump(checker *c, const ast_item *it, srcloc at, bool is_break)
+{
+    bool elementwise = it->body_kind == BODY_ELEMENTWISE || it->nidx;
+    diag_error(c->d, at, "'%s' outside a loop%s of the body would %s the %s around it%s: "
+               "guard the %s with 'if' instead", is_break ? "break" : "continue",
+               is_break ? " or switch" : "", is_break ? "leave" : "go on with",
+               it->body_kind == BODY_REFERENCE ? "reference's loop"
+               : elementwise ? "kernel's loop over the thread's elements" : "pipeline's loop",
+               elementwise ? ", not just this element" : "",
+               elementwise ? "element's work" : "work");
+}
+
+/* The loops and switches around a point of a body, as the scan of its tokens sees them:
+ * a statement after `for (...)`, `while (...)`, `do` or `switch (...)` is a context, to its
+ * closing '}' when it is a block, else to its ';' (not followed by `else`). */
+enum { MAX_NEST = 256 };
+typedef struct jump_ctx {
+    struct {
+        bool loop;               /* a loop (else a switch) */
+        bool block;              /* its statement is a block (else one statement) */
+        int brace, paren;        /* the depths it lives at */
+    } at[MAX_NEST];
+    int n;
+    int pending;                 /* 0, or 1 + loop: a loop or switch header just ended */
+    bool ended;                  /* a ';' ended the one-statement contexts at the top */
+} jump_ctx;
+
+/* A token at brace depth nbrace and paren depth nparen: open the pending context, or
+ * close the one-statement ones a ';' ended (an `else` carries the statement on). */
+static void jump_token(jump_ctx *j, const char *tok, size_t len, int nbrace, int nparen)
+{
+    if (j->ended && !is_word(tok, len, "else"))
+        while (j->n > 0 && !j->at[j->n - 1].block && j->at[j->n - 1].brace == nbrace
+               && j->at[j->n - 1].paren == nparen)
+            --j->n;
+    j->ended = false;
+    if (!j->pending)
+        return;
+    if (j->n < MAX_NEST) {
+        j->at[j->n].loop = j->pending == 2;
+        j->at[j->n].block = *tok == '{';
+        j->at[j->n].brace = nbrace + (*tok == '{');
+        j->at[j->n].paren = nparen;
+        ++j->n;
+    }
+    j->pending = 0;
+}
+
+/* Whether a break (continue: a loop) has a context around it. */
+static bool jump_allowed(const jump_ctx *j, bool is_break)
+{
+    for (int i = j->n - 1; i >= 0; --i)
+        if (is_break || j->at[i].loop)
+            return true;
+    return false;
+}
+
+/* Where the token at offset s of a body's text is. */
+static srcloc body_loc(const ast_item *it, size_t s)
+{
+    srcloc at = it->text_loc;
+    for (size_t k = 0; k < s; ++k) {
+        if (it->text[k] == '\n') {
+            at.line++;
+            at.col = 1;
+        } else {
+            at.col++;
+        }
+    }
+    return at;
+}
+
+/* Report every `return` at the body's own level, and every `break` and `continue` there
+ * outside a loop (or switch) of the body. */
 static void check_body_returns(checker *c, const ast_item *it)
 {
-    enum { MAX_NEST = 256 };
     if (!it->text)
         return;
     body_scan b = {.t = it->text, .n = strlen(it->text), .line_start = true};
     /* Per open '(' : whether it follows a control word (if, for, while, switch, catch, or
      * constexpr of `if constexpr`); per open '{': whether it is a function's body. */
     bool paren_ctrl[MAX_NEST], brace_func[MAX_NEST];
+    unsigned char paren_loop[MAX_NEST];  /* jump_ctx.pending after its ')' */
     int nparen = 0, nbrace = 0, nfunc = 0;
+    jump_ctx jumps = {.n = 0};
     bool closed_ctrl = false;     /* the last ')' closed a control word's parentheses */
     bool trailing = false;        /* after `) ->`: a trailing return type */
     const char *prev = NULL;      /* the previous token */
@@ -715,19 +790,25 @@ static void check_body_returns(checker *c, const ast_item *it)
     while (scan_token(&b, &s, &len)) {
         const char *tok = b.t + s;
         char ch = *tok;
+        if (ch != ')')
+            jump_token(&jumps, tok, len, nbrace, nparen);
         if (ch == '(') {
-            bool ctrl = prev && (is_word(prev, prev_len, "if") || is_word(prev, prev_len, "for")
-                                 || is_word(prev, prev_len, "while")
-                                 || is_word(prev, prev_len, "switch")
-                                 || is_word(prev, prev_len, "catch")
-                                 || is_word(prev, prev_len, "constexpr"));
-            if (nparen < MAX_NEST)
+            bool loop = prev && (is_word(prev, prev_len, "for") || is_word(prev, prev_len, "while"));
+            bool ctrl = loop || (prev && (is_word(prev, prev_len, "if")
+                                          || is_word(prev, prev_len, "switch")
+                                          || is_word(prev, prev_len, "catch")
+                                          || is_word(prev, prev_len, "constexpr")));
+            if (nparen < MAX_NEST) {
                 paren_ctrl[nparen] = ctrl;
+                paren_loop[nparen] = loop ? 2 : prev && is_word(prev, prev_len, "switch") ? 1 : 0;
+            }
             ++nparen;
             trailing = false;
         } else if (ch == ')') {
             /* An unmatched ')' (the body's C is not ours to check) closes nothing. */
             closed_ctrl = nparen > 0 && --nparen < MAX_NEST && paren_ctrl[nparen];
+            if (closed_ctrl)
+                jumps.pending = paren_loop[nparen];
             trailing = false;
         } else if (len == 2 && tok[1] == '>') {
             /* After a lambda's parameters or a specifier (mutable, noexcept); after any
@@ -759,18 +840,21 @@ static void check_body_returns(checker *c, const ast_item *it)
                 --nbrace;
                 nfunc -= nbrace < MAX_NEST ? brace_func[nbrace] : 1;
             }
+            while (jumps.n > 0 && jumps.at[jumps.n - 1].brace > nbrace)
+                --jumps.n;
+            /* a block ends the one-statement contexts it was the statement of */
+            jumps.ended = true;
         } else if (nfunc == 0 && is_word(tok, len, "return")) {
-            srcloc at = it->text_loc;
-            for (size_t k = 0; k < s; ++k) {
-                if (b.t[k] == '\n') {
-                    at.line++;
-                    at.col = 1;
-                } else {
-                    at.col++;
-                }
-            }
-            report_body_return(c, it, at);
+            report_body_return(c, it, body_loc(it, s));
+        } else if (nfunc == 0 && (is_word(tok, len, "break") || is_word(tok, len, "continue"))) {
+            bool is_break = *tok == 'b';
+            if (!jump_allowed(&jumps, is_break))
+                report_body_jump(c, it, body_loc(it, s), is_break);
+        } else if (is_word(tok, len, "do")) {
+            jumps.pending = 2;
         }
+        if (ch == ';')
+            jumps.ended = true;
         prev = tok;
         prev_len = len;
     }
