@@ -777,11 +777,54 @@ static void emit_stream_timing(strbuf *o, const spec *s)
               s->name, s->name, s->name);
 }
 
+/* The host's side of the bound over several devices: every device copying its share of
+ * the rows at once, in (H2D of the IN and INOUT arrays), out (D2H of the OUT and INOUT
+ * ones) and both ways on two streams a device; wall ms, medians after two warm-ups. The
+ * copies in go first, so that the buffers an INOUT array's copies out read hold its data. */
+static void emit_stream_link(strbuf *o, const spec *s)
+{
+    sb_printf(o, "static void pg_link(int ndev, const pipert_host_buffer *hb, const int64_t *rows, int64_t all,\n"
+                 "                    double ms[3])\n{\n"
+                 "    static const int dir[%d] = {", s->narrays);
+    for (int i = 0; i < s->narrays; ++i)
+        sb_printf(o, "%s%d", i ? ", " : "", s->arrays[i].dir == DIR_IN ? 1 : s->arrays[i].dir == DIR_OUT ? 2 : 3);
+    sb_printf(o, "};\n    void *d[4][%d];\n    size_t off[4][%d], len[4][%d];\n    cudaStream_t st[4][2];\n"
+                 "    for (int i = 0; i < %d; ++i)\n        for (int v = 0, first = 0; v < ndev; first += (int)rows[v], ++v) {\n"
+                 "            off[v][i] = (size_t)((double)hb[i].bytes * first / (double)all);\n"
+                 "            len[v][i] = (size_t)((double)hb[i].bytes * (first + rows[v]) / (double)all) - off[v][i];\n"
+                 "        }\n"
+                 "    for (int v = 0; v < ndev; ++v) {\n        PG_CHECK(cudaSetDevice(v));\n"
+                 "        for (int k = 0; k < 2; ++k)\n"
+                 "            PG_CHECK(cudaStreamCreateWithFlags(&st[v][k], cudaStreamNonBlocking));\n"
+                 "        for (int i = 0; i < %d; ++i)\n            PG_CHECK(cudaMalloc(&d[v][i], len[v][i] ? len[v][i] : 1));\n    }\n"
+                 "    for (int mode = 1; mode <= 3; ++mode) {\n        std::vector<float> t;\n"
+                 "        for (int r = 0; r < 12; ++r) {\n"
+                 "            std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();\n"
+                 "            for (int v = 0; v < ndev; ++v) {\n                PG_CHECK(cudaSetDevice(v));\n"
+                 "                for (int i = 0; i < %d; ++i) {\n"
+                 "                    unsigned char *h = (unsigned char *)hb[i].ptr + off[v][i];\n"
+                 "                    if ((mode & 1) && (dir[i] & 1) && len[v][i])\n"
+                 "                        PG_CHECK(cudaMemcpyAsync(d[v][i], h, len[v][i], cudaMemcpyHostToDevice, st[v][0]));\n"
+                 "                    if ((mode & 2) && (dir[i] & 2) && len[v][i])\n"
+                 "                        PG_CHECK(cudaMemcpyAsync(h, d[v][i], len[v][i], cudaMemcpyDeviceToHost, st[v][1]));\n"
+                 "                }\n            }\n"
+                 "            for (int v = 0; v < ndev; ++v)\n                for (int k = 0; k < 2; ++k)\n"
+                 "                    PG_CHECK(cudaStreamSynchronize(st[v][k]));\n"
+                 "            if (r >= 2)\n                t.push_back((float)pg_wall_ms(t0));\n        }\n"
+                 "        ms[mode - 1] = pg_median(t);\n    }\n"
+                 "    for (int v = 0; v < ndev; ++v) {\n        PG_CHECK(cudaSetDevice(v));\n"
+                 "        for (int k = 0; k < 2; ++k)\n            PG_CHECK(cudaStreamDestroy(st[v][k]));\n"
+                 "        for (int i = 0; i < %d; ++i)\n            PG_CHECK(cudaFree(d[v][i]));\n    }\n"
+                 "    PG_CHECK(cudaSetDevice(0));\n}\n\n",
+              s->narrays, s->narrays, s->narrays, s->narrays, s->narrays, s->narrays, s->narrays);
+}
+
 /* Over every device (at most 4) where there are several: the runtime's plan over all of
- * them against the one-device run, and each device against its own bound scaled to the
- * rows it got. */
+ * them against the one-device run, each device against its own bound scaled to the rows
+ * it got, and the run against the host link's own limit (pg_link). */
 static void emit_stream_multi(strbuf *o, const spec *s)
 {
+    emit_stream_link(o, s);
     sb_printf(o, "static void pg_bench_stream_multi(const struct %s_args &hs, const pipert_host_buffer *hb,\n"
                  "                                  const pipert_stream_plan &one, double one_ms)\n{\n"
                  "    int ndev = 0;\n    PG_CHECK(cudaGetDeviceCount(&ndev));\n"
@@ -800,7 +843,11 @@ static void emit_stream_multi(strbuf *o, const spec *s)
                  "    }\n"
                  "    printf(\"BENCH_HOST_MULTI %s devices=%%d stream_ms=%%.3f one_ms=%%.3f speedup=%%.3f \"\n"
                  "           \"bound_ms=%%.3f ratio=%%.3f\\n\", ndev, ms, one_ms, one_ms / ms, whole, whole / ms);\n"
-                 "}\n\n", s->name, s->name, s->name);
+                 "    double link[3];\n    pg_link(ndev, hb, rows, all, link);\n"
+                 "    const double most = std::max(link[0], std::max(link[1], link[2]));\n"
+                 "    printf(\"BENCH_HOST_LINK %s devices=%%d h2d_ms=%%.3f d2h_ms=%%.3f both_ms=%%.3f stream_ms=%%.3f \"\n"
+                 "           \"ratio=%%.3f\\n\", ndev, link[0], link[1], link[2], ms, most / ms);\n"
+                 "}\n\n", s->name, s->name, s->name, s->name);
 }
 
 /* Host streaming: NAME_stream over page-locked host arrays of 256 MiB each at most (the

@@ -64,7 +64,8 @@ build_cases bench "${streaming[@]}"
 # NAME_stream over all of them: SAMPLE-streamNgpu (its time against the bound of the device
 # with the most work, the devices' shares of their bounds measured alone),
 # SAMPLE-speedupNgpu (the one-GPU time against it), SAMPLE-streamNgpu-devD (device D's
-# busy time against its bound, scaled to its rows).
+# busy time against its bound, scaled to its rows), SAMPLE-linkNgpu (its time against
+# every GPU copying its share in, out, or both at once, whichever is longest).
 host_multi_rows() {
     local out=$1 ord=$2 line n
     shift 2
@@ -74,10 +75,12 @@ host_multi_rows() {
     n=$(field devices "$line")
     echo "$ord,$1-stream${n}gpu,$2,$3,${4:-},$(field stream_ms "$line"),$(field bound_ms "$line"),$(field ratio "$line")" >>"$W/rows.csv"
     echo "$ord,$1-speedup${n}gpu,$2,$3,${4:-},$(field one_ms "$line"),$(field stream_ms "$line"),$(field speedup "$line")" >>"$W/rows.csv"
+    line=$(grep '^BENCH_HOST_LINK ' "$out" | tail -n 1)
+    [ -n "$line" ] && echo "$ord,$1-link${n}gpu,$2,$3,${4:-},$(field stream_ms "$line"),$(field both_ms "$line"),$(field ratio "$line")" >>"$W/rows.csv"
     while read -r line; do
         echo "$ord,$1-stream${n}gpu-dev$(field device "$line"),$2,$3,${4:-},$(field busy_ms "$line"),$(field bound_ms "$line"),$(field ratio "$line")" >>"$W/rows.csv"
     done < <(grep '^BENCH_HOST_DEVICE ' "$out")
-    grep -E '^BENCH_(HOST_MULTI|HOST_DEVICE|ALONE) ' "$out" | sed 's/^/  /'
+    grep -E '^BENCH_(HOST_MULTI|HOST_DEVICE|HOST_LINK|ALONE) ' "$out" | sed 's/^/  /'
 }
 
 printf '%-11s %-18s %-11s %-19s %9s %9s %6s\n' sample lowering grid flags "GB/s" "D2D GB/s" ratio

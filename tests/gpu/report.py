@@ -120,7 +120,10 @@ with open(out_path, "w") as out:
           "most work (its H2D, D2H and kernel times measured alone on it, scaled to its\n"
           "rows); -devD: GPU D's busy time (until its last copy out, from CUDA events)\n"
           "against that bound; NAME-speedupNgpu: the one-GPU time of the same run against\n"
-          "the N-GPU time; NAME-stream, NAME-serial: on one GPU of that machine.\n\n")
+          "the N-GPU time; NAME-linkNgpu: the N-GPU time against every GPU copying its\n"
+          "share of the rows in, out, and both ways at once (the longest of the three:\n"
+          "what the host's link allows them together); NAME-stream, NAME-serial: on one GPU\n"
+          "of that machine.\n\n")
         w("| sample | lowering | grid | flags | value | reference | ratio |\n")
         w("| --- | --- | --- | --- | ---: | ---: | ---: |\n")
         for r in multi:
