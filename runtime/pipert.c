@@ -62,38 +62,6 @@ cudaError_t pipert_current_caps(pipert_caps *out)
     return pipert_device_caps(device, out);
 }
 
-cudaError_t pipert_kernel_prepare(pipert_kernel *k, const pipert_caps *caps)
-{
-    int dev = caps->device;
-    if (dev < 0 || dev >= PIPERT_MAX_DEVICES)
-        return cudaErrorInvalidDevice;
-    if (__atomic_load_n(&k->ready[dev], __ATOMIC_ACQUIRE))
-        return cudaSuccess;
-    if (k->smem_bytes > caps->smem_optin)
-        return cudaErrorInvalidConfiguration;
-    struct cudaFuncAttributes attr;
-    cudaError_t err = cudaFuncGetAttributes(&attr, k->func);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();   /* not sticky: clear it so later launches report their own */
-        return err == cudaErrorInvalidDeviceFunction ? cudaErrorNoKernelImageForDevice : err;
-    }
-    k->ptx_version[dev] = attr.ptxVersion;
-    err = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)k->smem_bytes);
-    if (err != cudaSuccess)
-        return err;
-    int blocks = 0;
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k->func, k->threads,
-                                                        k->smem_bytes);
-    if (err != cudaSuccess)
-        return err;
-    if (blocks < 1)
-        return cudaErrorInvalidConfiguration;
-    k->blocks_per_sm[dev] = blocks;
-    __atomic_store_n(&k->ready[dev], 1, __ATOMIC_RELEASE);
-    return cudaSuccess;
-}
-
 unsigned pipert_persistent_grid(const pipert_kernel *k, const pipert_caps *caps,
                                 int64_t work_items)
 {
@@ -141,27 +109,6 @@ cudaError_t pipert_check_array(const void *p, int64_t d0, int64_t d1, int64_t d2
     return pipert_ptr_alignment(p) < esize ? cudaErrorMisalignedAddress : cudaSuccess;
 }
 
-cudaError_t pipert_select_variant(pipert_kernel *kernels, const int *sm, int nvariants,
-                                  int nvecs, int vi, const pipert_caps *caps,
-                                  pipert_kernel **out)
-{
-    for (int v = 0; v < nvariants; ++v) {
-        if (caps->sm < sm[v])
-            continue;
-        pipert_kernel *k = &kernels[v * nvecs + vi];
-        cudaError_t err = pipert_kernel_prepare(k, caps);
-        if (err == cudaErrorNoKernelImageForDevice)
-            continue;
-        if (err != cudaSuccess)
-            return err;
-        if (k->ptx_version[caps->device] >= sm[v]) {
-            *out = k;
-            return cudaSuccess;
-        }
-    }
-    return cudaErrorNoKernelImageForDevice;
-}
-
 int pipert_ranges_overlap(const void *a, size_t abytes, const void *b, size_t bbytes)
 {
     uintptr_t a0 = (uintptr_t)a, b0 = (uintptr_t)b;
@@ -181,8 +128,7 @@ const char *pipert_error_string(cudaError_t err)
                "fit this device";
     case cudaErrorNoKernelImageForDevice:
         return "no kernel image for this device: the pipeline was generated for other "
-               "architectures (pipegen --arch), or the program links libpipert.so with "
-               "the static CUDA runtime (link libpipert.a, or nvcc -cudart shared)";
+               "architectures (pipegen --arch)";
     default:
         return cudaGetErrorString(err);
     }

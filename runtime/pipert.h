@@ -34,7 +34,7 @@ extern "C" {
 
 /* Bumped whenever a declaration below changes incompatibly; generated code checks it at
  * compile time. */
-#define PIPERT_ABI_VERSION 2
+#define PIPERT_ABI_VERSION 3
 #define PIPERT_MAX_DEVICES 64
 
 /* What a launcher needs to know about a device. */
@@ -65,13 +65,6 @@ typedef struct pipert_kernel {
                                                (x10), 0 when it has no image for it */
 } pipert_kernel;
 
-/* Raise the kernel's dynamic shared-memory limit (once per device) and compute its
- * occupancy. Returns cudaErrorInvalidConfiguration when the block does not fit at all and
- * cudaErrorNoKernelImageForDevice when the device has no code for the kernel. The
- * launcher compares ptx_version with the architecture a variant was generated for: a
- * variant JIT-compiled from older PTX is not used. */
-PIPERT_API cudaError_t pipert_kernel_prepare(pipert_kernel *k, const pipert_caps *caps);
-
 /* Blocks for a persistent grid: occupancy x SMs, at most work_items, at least 1. */
 PIPERT_API unsigned pipert_persistent_grid(const pipert_kernel *k, const pipert_caps *caps,
                                            int64_t work_items);
@@ -97,14 +90,76 @@ static inline int64_t pipert_div_up(int64_t n, int64_t d)
 PIPERT_API cudaError_t pipert_check_array(const void *p, int64_t d0, int64_t d1, int64_t d2,
                                           size_t esize, size_t *bytes);
 
+/* ------------------------------------------------------------------ kernels
+ * The calls that take a kernel's host stub are inline, compiled into the program's own
+ * translation unit: a stub is known only to the CUDA runtime its kernel was registered
+ * with, and libpipert.so (on the shared libcudart) may sit in a program linked with the
+ * static one (nvcc's default). Everything else in the library works across the two: both
+ * runtimes share the device's primary context, its pointers, streams and events. */
+
+/* Raise the kernel's dynamic shared-memory limit (once per device) and compute its
+ * occupancy. Returns cudaErrorInvalidConfiguration when the block does not fit at all and
+ * cudaErrorNoKernelImageForDevice when the device has no code for the kernel. The
+ * launcher compares ptx_version with the architecture a variant was generated for: a
+ * variant JIT-compiled from older PTX is not used. */
+static inline cudaError_t pipert_kernel_prepare(pipert_kernel *k, const pipert_caps *caps)
+{
+    int dev = caps->device;
+    if (dev < 0 || dev >= PIPERT_MAX_DEVICES)
+        return cudaErrorInvalidDevice;
+    if (__atomic_load_n(&k->ready[dev], __ATOMIC_ACQUIRE))
+        return cudaSuccess;
+    if (k->smem_bytes > caps->smem_optin)
+        return cudaErrorInvalidConfiguration;
+    struct cudaFuncAttributes attr;
+    cudaError_t err = cudaFuncGetAttributes(&attr, k->func);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();   /* not sticky: clear it so later launches report their own */
+        return err == cudaErrorInvalidDeviceFunction ? cudaErrorNoKernelImageForDevice : err;
+    }
+    k->ptx_version[dev] = attr.ptxVersion;
+    err = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)k->smem_bytes);
+    if (err != cudaSuccess)
+        return err;
+    int blocks = 0;
+    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k->func, k->threads,
+                                                        k->smem_bytes);
+    if (err != cudaSuccess)
+        return err;
+    if (blocks < 1)
+        return cudaErrorInvalidConfiguration;
+    k->blocks_per_sm[dev] = blocks;
+    __atomic_store_n(&k->ready[dev], 1, __ATOMIC_RELEASE);
+    return cudaSuccess;
+}
+
 /* Choose the kernel for the device: kernels is a table of nvariants rows (architectures
  * sm[v], highest first) of nvecs copy widths; the first row whose architecture the device
  * has, and whose code it runs as built for that architecture or newer (not JIT-compiled
  * from older PTX, which would run an empty body), is prepared (pipert_kernel_prepare) and
  * its column vi returned in *out. cudaErrorNoKernelImageForDevice when none is. */
-PIPERT_API cudaError_t pipert_select_variant(pipert_kernel *kernels, const int *sm,
-                                             int nvariants, int nvecs, int vi,
-                                             const pipert_caps *caps, pipert_kernel **out);
+static inline cudaError_t pipert_select_variant(pipert_kernel *kernels, const int *sm,
+                                                int nvariants, int nvecs, int vi,
+                                                const pipert_caps *caps,
+                                                pipert_kernel **out)
+{
+    for (int v = 0; v < nvariants; ++v) {
+        if (caps->sm < sm[v])
+            continue;
+        pipert_kernel *k = &kernels[v * nvecs + vi];
+        cudaError_t err = pipert_kernel_prepare(k, caps);
+        if (err == cudaErrorNoKernelImageForDevice)
+            continue;
+        if (err != cudaSuccess)
+            return err;
+        if (k->ptx_version[caps->device] >= sm[v]) {
+            *out = k;
+            return cudaSuccess;
+        }
+    }
+    return cudaErrorNoKernelImageForDevice;
+}
 
 /* Return the code of a call that fails (for launchers). */
 #define PIPERT_TRY(call)                                                                    \

@@ -777,7 +777,7 @@ static void emit_stream_timing(strbuf *o, const spec *s)
               s->name, s->name, s->name);
 }
 
-/* The host's side of the bound over several devices: every device copying its share of
+/* The host's side of the bound over one device or several: every device copying its share of
  * the rows at once, in (H2D of the IN and INOUT arrays), out (D2H of the OUT and INOUT
  * ones) and both ways on two streams a device; wall ms, medians after two warm-ups. The
  * copies in go first, so that the buffers an INOUT array's copies out read hold its data. */
@@ -817,6 +817,13 @@ static void emit_stream_link(strbuf *o, const spec *s)
                  "        for (int i = 0; i < %d; ++i)\n            PG_CHECK(cudaFree(d[v][i]));\n    }\n"
                  "    PG_CHECK(cudaSetDevice(0));\n}\n\n",
               s->narrays, s->narrays, s->narrays, s->narrays, s->narrays, s->narrays, s->narrays);
+    sb_printf(o, "/* A run of ms over ndev devices against what the link moves alone. */\n"
+                 "static void pg_print_link(int ndev, const pipert_host_buffer *hb, const int64_t *rows,\n"
+                 "                          int64_t all, double ms)\n{\n"
+                 "    double link[3];\n    pg_link(ndev, hb, rows, all, link);\n"
+                 "    const double most = std::max(link[0], std::max(link[1], link[2]));\n"
+                 "    printf(\"BENCH_HOST_LINK %s devices=%%d h2d_ms=%%.3f d2h_ms=%%.3f both_ms=%%.3f stream_ms=%%.3f \"\n"
+                 "           \"ratio=%%.3f\\n\", ndev, link[0], link[1], link[2], ms, most / ms);\n}\n\n", s->name);
 }
 
 /* Over every device (at most 4) where there are several: the runtime's plan over all of
@@ -843,11 +850,7 @@ static void emit_stream_multi(strbuf *o, const spec *s)
                  "    }\n"
                  "    printf(\"BENCH_HOST_MULTI %s devices=%%d stream_ms=%%.3f one_ms=%%.3f speedup=%%.3f \"\n"
                  "           \"bound_ms=%%.3f ratio=%%.3f\\n\", ndev, ms, one_ms, one_ms / ms, whole, whole / ms);\n"
-                 "    double link[3];\n    pg_link(ndev, hb, rows, all, link);\n"
-                 "    const double most = std::max(link[0], std::max(link[1], link[2]));\n"
-                 "    printf(\"BENCH_HOST_LINK %s devices=%%d h2d_ms=%%.3f d2h_ms=%%.3f both_ms=%%.3f stream_ms=%%.3f \"\n"
-                 "           \"ratio=%%.3f\\n\", ndev, link[0], link[1], link[2], ms, most / ms);\n"
-                 "}\n\n", s->name, s->name, s->name, s->name);
+                 "    pg_print_link(ndev, hb, rows, all, ms);\n}\n\n", s->name, s->name, s->name);
 }
 
 /* Host streaming: NAME_stream over page-locked host arrays of 256 MiB each at most (the
@@ -890,6 +893,7 @@ static void emit_stream_bench(strbuf *o, const spec *s)
                  "           \"bound_ms=%%.3f ratio=%%.3f nocache_ratio=%%.3f serial_ratio=%%.3f\\n\", (long long)v[%d],\n"
                  "           sm, nm, zm, bound, bound / sm, bound / nm, bound / zm);\n"
                  "    int64_t rows[4];\n    double busy[4];\n    pg_stream_trace(hs, &cached, 1, rows, busy);\n"
+                 "    pg_print_link(1, hb, rows, rows[0], sm);\n"
                  "    pg_bench_stream_multi(hs, hb, cached, sm);\n"
                  "    PG_CHECK(pipert_stream_cache_destroy(cached.cache));\n"
                  "    for (int i = 0; i < %d; ++i)\n        PG_CHECK(pipert_host_release(&hb[i]));\n}\n\n",

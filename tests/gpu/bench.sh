@@ -75,7 +75,7 @@ host_multi_rows() {
     n=$(field devices "$line")
     echo "$ord,$1-stream${n}gpu,$2,$3,${4:-},$(field stream_ms "$line"),$(field bound_ms "$line"),$(field ratio "$line")" >>"$W/rows.csv"
     echo "$ord,$1-speedup${n}gpu,$2,$3,${4:-},$(field one_ms "$line"),$(field stream_ms "$line"),$(field speedup "$line")" >>"$W/rows.csv"
-    line=$(grep '^BENCH_HOST_LINK ' "$out" | tail -n 1)
+    line=$(grep '^BENCH_HOST_LINK ' "$out" | grep -v ' devices=1 ' | tail -n 1)
     [ -n "$line" ] && echo "$ord,$1-link${n}gpu,$2,$3,${4:-},$(field stream_ms "$line"),$(field both_ms "$line"),$(field ratio "$line")" >>"$W/rows.csv"
     while read -r line; do
         echo "$ord,$1-stream${n}gpu-dev$(field device "$line"),$2,$3,${4:-},$(field busy_ms "$line"),$(field bound_ms "$line"),$(field ratio "$line")" >>"$W/rows.csv"
@@ -109,6 +109,13 @@ for i in "${!streaming[@]}"; do
         echo "$(order 0 "${streaming_lines[$i]}"),$1-stream-nocache,$2,$3,$flags,$(get nocache_ms),$(get bound_ms),$(get nocache_ratio)" >>"$W/rows.csv"
         echo "$(order 0 "${streaming_lines[$i]}"),$1-serial,$2,$3,$flags,$(get serial_ms),$(get bound_ms),$(get serial_ratio)" >>"$W/rows.csv"
         echo "  $host"
+        # the same time against what the link moves alone, in, out and both ways at once
+        link=$(grep '^BENCH_HOST_LINK .* devices=1 ' "$dir/bench.out" | tail -n 1)
+        if [ -n "$link" ]; then
+            get() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$link"; }
+            echo "$(order 0 "${streaming_lines[$i]}"),$1-stream-link,$2,$3,$flags,$(get stream_ms),$(get both_ms),$(get ratio)" >>"$W/rows.csv"
+            echo "  $link"
+        fi
         host_multi_rows "$dir/bench.out" "$(order 0 "${streaming_lines[$i]}")" "$@"
         # the chunks of its traced runs, for the timeline of docs/streaming.md
         sed -n "s/^BENCH_TRACE //p" "$dir/bench.out" | sed "s/^/$2 $3 /" >>"$W/trace.txt"

@@ -74,6 +74,8 @@ targets = [
     ("reduce_sum (bytes read), best lowering", 0.98, best("reduce_sum")),
     ("host-streamed saxpy (256 MiB arrays) vs max(H2D, D2H, kernel)", 0.95,
      best("saxpy_host-stream")),
+    ("host-streamed saxpy vs the link moving its bytes in and out at once (no kernel)", 0.95,
+     best("saxpy_host-stream-link")),
 ]
 if multi:
     for sample in ("saxpy_host", "jacobi2d_host"):
@@ -94,7 +96,10 @@ with open(out_path, "w") as out:
       "Host streaming (NAME-stream rows, NAME-serial for one stream and one chunk): value\n"
       "the milliseconds of NAME_stream over page-locked host arrays of 256 MiB each\n"
       "(median of 10 after 2), reference the bound max(H2D, D2H, kernel), each measured\n"
-      "alone in the same process, ratio bound / value.\n"
+      "alone in the same process, ratio bound / value; NAME-stream-link: the same time\n"
+      "against the link alone moving the run's copies in and out, each way alone and both\n"
+      "at once on two streams (the longest; PCIe both ways at once is slower than either\n"
+      "alone), ratio that / value.\n"
       "The CSV is docs/performance.csv, the chart docs/performance.png.\n\n")
     if note:
         w(note + "\n\n")

@@ -106,6 +106,10 @@ c_library() {
     readelf -d "$so" | grep -q "Library soname: \[libpipert.so.$major\]" \
         || fail "soname: $(readelf -d "$so" | grep SONAME)"
     readelf -d "$so" | grep -q 'NEEDED.*\[libcudart\.so' || fail "libpipert.so does not need libcudart"
+    # A kernel's host stub is known only to the CUDA runtime it was registered with: the
+    # library must not take one, or a program on the static runtime (nvcc's default) fails.
+    got=$(nm -D --undefined-only "$so" | awk '{print $2}' | grep -E '^cuda(Func|Occupancy|LaunchKernel)' || true)
+    [ -z "$got" ] || fail "libpipert.so calls the CUDA runtime with kernel stubs: $(echo $got)"
     want=$(api_functions)
     [ "$(wc -l <<<"$want")" -ge 30 ] || fail "found only $(wc -l <<<"$want") PIPERT_API functions in pipert.h"
     got=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TDBRVW]$/ {print $3}' | sort -u)

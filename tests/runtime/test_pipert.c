@@ -1524,8 +1524,6 @@ START_TEST(pointer_checks_and_strings)
     ck_assert_int_eq(pipert_ranges_overlap(f, 4, (char *)f + 4, 8), 0);
     ck_assert_int_eq(pipert_ranges_overlap(f, 0, f, 8), 0);
     ck_assert_ptr_nonnull(strstr(pipert_error_string(cudaErrorNoKernelImageForDevice), "--arch"));
-    ck_assert_ptr_nonnull(strstr(pipert_error_string(cudaErrorNoKernelImageForDevice),
-                                 "-cudart shared"));
     ck_assert_str_eq(pipert_error_string(cudaErrorUnknown), "fake CUDA error");
     ck_assert_str_eq(pipert_version(), PG_EXPECT_VERSION);
     ck_assert_int_eq(pipert_abi_version(), PIPERT_ABI_VERSION);
