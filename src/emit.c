@@ -592,9 +592,10 @@ void emit_source(strbuf *out, const emit_unit *u)
     const host_plan *hp = u->host;
     emit_banner(out, s);
     sb_printf(out, "#include \"%s\"\n#include <cuda_runtime.h>\n", u->opts.header_name);
-    sb_printf(out, "#if !defined(PIPERT_ABI_VERSION) || PIPERT_ABI_VERSION != 3\n"
-                   "#error \"%s.pipe was generated for pipert ABI version 3: use the pipert.h "
-                   "of pipegen %s\"\n#endif\n", s->name, PIPEGEN_VERSION);
+    sb_printf(out, "#if !defined(PIPERT_ABI_VERSION) || PIPERT_ABI_VERSION != %d\n"
+                   "#error \"%s.pipe was generated for pipert ABI version %d: use the pipert.h "
+                   "of pipegen %s\"\n#endif\n", PIPEGEN_PIPERT_ABI, s->name, PIPEGEN_PIPERT_ABI,
+              PIPEGEN_VERSION);
     emit_arch_guard(out, u);
     emit_device_includes(out, u);
     sb_puts(out, "\n");

@@ -21,6 +21,9 @@
 #include <stdio.h>
 
 #define PIPEGEN_VERSION "0.1.0"
+/* The PIPERT_ABI_VERSION of runtime/pipert.h that generated sources are written for (they
+ * refuse to compile against another; the install suite checks the two agree). */
+#define PIPEGEN_PIPERT_ABI 3
 
 /* ===================================================================== arena.c */
 

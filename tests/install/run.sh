@@ -122,6 +122,8 @@ c_versions() {
     [ "$("$inst/bin/pipegen" --version)" = "pipegen $version" ] || fail "pipegen --version: $("$inst/bin/pipegen" --version)"
     [ "$(pc --modversion pipert 2>&1)" = "$version" ] || fail "pkg-config --modversion pipert: $(pc --modversion pipert 2>&1)"
     grep -q "^#define PIPERT_ABI_VERSION $abi\$" "$inst/include/pipert.h" || fail "installed pipert.h: no ABI $abi"
+    grep -q "^#define PIPEGEN_PIPERT_ABI $abi\$" "$root/src/pipegen.h" \
+        || fail "pipegen writes sources for another ABI than pipert.h's $abi (PIPEGEN_PIPERT_ABI)"
     # A C program against the installed header and shared library (no GPU: these calls
     # do not reach the device).
     cat >"$case_dir/v.c" <<'EOF'
