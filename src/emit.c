@@ -545,13 +545,12 @@ static void print_fold(strbuf *out, const spec *s)
         const spec_accum *acc = &s->accums[k];
         const char *t = ast_type_ctype(acc->type);
         const char *x = arena_printf(out->arena, "pg_acc%d", k);
-        const char *part = arena_printf(out->arena, "*(const %s *)(pg_p + ((size_t)pg_i * %d + "
-                                        "%d) * 8)", t, s->naccums, k);
         sb_printf(out, "        %s %s = %s;\n"
-                       "        for (int64_t pg_i = 0; pg_i < pg_lay.chunks; ++pg_i)\n"
-                       "            %s = ", t, x, host_identity(acc), x);
-        emit_accum_fold(out, acc, x, part);
-        sb_printf(out, ";\n        pg_a->%s[0] = %s;\n", s->arrays[acc->into].name, x);
+                       "        for (int64_t pg_i = 0; pg_i < pg_lay.chunks; ++pg_i) {\n"
+                       "            const %s pg_x = *(const %s *)(pg_p + ((size_t)pg_i * %d + %d) * 8);\n"
+                       "            %s = ", t, x, host_identity(acc), t, t, s->naccums, k, x);
+        emit_accum_fold(out, acc, x, "pg_x");
+        sb_printf(out, ";\n        }\n        pg_a->%s[0] = %s;\n", s->arrays[acc->into].name, x);
     }
     sb_puts(out, "    }\n    const cudaError_t pg_rel = pipert_host_release(&pg_parts);\n"
                  "    if (pg_err == cudaSuccess)\n        pg_err = pg_rel;\n");

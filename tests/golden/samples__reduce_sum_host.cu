@@ -232,8 +232,10 @@ extern "C" cudaError_t reduce_sum_host_stream(const struct reduce_sum_host_args 
     if (pg_err == cudaSuccess) {
         const unsigned char *pg_p = (const unsigned char *)pg_parts.ptr;
         float pg_acc0 = 0.0f;
-        for (int64_t pg_i = 0; pg_i < pg_lay.chunks; ++pg_i)
-            pg_acc0 = pg_acc0 + *(const float *)(pg_p + ((size_t)pg_i * 1 + 0) * 8);
+        for (int64_t pg_i = 0; pg_i < pg_lay.chunks; ++pg_i) {
+            const float pg_x = *(const float *)(pg_p + ((size_t)pg_i * 1 + 0) * 8);
+            pg_acc0 = pg_acc0 + pg_x;
+        }
         pg_a->s[0] = pg_acc0;
     }
     const cudaError_t pg_rel = pipert_host_release(&pg_parts);
