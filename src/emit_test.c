@@ -287,9 +287,11 @@ static void emit_compare_fn(strbuf *o)
     sb_puts(o,
         "/* |got - want| <= tol * (|want| + scale), scale the root mean square of the\n"
         " * reference array: rounding differences (a device sum in another order) stay far\n"
-        " * below it, while a wrong element is off by about the scale. NaN never passes. */\n"
+        " * below it, while a wrong element is off by about the scale. NaN never passes; equal\n"
+        " * infinities do (a min or max over no element is its identity, +-inf). */\n"
         "static bool pg_close(double got, double want, double tol, double scale)\n{\n"
         "    if (isnan(got) || isnan(want))\n        return false;\n"
+        "    if (got == want)\n        return true;\n"
         "    return fabs(got - want) <= tol * (fabs(want) + scale);\n}\n\n"
         "static int pg_failures = 0, pg_passes = 0;\n\n");
 }
