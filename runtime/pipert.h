@@ -341,10 +341,13 @@ typedef struct pipert_stream_plan {
     pipert_stream_cache *cache;    /* NULL: the run allocates and frees its buffers */
 } pipert_stream_plan;
 
-/* The arrays a chunk moves, chunked along their slowest dimension (dimension 0). */
-enum { PIPERT_IN = 1, PIPERT_OUT = 2, PIPERT_INOUT = 3 };
+/* The arrays a chunk moves, chunked along their slowest dimension (dimension 0).
+ * PIPERT_SCRATCH: device memory only, row_bytes per row a slot holds, never copied and
+ * with no host memory (its host pointer may be NULL): what a chunk's launch needs beside
+ * its rows, e.g. a reduction's workspace and its results, copied out by the caller. */
+enum { PIPERT_IN = 1, PIPERT_OUT = 2, PIPERT_INOUT = 3, PIPERT_SCRATCH = 4 };
 typedef struct pipert_stream_array {
-    int dir;                   /* PIPERT_IN, PIPERT_OUT, PIPERT_INOUT */
+    int dir;                   /* PIPERT_IN, PIPERT_OUT, PIPERT_INOUT, PIPERT_SCRATCH */
     size_t row_bytes;          /* bytes of one element (of one row, contiguous) */
 } pipert_stream_array;
 

@@ -335,7 +335,8 @@ static cudaError_t check_problem(const pipert_stream_problem *p)
     for (int i = 0; i < p->narrays; ++i) {
         const pipert_stream_array *a = &p->arrays[i];
         int64_t bytes;
-        if (a->dir != PIPERT_IN && a->dir != PIPERT_OUT && a->dir != PIPERT_INOUT)
+        if (a->dir != PIPERT_IN && a->dir != PIPERT_OUT && a->dir != PIPERT_INOUT
+            && a->dir != PIPERT_SCRATCH)
             return cudaErrorInvalidValue;
         /* An INOUT array with a halo would have a chunk read rows that its neighbour
          * writes back, in whatever order their streams run. */
@@ -921,7 +922,8 @@ cudaError_t pipert_stream_begin(const pipert_stream_plan *plan, const pipert_str
     if (prob->narrays > 0 && !host)
         return cudaErrorInvalidValue;
     for (int i = 0; i < prob->narrays; ++i)
-        if (!host[i] && prob->elements > 0 && prob->arrays[i].row_bytes > 0)
+        if (!host[i] && prob->elements > 0 && prob->arrays[i].row_bytes > 0
+            && prob->arrays[i].dir != PIPERT_SCRATCH)
             return cudaErrorInvalidValue;
 
     pipert_stream_run *r = calloc(1, sizeof *r);
@@ -987,8 +989,9 @@ cudaError_t pipert_stream_begin(const pipert_stream_plan *plan, const pipert_str
      * without overlap. */
     if (!plan || plan->host_register == PIPERT_REGISTER_AUTO)
         for (int i = 0; i < prob->narrays; ++i)
-            register_unpinned(&r->pinned[i], r->host[i],
-                              (size_t)prob->elements * prob->arrays[i].row_bytes);
+            if (prob->arrays[i].dir != PIPERT_SCRATCH)   /* no host memory */
+                register_unpinned(&r->pinned[i], r->host[i],
+                                  (size_t)prob->elements * prob->arrays[i].row_bytes);
     for (int d = 0; err == cudaSuccess && d < l->ndevices; ++d) {
         err = pipert_stream_pool_create(&r->pools[d], r->devices[d], l->streams_per_device,
                                         plan ? plan->priorities : NULL,

@@ -395,25 +395,60 @@ static void emit_row_bytes(strbuf *out, const spec_array *arr, const char *prefi
     sb_printf(out, "%d", ast_type_size(arr->type));
 }
 
+/* With accumulators, a chunk's launch reduces into its slot's scratch (runtime arrays
+ * PIPERT_SCRATCH: device memory of the chunk's rows, never copied): each accumulator's
+ * output, one element, and after the spec's arrays the launch's workspace, whose
+ * pg_ws_row bytes a row bound the partials of a chunk's work items (a work item holds at
+ * least one row of dimension 0, and each row at most the tiles of the other dimensions). */
+static void emit_stream_scratch(strbuf *out, const spec *s)
+{
+    if (!s->naccums)
+        return;
+    const spec_array *ta = &s->arrays[s->tile_array];
+    sb_printf(out, "    const size_t pg_ws_row = (size_t)%d", 8 * s->naccums);
+    for (int d = 1; d < s->tile_rank; ++d) {
+        sb_puts(out, " * (size_t)pipert_div_up(");
+        emit_extent(out, &ta->dims[d], "pg_a->");
+        sb_printf(out, ", %lld)", s->tile[d]);
+    }
+    sb_puts(out, ";\n");
+}
+
+/* The problem, the run's layout and the run itself; with accumulators, the page-locked
+ * host partials, 8 bytes per accumulator and chunk, that the chunks' results are copied
+ * into (none at all when there is no chunk: the fold then gives the identities). */
 static void emit_stream_problem(strbuf *out, const emit_unit *u)
 {
     const spec *s = u->spec;
-    sb_printf(out, "    const pipert_stream_array pg_arrays[%d] = {\n", s->narrays);
+    int n = s->narrays + (s->naccums > 0);
+    emit_stream_scratch(out, s);
+    sb_printf(out, "    const pipert_stream_array pg_arrays[%d] = {\n", n);
     for (int i = 0; i < s->narrays; ++i) {
-        sb_printf(out, "        {%s, ", stream_dirs[s->arrays[i].dir]);
+        bool scratch = sema_accum_into(s, i) >= 0;
+        sb_printf(out, "        {%s, ", scratch ? "PIPERT_SCRATCH" : stream_dirs[s->arrays[i].dir]);
         emit_row_bytes(out, &s->arrays[i], "pg_a->");
         sb_puts(out, "},\n");
     }
+    if (s->naccums)
+        sb_puts(out, "        {PIPERT_SCRATCH, pg_ws_row},\n");
     sb_printf(out, "    };\n    const pipert_stream_problem pg_prob = {pg_a->%s, %d, %lldLL, "
                    "pg_arrays, %d};\n    void *const pg_host[%d] = {", s->arrays[0].dims[0].name,
-              u->host->ring->halo, u->host->ring->align, s->narrays, s->narrays);
-    for (int i = 0; i < s->narrays; ++i)
-        sb_printf(out, "%s(void *)pg_a->%s", i ? ", " : "", s->arrays[i].name);
+              u->host->ring->halo, u->host->ring->align, n, n);
+    for (int i = 0; i < n; ++i)
+        if (i < s->narrays && sema_accum_into(s, i) < 0)
+            sb_printf(out, "%s(void *)pg_a->%s", i ? ", " : "", s->arrays[i].name);
+        else
+            sb_printf(out, "%sNULL", i ? ", " : "");
     sb_puts(out, "};\n    pipert_stream_layout pg_lay;\n    pipert_stream_run *pg_run = NULL;\n"
-                 "    PIPERT_TRY(pipert_stream_layout_query(pg_plan, &pg_prob, &pg_lay));\n"
-                 "    if (pg_lay.chunks == 0)\n        return cudaSuccess;\n"
-                 "    PIPERT_TRY(pipert_stream_begin(pg_plan, &pg_prob, &pg_lay, pg_host, "
-                 "&pg_run));\n    cudaError_t pg_err = cudaSuccess;\n"
+                 "    PIPERT_TRY(pipert_stream_layout_query(pg_plan, &pg_prob, &pg_lay));\n");
+    if (s->naccums)
+        sb_printf(out, "    pipert_host_buffer pg_parts;\n"
+                       "    PIPERT_TRY(pipert_host_alloc(&pg_parts, (size_t)pg_lay.chunks * %d));\n",
+                  8 * s->naccums);
+    else
+        sb_puts(out, "    if (pg_lay.chunks == 0)\n        return cudaSuccess;\n");
+    sb_puts(out, "    cudaError_t pg_err = pipert_stream_begin(pg_plan, &pg_prob, &pg_lay, pg_host, "
+                 "&pg_run);\n"
                  "    for (int64_t pg_i = 0; pg_err == cudaSuccess && pg_i < pg_lay.chunks; "
                  "++pg_i) {\n        pipert_chunk pg_c;\n");
 }
@@ -447,9 +482,26 @@ static void print_chunk_launch(strbuf *out, const spec *s)
         sb_printf(out, "        pg_d.%s = (%s%s *)pg_c.buffers[%d];\n", arr->name,
                   arr->dir == DIR_IN ? "const " : "", header_ctype(arr->type), i);
     }
+    if (s->naccums)
+        sb_printf(out, "        pg_d.workspace = pg_c.buffers[%d];\n"
+                       "        pg_d.workspace_bytes = (size_t)pg_c.in_count * pg_ws_row;\n",
+                  s->narrays);
     sb_printf(out, "        pg_d.%s = pg_c.in_count;\n"
                    "        if ((pg_err = %s_launch(&pg_d, pg_c.stream)) != cudaSuccess)\n"
                    "            break;\n", s->arrays[0].dims[0].name, s->name);
+}
+
+/* Each accumulator's result of the chunk into the chunk's own 8 bytes of the partials,
+ * on its stream after its launch (cudaMemcpyAsync to page-locked memory: no wait). */
+static void print_chunk_part_out(strbuf *out, const spec *s)
+{
+    for (int k = 0; k < s->naccums; ++k) {
+        const char *n = s->arrays[s->accums[k].into].name;
+        sb_printf(out, "        if ((pg_err = cudaMemcpyAsync((unsigned char *)pg_parts.ptr + "
+                       "((size_t)pg_c.index * %d + %d) * 8, pg_d.%s,\n"
+                       "                 sizeof *pg_d.%s, cudaMemcpyDeviceToHost, pg_c.stream)) "
+                       "!= cudaSuccess)\n            break;\n", s->naccums, k, n, n);
+    }
 }
 
 static void print_chunk_copy_out(strbuf *out, const spec *s)
@@ -464,11 +516,52 @@ static void print_chunk_done(strbuf *out, const spec *s)
     sb_puts(out, "        pg_err = pipert_stream_done(pg_run, &pg_c);\n");
 }
 
+/* The run's end waits for every stream: everything a chunk enqueued is done. */
+static void print_stream_end(strbuf *out, const spec *s)
+{
+    (void)s;
+    sb_puts(out, "    pg_err = pipert_stream_end(pg_run, pg_err);\n");
+}
+
+/* The identity of an accumulator in host code: the device's, but for the infinities of
+ * float and double, whose device spelling (__int_as_float) is device code only. */
+static const char *host_identity(const spec_accum *acc)
+{
+    bool wide = acc->type == TY_DOUBLE;
+    if (acc->combine == COMBINE_SUM || (acc->type != TY_FLOAT && !wide))
+        return emit_accum_identity(acc);
+    if (acc->combine == COMBINE_MIN)
+        return wide ? "HUGE_VAL" : "HUGE_VALF";
+    return wide ? "-HUGE_VAL" : "-HUGE_VALF";
+}
+
+/* The partials in chunk order, in the accumulator's type, as the combine kernel folds a
+ * grid's: the same bits for the same plan. Then the partials are released. */
+static void print_fold(strbuf *out, const spec *s)
+{
+    sb_puts(out, "    if (pg_err == cudaSuccess) {\n"
+                 "        const unsigned char *pg_p = (const unsigned char *)pg_parts.ptr;\n");
+    for (int k = 0; k < s->naccums; ++k) {
+        const spec_accum *acc = &s->accums[k];
+        const char *t = ast_type_ctype(acc->type);
+        const char *x = arena_printf(out->arena, "pg_acc%d", k);
+        sb_printf(out, "        %s %s = %s;\n"
+                       "        for (int64_t pg_i = 0; pg_i < pg_lay.chunks; ++pg_i) {\n"
+                       "            const %s pg_x = *(const %s *)(pg_p + ((size_t)pg_i * %d + %d) * 8);\n"
+                       "            %s = ", t, x, host_identity(acc), t, t, s->naccums, k, x);
+        emit_accum_fold(out, acc, x, "pg_x");
+        sb_printf(out, ";\n        }\n        pg_a->%s[0] = %s;\n", s->arrays[acc->into].name, x);
+    }
+    sb_puts(out, "    }\n    const cudaError_t pg_rel = pipert_host_release(&pg_parts);\n"
+                 "    if (pg_err == cudaSuccess)\n        pg_err = pg_rel;\n");
+}
+
 typedef void (*chunk_printer_fn)(strbuf *out, const spec *s);
 static const chunk_printer_fn chunk_printers[CH__COUNT] = {
     [CH_NEXT] = print_chunk_next, [CH_COPY_IN] = print_chunk_copy_in,
-    [CH_LAUNCH] = print_chunk_launch, [CH_COPY_OUT] = print_chunk_copy_out,
-    [CH_DONE] = print_chunk_done,
+    [CH_LAUNCH] = print_chunk_launch, [CH_PART_OUT] = print_chunk_part_out,
+    [CH_COPY_OUT] = print_chunk_copy_out, [CH_DONE] = print_chunk_done,
+    [CH_END] = print_stream_end, [CH_FOLD] = print_fold,
 };
 
 /* The launcher's checks apply to the host arrays as they are (sizes, NULL, alignment,
@@ -494,7 +587,10 @@ static void emit_stream_fn(strbuf *out, const emit_unit *u)
     emit_stream_problem(out, u);
     for (int i = 0; i < r->nops; ++i)
         chunk_printers[r->ops[i]](out, s);
-    sb_puts(out, "    }\n    return pipert_stream_end(pg_run, pg_err);\n}\n");
+    sb_puts(out, "    }\n");
+    for (int i = 0; i < r->nafter; ++i)
+        chunk_printers[r->after[i]](out, s);
+    sb_puts(out, "    return pg_err;\n}\n");
 }
 
 static void emit_workspace_fn(strbuf *out, const spec *s)

@@ -517,6 +517,8 @@ bool sema_check(arena *a, diag_ctx *d, const ast_file *f, const target *t, spec 
 mech sema_mech(diag_ctx *d, diag_origin o, const char *name);
 /* Shared memory per block available on an architecture (bytes, opt-in maximum). */
 long long sema_smem_limit(int sm);
+/* The accumulator whose output array is `array`, or -1. */
+int sema_accum_into(const spec *s, int array);
 /* Slots of the ring: `stages`, or 1 where each block runs a single step. */
 int sema_ring_slots(const spec *s);
 
@@ -690,19 +692,31 @@ typedef struct kernel_param {
 } kernel_param;
 
 /* The chunk ring of NAME_stream (`host_streaming`): what each chunk enqueues, in order, on
- * its stream, over its slot's device buffers. The runtime hands out chunk i with slot
- * i % slots and that slot's stream (pipert_stream_next); `buffers_short` models a runtime
- * whose buffers cycle over one slot fewer than its streams (a fault). verify_host
- * simulates the ring for slot counts 1..6 and chunk counts 0, 1, < slots, ...:
+ * its stream, over its slot's device buffers, and what the call does after the last
+ * chunk. The runtime hands out chunk i with slot i % slots and that slot's stream
+ * (pipert_stream_next); `buffers_short` models a runtime whose buffers cycle over one slot
+ * fewer than its streams (a fault). verify_host simulates the ring for slot counts 1..6
+ * and chunk counts 0, 1, < slots, ...:
  *   NEXT      the chunk's slot, stream and device
  *   COPY_IN   its input rows, halo included, into the slot's buffers (host to device)
- *   LAUNCH    NAME_launch over the slot's buffers
+ *   LAUNCH    NAME_launch over the slot's buffers (with accumulators: into the slot's
+ *             scratch, its workspace and one element per accumulator)
+ *   PART_OUT  with accumulators: the launch's results, from the slot's scratch into the
+ *             chunk's own element of the page-locked host partials (device to host)
  *   COPY_OUT  the rows it owns, back to host memory (device to host)
- *   DONE      the chunk closed (its progress report enqueued) */
-typedef enum chunk_op { CH_NEXT, CH_COPY_IN, CH_LAUNCH, CH_COPY_OUT, CH_DONE, CH__COUNT } chunk_op;
+ *   DONE      the chunk closed (its progress report enqueued)
+ * and after the chunks:
+ *   END       wait for every stream, release the run (pipert_stream_end)
+ *   FOLD      with accumulators: the partials, in chunk order, on the host, into each
+ *             accumulator's output (its identity when there is no chunk) */
+typedef enum chunk_op {
+    CH_NEXT, CH_COPY_IN, CH_LAUNCH, CH_PART_OUT, CH_COPY_OUT, CH_DONE, CH_END, CH_FOLD,
+    CH__COUNT
+} chunk_op;
 
 typedef struct stream_ring {
-    chunk_op ops[8]; int nops;
+    chunk_op ops[8]; int nops;   /* per chunk, on its stream */
+    chunk_op after[4]; int nafter;   /* after the loop over the chunks */
     bool buffers_short;
     int halo;                    /* rows a chunk reads beyond its own, each side */
     long long align;             /* chunk sizes the planner picks are multiples of it */
@@ -761,7 +775,8 @@ typedef enum fault_kind {
     /* faults of the host plan */
     FAULT_DROP_ARRAY_CHECK, FAULT_LATE_SELECT, FAULT_DROP_PARAM,
     /* faults of its chunk ring */
-    FAULT_CHUNK_BUFFERS_SHORT, FAULT_CHUNK_COPY_OUT_EARLY, FAULT__COUNT
+    FAULT_CHUNK_BUFFERS_SHORT, FAULT_CHUNK_COPY_OUT_EARLY, FAULT_CHUNK_PART_OUT_EARLY,
+    FAULT_FOLD_BEFORE_END, FAULT__COUNT
 } fault_kind;
 
 fault_kind verify_fault_from_name(const char *name);   /* FAULT__COUNT if unknown */

@@ -134,19 +134,28 @@ static void add_param(host_plan *hp, const char *ctype, const char *name, host_v
 
 static const char *const chunk_op_names[CH__COUNT] = {
     [CH_NEXT] = "next", [CH_COPY_IN] = "copy-in", [CH_LAUNCH] = "launch",
-    [CH_COPY_OUT] = "copy-out", [CH_DONE] = "done",
+    [CH_PART_OUT] = "part-out", [CH_COPY_OUT] = "copy-out", [CH_DONE] = "done",
+    [CH_END] = "end", [CH_FOLD] = "fold",
 };
 
 const char *chunk_op_name(chunk_op k) { return chunk_op_names[k]; }
 
 /* Each chunk in, computed and out on its own stream: stream order keeps a slot's buffers
- * from being refilled before its results are out. */
+ * from being refilled before its results are out. With accumulators each chunk's launch
+ * reduces its own rows and its results go to its own element of the host partials, on
+ * its stream after the launch; the partials are folded once every stream is done, in
+ * chunk order: the same bits for the same plan, whichever stream finishes first. */
 static stream_ring *plan_ring(arena *a, const spec *s)
 {
-    static const chunk_op ops[] = {CH_NEXT, CH_COPY_IN, CH_LAUNCH, CH_COPY_OUT, CH_DONE};
+    static const chunk_op ops[] = {CH_NEXT, CH_COPY_IN, CH_LAUNCH, CH_PART_OUT, CH_COPY_OUT,
+                                   CH_DONE};
     stream_ring *r = arena_alloc(a, sizeof *r);
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; ++i)
-        r->ops[r->nops++] = ops[i];
+        if (ops[i] != CH_PART_OUT || s->naccums)
+            r->ops[r->nops++] = ops[i];
+    r->after[r->nafter++] = CH_END;
+    if (s->naccums)
+        r->after[r->nafter++] = CH_FOLD;
     r->halo = s->stream_halo;
     r->align = s->tile[0] * (s->march ? s->march : 1);
     return r;
@@ -210,5 +219,8 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds)
             hp->ring->buffers_short ? " (buffers i % (slots - 1))" : "");
     for (int i = 0; i < hp->ring->nops; ++i)
         fprintf(out, " %s", chunk_op_name(hp->ring->ops[i]));
+    fputs("; then", out);
+    for (int i = 0; i < hp->ring->nafter; ++i)
+        fprintf(out, " %s", chunk_op_name(hp->ring->after[i]));
     fputs("\n", out);
 }

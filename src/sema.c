@@ -20,6 +20,14 @@ long long sema_smem_limit(int sm)
     }
 }
 
+int sema_accum_into(const spec *s, int array)
+{
+    for (int i = 0; i < s->naccums; ++i)
+        if (s->accums[i].into == array)
+            return i;
+    return -1;
+}
+
 int sema_ring_slots(const spec *s)
 {
     /* One block per tile with no inner steps runs one step per block: a ring of one. */
@@ -1089,21 +1097,37 @@ static int stage_halo(const spec *s, const spec_stage *st)
     return h < 0 ? 0 : h > (1 << 20) ? -1 : (int)h;
 }
 
-/* host_stream: the problem is cut into chunks of rows along dimension 0 of every array,
- * each chunk an independent launch over its rows and the halo rows its staged regions
- * read (pipert_stream_problem). */
+/* An accumulator's output under host_stream: one element, which every chunk's launch
+ * writes with its rows' result (a partial, folded on the host after the run), never cut
+ * into chunks. */
+static bool check_stream_accum(checker *c, int array)
+{
+    const spec_array *arr = &c->s->arrays[array];
+    const ast_extent *d0 = &arr->dims[0];
+    if (d0->name || d0->value != 1) {
+        diag_error(c->d, d0->loc, "host_stream folds the chunks' results of accumulator '%s' "
+                   "into one element: '%s' must have extent 1",
+                   c->s->accums[sema_accum_into(c->s, array)].name, arr->name);
+        return false;
+    }
+    return true;
+}
+
+/* host_stream: the problem is cut into chunks of rows along dimension 0 of every array
+ * (but an accumulator's output), each chunk an independent launch over its rows and the
+ * halo rows its staged regions read (pipert_stream_problem). */
 static void check_host_stream(checker *c)
 {
     spec *s = c->s;
     srcloc at = s->host_stream_loc;
     const ast_extent *d0 = &s->arrays[s->tile_array].dims[0];
-    if (s->naccums) {
-        diag_error(c->d, at, "host_stream cannot stream a pipeline with accumulators: they "
-                   "combine over the whole problem, not a chunk");
-        return;
-    }
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];
+        if (sema_accum_into(s, i) >= 0) {
+            if (!check_stream_accum(c, i))
+                return;
+            continue;
+        }
         if (!d0->name || !arr->dims[0].name || strcmp(arr->dims[0].name, d0->name)) {
             diag_error(c->d, arr->loc, "host_stream cuts every array into chunks of its "
                        "first dimension, the tile's ('%s'), but '%s' does not start with it",
@@ -1122,6 +1146,13 @@ static void check_host_stream(checker *c)
         if (h > 0 && arr->dir == DIR_INOUT) {
             diag_error(c->d, arr->loc, "host_stream cannot stream the inout array '%s' with "
                        "a halo: a chunk would read rows its neighbour writes back", arr->name);
+            return;
+        }
+        /* A chunk's launch folds every row it holds, its neighbours' halo rows too. */
+        if (h > 0 && s->naccums) {
+            diag_error(c->d, at, "host_stream cannot stream accumulators over '%s' with a "
+                       "halo of %d row(s): each chunk's launch would fold its neighbours' "
+                       "rows into its result too", arr->name, h);
             return;
         }
         s->stream_halo = h > s->stream_halo ? h : s->stream_halo;

@@ -40,6 +40,7 @@ static const char *const fault_names[FAULT__COUNT] = {
     [FAULT_LATE_SELECT] = "late-select", [FAULT_DROP_PARAM] = "drop-param-source",
     [FAULT_CHUNK_BUFFERS_SHORT] = "chunk-buffers-short",
     [FAULT_CHUNK_COPY_OUT_EARLY] = "copy-out-early",
+    [FAULT_CHUNK_PART_OUT_EARLY] = "part-out-early", [FAULT_FOLD_BEFORE_END] = "fold-early",
 };
 
 fault_kind verify_fault_from_name(const char *name)
@@ -1352,6 +1353,7 @@ bool verify_inject(sched *sc, fault_kind k)
     case FAULT_EARLY_RELEASE: return move_release_early(sc);
     case FAULT_DROP_ARRAY_CHECK: case FAULT_LATE_SELECT: case FAULT_DROP_PARAM:
     case FAULT_CHUNK_BUFFERS_SHORT: case FAULT_CHUNK_COPY_OUT_EARLY:
+    case FAULT_CHUNK_PART_OUT_EARLY: case FAULT_FOLD_BEFORE_END:
         break;   /* the host plan's (verify_inject_host) */
     case FAULT_NONE: case FAULT__COUNT: break;
     }

@@ -109,28 +109,53 @@ static void check_follow_on(hcheck *c)
 
 /* ------------------------------------------------------------------ the chunk ring */
 
-/* Where op k of the ring is (its index); -1 when it is not there, -2 when it is twice. */
-static int ring_at(const stream_ring *r, chunk_op k)
+/* Where op k is in a list of n (its index); -1 when it is not there, -2 when it is twice. */
+static int op_at(const chunk_op *ops, int n, chunk_op k)
 {
     int at = -1;
-    for (int i = 0; i < r->nops; ++i)
-        if (r->ops[i] == k)
+    for (int i = 0; i < n; ++i)
+        if (ops[i] == k)
             at = at == -1 ? i : -2;
     return at;
 }
 
-/* One chunk in order: next, in, launch, out, done, each once. */
+static int ring_at(const stream_ring *r, chunk_op k) { return op_at(r->ops, r->nops, k); }
+
+/* One chunk in order: next, in, launch, (part-out,) out, done, each once; part-out, where
+ * there are accumulators, after the launch whose results it copies. */
 static void check_chunk_order(hcheck *c, const stream_ring *r)
 {
     int next = ring_at(r, CH_NEXT), in = ring_at(r, CH_COPY_IN), run = ring_at(r, CH_LAUNCH);
     int out = ring_at(r, CH_COPY_OUT), done = ring_at(r, CH_DONE);
-    if (next != 0 || done != r->nops - 1 || in < 0 || run < 0 || out < 0)
-        hfail(c, "chunk-ops", "a chunk must take its slot, copy in, launch, copy out and close, "
-              "each once");
+    int part = ring_at(r, CH_PART_OUT);
+    bool accums = c->s->naccums > 0;
+    if (next != 0 || done != r->nops - 1 || in < 0 || run < 0 || out < 0
+        || (accums ? part < 0 : part != -1) || ring_at(r, CH_END) != -1
+        || ring_at(r, CH_FOLD) != -1)
+        hfail(c, "chunk-ops", "a chunk must take its slot, copy in, launch, %scopy out and "
+              "close, each once", accums ? "copy its partials out, " : "");
     else if (!(in < run && run < out))
         hfail(c, "chunk-RAW", "on its stream a chunk's launch must follow its copy in, and its "
               "copy out its launch (it would read rows not yet there, or copy back rows not "
               "yet computed)");
+    else if (accums && part < run)
+        hfail(c, "chunk-RAW", "on its stream a chunk's partials must be copied out after its "
+              "launch (the host would fold results not yet computed)");
+}
+
+/* After the chunks: the run's end (which waits for every stream) once, then, with
+ * accumulators, the fold of the partials once: a partial copied out on a stream is in
+ * host memory only when that stream is done. */
+static void check_after(hcheck *c, const stream_ring *r)
+{
+    int end = op_at(r->after, r->nafter, CH_END), fold = op_at(r->after, r->nafter, CH_FOLD);
+    bool accums = c->s->naccums > 0;
+    if (end < 0 || (accums ? fold < 0 : fold != -1) || r->nafter != 1 + accums)
+        hfail(c, "chunk-ops", "after the chunks the run must end once%s", accums ? " and the "
+              "partials be folded once" : "");
+    else if (accums && fold < end)
+        hfail(c, "partials", "the partials are folded before the run's end waited for the "
+              "streams: a chunk's partial may not be copied out yet");
 }
 
 /* Chunks sharing a slot's buffers must share its stream: stream order is all that keeps
@@ -165,6 +190,7 @@ bool verify_host(diag_ctx *d, const spec *s, const host_plan *hp)
     check_follow_on(&c);
     if (hp->ring) {
         check_chunk_order(&c, hp->ring);
+        check_after(&c, hp->ring);
         check_chunk_slots(&c, hp->ring);
     }
     return c.ok;
@@ -217,6 +243,25 @@ bool verify_inject_host(host_plan *hp, fault_kind k)
         int run = ring_at(hp->ring, CH_LAUNCH), out = ring_at(hp->ring, CH_COPY_OUT);
         hp->ring->ops[run] = CH_COPY_OUT;
         hp->ring->ops[out] = CH_LAUNCH;
+        return true;
+    }
+    case FAULT_CHUNK_PART_OUT_EARLY: {
+        int part = hp->ring ? ring_at(hp->ring, CH_PART_OUT) : -1;
+        if (part < 0)
+            return false;
+        int run = ring_at(hp->ring, CH_LAUNCH);
+        hp->ring->ops[run] = CH_PART_OUT;
+        hp->ring->ops[part] = CH_LAUNCH;
+        return true;
+    }
+    case FAULT_FOLD_BEFORE_END: {
+        stream_ring *r = hp->ring;
+        int fold = r ? op_at(r->after, r->nafter, CH_FOLD) : -1;
+        if (fold < 0)
+            return false;
+        int end = op_at(r->after, r->nafter, CH_END);
+        r->after[end] = CH_FOLD;
+        r->after[fold] = CH_END;
         return true;
     }
     default:

@@ -184,8 +184,7 @@ extern "C" cudaError_t jacobi2d_host_stream(const struct jacobi2d_host_args *pg_
     PIPERT_TRY(pipert_stream_layout_query(pg_plan, &pg_prob, &pg_lay));
     if (pg_lay.chunks == 0)
         return cudaSuccess;
-    PIPERT_TRY(pipert_stream_begin(pg_plan, &pg_prob, &pg_lay, pg_host, &pg_run));
-    cudaError_t pg_err = cudaSuccess;
+    cudaError_t pg_err = pipert_stream_begin(pg_plan, &pg_prob, &pg_lay, pg_host, &pg_run);
     for (int64_t pg_i = 0; pg_err == cudaSuccess && pg_i < pg_lay.chunks; ++pg_i) {
         pipert_chunk pg_c;
         if ((pg_err = pipert_stream_next(pg_run, &pg_c)) != cudaSuccess)
@@ -202,5 +201,6 @@ extern "C" cudaError_t jacobi2d_host_stream(const struct jacobi2d_host_args *pg_
             break;
         pg_err = pipert_stream_done(pg_run, &pg_c);
     }
-    return pipert_stream_end(pg_run, pg_err);
+    pg_err = pipert_stream_end(pg_run, pg_err);
+    return pg_err;
 }

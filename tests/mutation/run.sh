@@ -34,11 +34,14 @@ declare -A expect=(
     [drop-param-source]='params'
     [chunk-buffers-short]='chunk-WAR'
     [copy-out-early]='chunk-RAW'
+    [part-out-early]='chunk-RAW'
+    [fold-early]='partials'
 )
 # The device schedule's faults, then the host plan's (the launcher).
 kinds=(drop-wait wait-plus-one drop-commit flip-parity expect-tx-short expect-tx-long
        drop-fence one-slot-short drop-release drop-arrive early-release
-       drop-array-check late-select drop-param-source chunk-buffers-short copy-out-early)
+       drop-array-check late-select drop-param-source chunk-buffers-short copy-out-early
+       part-out-early fold-early)
 
 mechs=()
 while read -r name _ state _; do

@@ -475,7 +475,7 @@ START_TEST(plan_validation)
     PLAN_ERR(cudaErrorInvalidValue, NULL, &bad, d, 1);
     bad = p; bad.arrays = NULL;
     PLAN_ERR(cudaErrorInvalidValue, NULL, &bad, d, 1);
-    const pipert_stream_array wrong_dir[1] = { { 4, 4 } }, zero_dir[1] = { { 0, 4 } };
+    const pipert_stream_array wrong_dir[1] = { { 5, 4 } }, zero_dir[1] = { { 0, 4 } };
     bad = p; bad.arrays = wrong_dir; bad.narrays = 1;
     PLAN_ERR(cudaErrorInvalidValue, NULL, &bad, d, 1);
     bad.arrays = zero_dir;
@@ -877,6 +877,25 @@ static void on_progress(const pipert_progress *p, void *user)
         g->bad++;
 }
 
+/* A sum over the chunk's rows of x (buffer 0) into its slot's scratch s (buffer 1, one
+ * float), through its workspace (buffer 2, a double per row), as a reduction's launch. */
+static void sum_kernel(void *p)
+{
+    job *j = p;
+    const float *x = j->chunk.buffers[0];
+    double *ws = j->chunk.buffers[2];
+    float *s = j->chunk.buffers[1];
+    for (int64_t i = 0; i < j->chunk.in_count; ++i)
+        ws[i] = x[i];
+    *s = 0;
+    for (int64_t i = 0; i < j->chunk.in_count; ++i)
+        *s += (float)ws[i];
+}
+
+/* Reductions: where drive copies each chunk's result (buffer 1's first float), at its
+ * index, on its stream after its kernel, as a generated NAME_stream does; NULL: none. */
+static float *drive_parts;
+
 /* Drive a whole run the way a generated NAME_stream does, with kernel k over narrays
  * arrays; returns the first error. */
 static cudaError_t drive(const pipert_stream_plan *plan, const pipert_stream_problem *prob,
@@ -902,6 +921,10 @@ static cudaError_t drive(const pipert_stream_plan *plan, const pipert_stream_pro
         if ((err = pipert_stream_copy_in(run, &j->chunk)) != cudaSuccess)
             break;
         fake_enqueue(j->chunk.stream, k, j);
+        if (drive_parts
+            && (err = cudaMemcpyAsync(drive_parts + i, j->chunk.buffers[1], sizeof *drive_parts,
+                                      cudaMemcpyDeviceToHost, j->chunk.stream)) != cudaSuccess)
+            break;
         if ((err = pipert_stream_copy_out(run, &j->chunk)) != cudaSuccess)
             break;
         err = pipert_stream_done(run, &j->chunk);
@@ -942,6 +965,56 @@ START_TEST(run_elementwise)
         free(x);
         free(y);
         free(z);
+    }
+}
+END_TEST
+
+/* A reduction: x in, its result and workspace as PIPERT_SCRATCH (device memory per
+ * slot, no host memory, never copied by the run); each chunk's result copied to its own
+ * partial, the partials added in chunk order after the end: every size, chunk size,
+ * device and stream count gives the sum, the partials of every chunk were written. */
+START_TEST(run_scratch_reduce)
+{
+    const int64_t sizes[] = { 0, 1, 2, 5, 100, 4097 };
+    const int64_t chunk[] = { 0, 1, 3, 64, 5000 };
+    int devs[] = { 1, 0 };
+    const pipert_stream_array arr[3] = { { PIPERT_IN, 4 }, { PIPERT_SCRATCH, 4 },
+                                         { PIPERT_SCRATCH, 8 } };
+    for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; ++a)
+    for (size_t b = 0; b < sizeof chunk / sizeof chunk[0]; ++b)
+    for (int nd = 0; nd <= 2; ++nd)
+    for (int spd = 0; spd <= 3; spd += 3) {
+        int64_t n = sizes[a];
+        float *x = malloc(n ? n * 4 : 1), want = 0;
+        for (int64_t i = 0; i < n; ++i) {
+            x[i] = (float)(i % 7);
+            want += x[i];
+        }
+        const void *host[3] = { x, NULL, NULL };
+        pipert_stream_problem prob = { n, 0, 8, arr, 3 };
+        pipert_stream_plan plan = { devs, nd, spd, chunk[b], NULL, 0, 0, NULL, NULL, NULL, 0, NULL };
+        pipert_stream_layout lay;
+        ck_assert_int_eq(pipert_stream_layout_query(&plan, &prob, &lay), cudaSuccess);
+        float *parts = malloc((size_t)(lay.chunks + 1) * sizeof *parts);
+        for (int64_t i = 0; i <= lay.chunks; ++i)
+            parts[i] = -1;
+        int regs = fake_calls("cudaHostRegister"), copies = fake_calls("cudaMemcpyAsync");
+        drive_parts = parts;
+        ck_assert_int_eq(cudaSetDevice(1), cudaSuccess);
+        ck_assert_int_eq(drive(&plan, &prob, host, sum_kernel, 1, &lay), cudaSuccess);
+        drive_parts = NULL;
+        float got = 0;
+        for (int64_t i = 0; i < lay.chunks; ++i)
+            got += parts[i];
+        ck_assert_msg(got == want, "n=%lld chunk=%lld nd=%d: %g, want %g", (long long)n,
+                      (long long)chunk[b], nd, got, want);
+        ck_assert(parts[lay.chunks] == -1);
+        /* x alone registered; its copies in and the partials, nothing of the scratch. */
+        ck_assert_int_le(fake_calls("cudaHostRegister"), regs + 1);
+        ck_assert_int_eq(fake_calls("cudaMemcpyAsync"), copies + 2 * lay.chunks);
+        expect_clean();
+        free(parts);
+        free(x);
     }
 }
 END_TEST
@@ -1282,6 +1355,12 @@ START_TEST(run_begin_validation)
     plan.host_register = 5;
     ck_assert_int_eq(pipert_stream_begin(&plan, &prob, &lay, host, &run), cudaErrorInvalidValue);
     ck_assert_int_eq(fake_calls("*"), before);
+    /* A scratch array has no host memory: NULL is fine there, and only there. */
+    const pipert_stream_array scratch[2] = { { PIPERT_IN, 4 }, { PIPERT_SCRATCH, 4 } };
+    prob.arrays = scratch;
+    ck_assert_int_eq(pipert_stream_begin(NULL, &prob, &lay, nohost, &run), cudaSuccess);
+    ck_assert_int_eq(pipert_stream_end(run, cudaSuccess), cudaSuccess);
+    expect_clean();
 }
 END_TEST
 
@@ -1564,6 +1643,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(runs, setup, teardown);
     tcase_set_timeout(runs, 60);
     tcase_add_test(runs, run_elementwise);
+    tcase_add_test(runs, run_scratch_reduce);
     tcase_add_test(runs, run_stencil_halo);
     tcase_add_test(runs, run_progress);
     tcase_add_test(runs, run_device_named_twice);
