@@ -23,11 +23,17 @@ case_dir() { local d="$W/$1.$2.$3"; shift 3; for f in "$@"; do d="$d.${f#--}"; d
 # build_case DRIVER SAMPLE LOWERING GRID DIR [FLAGS...]: the case's source and a driver
 # built by nvcc for ARCH into DIR/DRIVER, the log in DIR/build.log. DRIVER is test (the
 # --emit-test driver, -O2), bench (the --emit-bench driver) or ref (tests/gpu/sgemm_ref.cu
-# against cuBLAS; the source is then sgemm.cu).
+# against cuBLAS; the source is then sgemm.cu). A flag nvcc:FLAG goes to nvcc, the others
+# to pipegen.
 build_case() {
     local driver=$1 sample=$2 mech=$3 grid=$4 dir=$5
     shift 5
-    local out=$sample opt=-O3 emit=() main=("$dir/$driver.cu") libs=()
+    local out=$sample opt=-O3 emit=() main=("$dir/$driver.cu") libs=() nvcc_flags=() f
+    for f; do
+        [ "${f#nvcc:}" = "$f" ] || nvcc_flags+=("${f#nvcc:}")
+        shift
+        [ "${f#nvcc:}" = "$f" ] && set -- "$@" "$f"
+    done
     case $driver in
     test) opt=-O2 emit=(--emit-test="$dir/test.cu") ;;
     bench) emit=(--emit-bench="$dir/bench.cu") ;;
@@ -36,7 +42,7 @@ build_case() {
     mkdir -p "$dir"
     "$PG" "$(spec_path "$sample")" --lower="$mech" --grid="$grid" --arch="$ARCH" "$@" \
         -o "$dir/$out.cu" "${emit[@]}" >"$dir/build.log" 2>&1 &&
-    "$NVCC" "$opt" -std=c++17 -arch="$ARCH" -I"$ROOT/runtime" -I"$dir" -o "$dir/$driver" \
+    "$NVCC" "$opt" -std=c++17 -arch="$ARCH" "${nvcc_flags[@]}" -I"$ROOT/runtime" -I"$dir" -o "$dir/$driver" \
         "${main[@]}" "$dir/$out.cu" "$ROOT/build/libpipert.a" "${libs[@]}" >>"$dir/build.log" 2>&1
 }
 
