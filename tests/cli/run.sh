@@ -690,9 +690,16 @@ c_depfile_every_output_and_mp() {
 }
 c_cmdline_errors_name_the_option() {
     # An error the command line causes names the option, not the spec's first line.
+    pg saxpy.pipe --lower=tensor -o k.cu
+    expect_status 1
+    expect_err "pipegen: error: --lower=tensor: lowering 'tensor' is not implemented yet (pipegen --list-lowerings)"
+    # bulk is sm_90 only: the default targets include sm_80, and it plans no producer warps.
     pg saxpy.pipe --lower=bulk -o k.cu
     expect_status 1
-    expect_err "pipegen: error: --lower=bulk: lowering 'bulk' is not implemented yet (pipegen --list-lowerings)"
+    expect_err "pipegen: error: --lower=bulk: the bulk lowering needs sm_90 or newer, but sm_80 is a target"
+    pg saxpy.pipe --lower=bulk --arch=sm_90 --producer-warps=1 -o k.cu
+    expect_status 1
+    expect_err "pipegen: error: --lower=bulk: producer warps are planned by cp.async.mbarrier and pipeline-roles, not by the bulk lowering"
     pg saxpy.pipe --lower sync --producer-warps 2 -o k.cu
     expect_status 1
     expect_err "pipegen: error: --lower=sync: producer warps are planned by cp.async.mbarrier and pipeline-roles, not by the sync lowering"

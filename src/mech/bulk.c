@@ -1,0 +1,111 @@
+/* mech_bulk: bulk copies (cp.async.bulk, sm_90) completing on the slot's full mbarrier by
+ * transaction bytes, consumers waiting on its phase parity.
+ *
+ * One elected thread (pg_ptid 0) arms the slot's full barrier for the step: it arrives
+ * once (the barrier counts one arrival) and expects exactly the bytes the step's bulk
+ * copies deliver, then issues them (pg_bulk_region): each row's 16-byte aligned middle
+ * inside the array is one bulk copy. What bulk copies cannot move (the head and tail of a
+ * row outside that middle, rows or columns outside the array, zero-filled; every chunk
+ * of a launch whose pointers allow less than 16 bytes) every thread stores with ordinary
+ * stores, which a block barrier publishes before the step's compute:
+ *   - with S >= 2 slots the loop copies S steps ahead, after the block barrier that
+ *     follows the compute (which frees the slot); the next iteration's barrier publishes
+ *     the stores, and one barrier after the prologue those of the first S steps;
+ *   - with one slot, copy, barrier, wait, compute, barrier.
+ * The parity of each wait is that of the step's use of its slot (pg_step / S), counted
+ * over the block's steps, so it carries across a persistent block's work items.
+ *
+ * The IR's ARRIVE_TX names the staged regions' bytes (what the verifier's copies deliver);
+ * the printed expectation is what the step's bulk copies deliver (pg_bulk_bytes, from the
+ * row split the copies use), the same count for a whole tile, less the stored edges
+ * otherwise, plus any difference the IR's bytes have from the regions' (a fault, printed
+ * with --no-verify). Producer warps are not planned (sema refuses them). */
+#include "mech.h"
+
+/* The bytes of every staged input: what a step's copy (of all of them) delivers in the
+ * verifier's model, and what its ARRIVE_TX expects. */
+static long long input_bytes(const spec *s)
+{
+    long long bytes = 0;
+    for (int i = 0; i < s->nstages; ++i)
+        if (!s->stages[i].is_output)
+            bytes += s->stages[i].bytes;
+    return bytes;
+}
+
+/* The elected thread arms the full barrier for step step_off, then the step's copy. */
+static void plan_fill(planner *p, ir_section *sec, int step_off)
+{
+    ir_op *arm = plan_op(p, sec, OP_ARRIVE_TX, step_off);
+    arm->bar = BAR_FULL;
+    arm->guarded = true;
+    arm->bytes = input_bytes(p->s);
+    plan_copy(p, sec, step_off);
+}
+
+static bool plan(planner *p)
+{
+    int S = sema_ring_slots(p->s);
+    plan_layout(p, S);
+    p->sc->track = TRACK_BARRIER;
+    p->sc->full_arrivals = 1;
+    plan_mbar_init(p);
+    if (S == 1) {
+        ir_section *loop = plan_section(p, SEC_LOOP, 0);
+        plan_fill(p, loop, 0);
+        plan_op(p, loop, OP_BARRIER, 0);
+        plan_mbar_consume(p, loop);
+        return true;
+    }
+    plan_fill(p, plan_section(p, SEC_PROLOGUE, S), 0);
+    plan_op(p, plan_section(p, SEC_PROLOGUE, 1), OP_BARRIER, 0);
+    ir_section *loop = plan_section(p, SEC_LOOP, 0);
+    plan_mbar_consume(p, loop);
+    plan_fill(p, loop, S);
+    return true;
+}
+
+/* ------------------------------------------------------------------ printing */
+
+static void copy_args(kctx *k, const spec_stage *st, const char *name)
+{
+    (void)st; (void)name;
+    kp(k, "&pg_full[pg_slot]");
+}
+
+static void print_copy(kctx *k, const ir_op *op)
+{
+    emit_copy_region_calls(k, op, "pg_bulk_region", copy_args);
+}
+
+static void tx_args(kctx *k, const spec_stage *st, const char *name)
+{
+    (void)st; (void)name;
+    kp(k, "pg_tx");
+}
+
+static void print_arrive_tx(kctx *k, const ir_op *op)
+{
+    emit_step_open(k, op);
+    kp(k, "if (pg_ptid == 0) {\n");
+    k->ind += 4;
+    /* 0 unless the IR's bytes differ from the regions' (a fault, printed by --no-verify) */
+    kp(k, "int64_t pg_tx = %lld;\n", op->bytes - input_bytes(k->s));
+    emit_region_calls(k, op, "pg_bulk_bytes", tx_args);
+    kp(k, "pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);\n");
+    k->ind -= 4;
+    kp(k, "}\n");
+    emit_step_close(k, op);
+}
+
+const mech_module mech_bulk_module = {
+    .plan = plan,
+    .print = {
+        [OP_INIT] = emit_mbar_init, [OP_FENCE] = emit_mbar_fence, [OP_ARRIVE_TX] = print_arrive_tx,
+        [OP_COPY] = print_copy, [OP_WAIT_PARITY] = emit_mbar_wait,
+        [OP_BARRIER] = emit_mbar_barrier, [OP_COMPUTE] = emit_print_compute,
+        [OP_STORE] = emit_print_store,
+    },
+    .setup = emit_mbar_setup,
+    .header = "pipert_bulk.cuh",
+};
