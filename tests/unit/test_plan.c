@@ -1,8 +1,9 @@
-/* Unit tests of plan.c and the mechanism planners (mech/sync.c, mech/cp_async.c): the IR
- * of each schedule (sections, operation kinds, step offsets, guards, wait counts) for
- * stages 1..5 and both grids, the ring size, the shared-memory layout, the copy width of
- * each stage (plan_vec through sched.copy[i].vec), auto resolution, the IR's text form,
- * and the exact diagnostics for what the planner does not lower. */
+/* Unit tests of plan.c and the mechanism planners (mech/sync.c, mech/cp_async.c,
+ * mech/cp_async_mbarrier.c, mech/bulk.c): the IR of each schedule (sections, operation
+ * kinds, step offsets, guards, wait counts, expected bytes) for stages 1..5 and both
+ * grids, the ring size, the shared-memory layout, the copy width of each stage (plan_vec
+ * through sched.copy[i].vec), auto resolution, the IR's text form, and the exact
+ * diagnostics for what the planner does not lower. */
 #include "mech/mech.h"
 #include "harness.h"
 
@@ -503,6 +504,60 @@ START_TEST(cp_async_mbarrier_roles)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ bulk */
+
+/* The elected thread's ARRIVE_TX of step off, expecting both staged regions' bytes, then
+ * the copy (guarded unless the step is the loop's own). */
+static void expect_fill(const ir_op *ops, int off, bool guarded)
+{
+    expect_op(&ops[0], OP_ARRIVE_TX, off, guarded);
+    ck_assert_int_eq(ops[0].bar, BAR_FULL);
+    ck_assert_int_eq(ops[0].bytes, 2 * 1024 * 4);
+    expect_op(&ops[1], OP_COPY, off, guarded);
+}
+
+START_TEST(bulk_ring)
+{
+    planned p;
+    plan_simple(&p, "float", 2, 1024, "stages 3; grid persistent;", MECH_BULK, 90);
+    ck_assert_int_eq(p.sc->track, TRACK_BARRIER);
+    ck_assert_int_eq(p.sc->full_arrivals, 1);
+    ck_assert_int_eq(p.sc->empty_arrivals, 0);
+    ck_assert_int_eq(p.sc->nsecs, 4);
+    ck_assert_int_eq(p.sc->secs[0].ops[1].fence, FENCE_MBARRIER_INIT);
+    /* S steps armed and copied ahead, then one barrier publishes their stored edges. */
+    const ir_section *pro = &p.sc->secs[1], *pub = &p.sc->secs[2], *loop = &p.sc->secs[3];
+    ck_assert_int_eq(pro->count, 3);
+    expect_fill(pro->ops, 0, true);
+    ck_assert_int_eq(pub->count, 1);
+    ck_assert_int_eq(pub->nops, 1);
+    expect_op(&pub->ops[0], OP_BARRIER, 0, false);
+    ck_assert_int_eq(loop->nops, 5);
+    expect_op(&loop->ops[0], OP_WAIT_PARITY, 0, false);
+    expect_op(&loop->ops[1], OP_COMPUTE, 0, false);
+    expect_op(&loop->ops[2], OP_BARRIER, 0, false);
+    expect_fill(&loop->ops[3], 3, true);
+    planned_free(&p);
+}
+END_TEST
+
+START_TEST(bulk_one_slot)
+{
+    planned p;
+    plan_simple(&p, "float", 2, 1024, "grid per_tile;", MECH_BULK, 90);
+    ck_assert_int_eq(p.sc->nslots, 1);
+    ck_assert_int_eq(p.sc->nsecs, 2);
+    const ir_section *loop = &p.sc->secs[1];
+    ck_assert_int_eq(loop->nops, 6);
+    expect_fill(loop->ops, 0, false);
+    expect_op(&loop->ops[2], OP_BARRIER, 0, false);
+    expect_op(&loop->ops[3], OP_WAIT_PARITY, 0, false);
+    expect_op(&loop->ops[4], OP_COMPUTE, 0, false);
+    expect_op(&loop->ops[5], OP_BARRIER, 0, false);
+    planned_free(&p);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ what is not lowered */
 
 /* src checks, and planning it for m on sm fails with exactly want. */
@@ -628,6 +683,8 @@ static Suite *plan_suite(void)
     TCase *mb = tcase_create("cp.async.mbarrier");
     tcase_add_test(mb, cp_async_mbarrier_shared);
     tcase_add_test(mb, cp_async_mbarrier_roles);
+    tcase_add_test(mb, bulk_ring);
+    tcase_add_test(mb, bulk_one_slot);
     suite_add_tcase(s, mb);
     TCase *so = tcase_create("sorry");
     tcase_add_test(so, sorry_clamped_halo);
