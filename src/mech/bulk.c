@@ -19,7 +19,10 @@
  * the printed expectation is what the step's bulk copies deliver (pg_bulk_bytes, from the
  * row split the copies use), the same count for a whole tile, less the stored edges
  * otherwise, plus any difference the IR's bytes have from the regions' (a fault, printed
- * with --no-verify). Producer warps are not planned (sema refuses them). */
+ * with --no-verify).
+ *
+ * With producer warps (warp specialization) the producers copy and the consumers compute:
+ * full and empty barriers per slot hand the slots over (plan_roles). */
 #include "mech.h"
 
 /* The bytes of every staged input: what a step's copy (of all of them) delivers in the
@@ -43,6 +46,26 @@ static void plan_fill(planner *p, ir_section *sec, int step_off)
     plan_copy(p, sec, step_off);
 }
 
+/* Producer warps: they acquire the slot (its empty barrier), copy, and meet at their own
+ * barrier, after which the elected thread arms the full barrier: its arrival releases the
+ * stores of every producer thread to the consumers, which no block barrier joins. The
+ * bulk copies, issued before the bytes are expected, may land first (the tx-count goes
+ * below zero, as for a peer's multicast); the phase completes only with the arrival. */
+static void plan_roles(planner *p)
+{
+    sched *sc = p->sc;
+    sc->producer_threads = p->s->producer_warps * 32;
+    sc->empty_arrivals = sc->threads - sc->producer_threads;
+    ir_section *loop = plan_section(p, SEC_LOOP, 0);
+    plan_role_op(p, loop, OP_ACQUIRE, ROLE_PRODUCER)->bar = BAR_EMPTY;
+    plan_copy(p, loop, 0)->role = ROLE_PRODUCER;
+    plan_role_op(p, loop, OP_BARRIER, ROLE_PRODUCER);
+    ir_op *arm = plan_role_op(p, loop, OP_ARRIVE_TX, ROLE_PRODUCER);
+    arm->bar = BAR_FULL;
+    arm->bytes = input_bytes(p->s);
+    plan_mbar_consume_role(p, loop);
+}
+
 static bool plan(planner *p)
 {
     int S = sema_ring_slots(p->s);
@@ -50,6 +73,10 @@ static bool plan(planner *p)
     p->sc->track = TRACK_BARRIER;
     p->sc->full_arrivals = 1;
     plan_mbar_init(p);
+    if (p->s->producer_warps) {
+        plan_roles(p);
+        return true;
+    }
     if (S == 1) {
         ir_section *loop = plan_section(p, SEC_LOOP, 0);
         plan_fill(p, loop, 0);
@@ -102,10 +129,12 @@ const mech_module mech_bulk_module = {
     .plan = plan,
     .print = {
         [OP_INIT] = emit_mbar_init, [OP_FENCE] = emit_mbar_fence, [OP_ARRIVE_TX] = print_arrive_tx,
-        [OP_COPY] = print_copy, [OP_WAIT_PARITY] = emit_mbar_wait,
+        [OP_COPY] = print_copy, [OP_WAIT_PARITY] = emit_mbar_wait, [OP_ACQUIRE] = emit_mbar_wait,
+        [OP_RELEASE] = emit_mbar_arrive,
         [OP_BARRIER] = emit_mbar_barrier, [OP_COMPUTE] = emit_print_compute,
         [OP_STORE] = emit_print_store,
     },
     .setup = emit_mbar_setup,
     .header = "pipert_bulk.cuh",
+    .roles = true,
 };

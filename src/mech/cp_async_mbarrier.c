@@ -38,11 +38,25 @@ static ir_op *arrive_full(planner *p, ir_section *sec, int step_off, ir_role rol
     return op;
 }
 
-static ir_op *role_op(planner *p, ir_section *sec, ir_op_kind kind, ir_role role)
+ir_op *plan_role_op(planner *p, ir_section *sec, ir_op_kind kind, ir_role role)
 {
     ir_op *op = plan_op(p, sec, kind, 0);
     op->role = role;
     return op;
+}
+
+void plan_mbar_consume_role(planner *p, ir_section *loop)
+{
+    plan_role_op(p, loop, OP_WAIT_PARITY, ROLE_CONSUMER)->bar = BAR_FULL;
+    plan_role_op(p, loop, OP_COMPUTE, ROLE_CONSUMER);
+    if (plan_has_outputs(p)) {
+        plan_role_op(p, loop, OP_BARRIER, ROLE_CONSUMER);
+        plan_role_op(p, loop, OP_RELEASE, ROLE_CONSUMER)->bar = BAR_EMPTY;
+        plan_role_op(p, loop, OP_STORE, ROLE_CONSUMER);
+        plan_role_op(p, loop, OP_BARRIER, ROLE_CONSUMER);
+    } else {
+        plan_role_op(p, loop, OP_RELEASE, ROLE_CONSUMER)->bar = BAR_EMPTY;
+    }
 }
 
 /* Every thread copies and computes. */
@@ -66,19 +80,10 @@ static void plan_roles(planner *p)
     sc->full_arrivals = sc->producer_threads;
     sc->empty_arrivals = sc->threads - sc->producer_threads;
     ir_section *loop = plan_section(p, SEC_LOOP, 0);
-    role_op(p, loop, OP_ACQUIRE, ROLE_PRODUCER)->bar = BAR_EMPTY;
+    plan_role_op(p, loop, OP_ACQUIRE, ROLE_PRODUCER)->bar = BAR_EMPTY;
     plan_copy(p, loop, 0)->role = ROLE_PRODUCER;
     arrive_full(p, loop, 0, ROLE_PRODUCER);
-    role_op(p, loop, OP_WAIT_PARITY, ROLE_CONSUMER)->bar = BAR_FULL;
-    role_op(p, loop, OP_COMPUTE, ROLE_CONSUMER);
-    if (plan_has_outputs(p)) {
-        role_op(p, loop, OP_BARRIER, ROLE_CONSUMER);
-        role_op(p, loop, OP_RELEASE, ROLE_CONSUMER)->bar = BAR_EMPTY;
-        role_op(p, loop, OP_STORE, ROLE_CONSUMER);
-        role_op(p, loop, OP_BARRIER, ROLE_CONSUMER);
-    } else {
-        role_op(p, loop, OP_RELEASE, ROLE_CONSUMER)->bar = BAR_EMPTY;
-    }
+    plan_mbar_consume_role(p, loop);
 }
 
 static bool plan(planner *p)
@@ -124,7 +129,7 @@ void emit_mbar_fence(kctx *k, const ir_op *op)
     kp(k, "pg_fence_mbar_init();\n");
 }
 
-static void print_arrive(kctx *k, const ir_op *op)
+void emit_mbar_arrive(kctx *k, const ir_op *op)
 {
     const char *bar = op->bar == BAR_FULL ? "pg_full" : "pg_empty";
     emit_slot_open(k, op);
@@ -149,15 +154,17 @@ void emit_mbar_barrier(kctx *k, const ir_op *op)
 {
     if (op->role == ROLE_ALL)
         emit_print_barrier(k, op);
-    else
+    else if (op->role == ROLE_CONSUMER)
         kp(k, "pg_role_barrier<%d>();\n", k->sc->threads - k->sc->producer_threads);
+    else
+        kp(k, "pg_role_barrier<%d, 2>();\n", k->sc->producer_threads);
 }
 
 const mech_module mech_cp_async_mbarrier_module = {
     .plan = plan,
     .print = {
         [OP_COPY] = print_copy, [OP_INIT] = emit_mbar_init, [OP_FENCE] = emit_mbar_fence,
-        [OP_ARRIVE] = print_arrive, [OP_RELEASE] = print_arrive, [OP_WAIT_PARITY] = emit_mbar_wait,
+        [OP_ARRIVE] = emit_mbar_arrive, [OP_RELEASE] = emit_mbar_arrive, [OP_WAIT_PARITY] = emit_mbar_wait,
         [OP_ACQUIRE] = emit_mbar_wait, [OP_BARRIER] = emit_mbar_barrier, [OP_COMPUTE] = emit_print_compute,
         [OP_STORE] = emit_print_store,
     },

@@ -121,15 +121,23 @@ bool plan_commit_groups(planner *p);
  * barrier initialisation (INIT, its FENCE mbarrier_init for the async proxy, the block
  * BARRIER that publishes it), the pg_full/pg_empty arrays (setup), their initialisation by
  * thread 0, the init fence, parity waits (WAIT_PARITY, ACQUIRE; pg_mbar_wait with the
- * watchdog) and block or role barriers. */
+ * watchdog), arrivals, and block or role barriers (named barrier 1 for the consumer warps,
+ * 2 for the producer warps). */
 void plan_mbar_init(planner *p);
 /* Every thread waits for the step's full barrier, computes, and a block barrier frees the
  * slot (a staged output stored after another). */
 void plan_mbar_consume(planner *p, ir_section *loop);
+/* An operation of one role, of the step (producer warps). */
+ir_op *plan_role_op(planner *p, ir_section *sec, ir_op_kind kind, ir_role role);
+/* With producer warps: the consumer warps wait for the full barrier, compute and release
+ * the slot on its empty barrier (a staged output stored between two consumer barriers). */
+void plan_mbar_consume_role(planner *p, ir_section *loop);
 void emit_mbar_setup(kctx *k);
 void emit_mbar_init(kctx *k, const ir_op *op);
 void emit_mbar_fence(kctx *k, const ir_op *op);
 void emit_mbar_wait(kctx *k, const ir_op *op);
+/* ARRIVE and RELEASE: pg_mbar_arrive (on_copies: pg_cp_async_mbar_arrive). */
+void emit_mbar_arrive(kctx *k, const ir_op *op);
 void emit_mbar_barrier(kctx *k, const ir_op *op);
 /* The module of a mechanism; NULL while it is not implemented (and for auto). */
 const mech_module *mech_module_of(mech m);

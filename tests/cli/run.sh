@@ -695,16 +695,13 @@ c_cmdline_errors_name_the_option() {
     pg saxpy.pipe --lower=tensor -o k.cu
     expect_status 1
     expect_err "pipegen: error: --lower=tensor: lowering 'tensor' is not implemented yet (pipegen --list-lowerings)"
-    # bulk is sm_90 only: the default targets include sm_80, and it plans no producer warps.
+    # bulk is sm_90 only: the default targets include sm_80.
     pg saxpy.pipe --lower=bulk -o k.cu
     expect_status 1
     expect_err "pipegen: error: --lower=bulk: the bulk lowering needs sm_90 or newer, but sm_80 is a target"
-    pg saxpy.pipe --lower=bulk --arch=sm_90 --producer-warps=1 -o k.cu
-    expect_status 1
-    expect_err "pipegen: error: --lower=bulk: producer warps are planned by cp.async.mbarrier and pipeline-roles, not by the bulk lowering"
     pg saxpy.pipe --lower sync --producer-warps 2 -o k.cu
     expect_status 1
-    expect_err "pipegen: error: --lower=sync: producer warps are planned by cp.async.mbarrier and pipeline-roles, not by the sync lowering"
+    expect_err "pipegen: error: --lower=sync: producer warps are planned by cp.async.mbarrier, pipeline-roles and bulk, not by the sync lowering"
     pg saxpy.pipe --producer-warps=8
     expect_status 1
     expect_err "pipegen: error: --producer-warps=8: 8 producer warps leave no consumer warp in a block of 256 threads"
