@@ -15,11 +15,11 @@
  * The parity of each wait is that of the step's use of its slot (pg_step / S), counted
  * over the block's steps, so it carries across a persistent block's work items.
  *
- * The IR's ARRIVE_TX names the staged regions' bytes (what the verifier's copies deliver);
- * the printed expectation is what the step's bulk copies deliver (pg_bulk_bytes, from the
- * row split the copies use), the same count for a whole tile, less the stored edges
- * otherwise, plus any difference the IR's bytes have from the regions' (a fault, printed
- * with --no-verify).
+ * The IR's ARRIVE_TX names the staged regions' bytes as the spec gives them (what the
+ * verifier's copies deliver); the printed expectation is what the step's bulk copies
+ * deliver (pg_bulk_bytes, from the row split the copies use: the region as copied, its
+ * origin moved to a 16-byte boundary, less the stored edges), plus any difference the
+ * IR's bytes have from the regions' (a fault, printed with --no-verify).
  *
  * With producer warps (warp specialization) the producers copy and the consumers compute:
  * full and empty barriers per slot hand the slots over (plan_roles). */
