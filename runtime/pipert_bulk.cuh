@@ -19,16 +19,27 @@ __device__ __forceinline__ void pg_mbar_arrive_tx(uint64_t *bar, int64_t bytes)
 #endif
 }
 
+/* A stage's L2 policy for its bulk copies (HINT: the stage has an `evict` policy, made by
+ * pg_l2_policy; .L2::cache_hint), or none. */
+template <bool HINT> struct pg_l2_hint { uint64_t policy; };
+
 /* One bulk copy of `bytes` (a multiple of 16; both addresses 16-byte aligned) from global
  * to shared memory, its bytes completing a transaction of the barrier's phase. */
+template <bool HINT>
 __device__ __forceinline__ void pg_bulk_copy(unsigned char *dst, const unsigned char *src,
-                                             int bytes, uint64_t *bar)
+                                             int bytes, uint64_t *bar, pg_l2_hint<HINT> l2)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
-                 "[%0], [%1], %2, [%3];\n"
-                 ::"r"(pg_smem_addr(dst)), "l"(src), "r"(bytes), "r"(pg_smem_addr(bar))
-                 : "memory");
+    if constexpr (HINT)
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+                     ".L2::cache_hint [%0], [%1], %2, [%3], %4;\n"
+                     ::"r"(pg_smem_addr(dst)), "l"(src), "r"(bytes), "r"(pg_smem_addr(bar)),
+                       "l"(l2.policy) : "memory");
+    else
+        asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes "
+                     "[%0], [%1], %2, [%3];\n"
+                     ::"r"(pg_smem_addr(dst)), "l"(src), "r"(bytes), "r"(pg_smem_addr(bar))
+                     : "memory");
 #endif
 }
 
@@ -43,10 +54,11 @@ __device__ __forceinline__ void pg_bulk_copy(unsigned char *dst, const unsigned 
  * and the barrier expects no bytes. The stores are published to the consumers by the
  * block barrier the schedule has between a step's copy and its compute, or with producer
  * warps by their barrier and the elected arrival (docs/mechanisms.md). ---- */
-template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT>
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT, bool HINT>
 __device__ __forceinline__ void pg_bulk_region(unsigned char *dst, const unsigned char *base,
                                                int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
-                                               int64_t n1, int64_t n2b, int tid, uint64_t *bar)
+                                               int64_t n1, int64_t n2b, int tid, uint64_t *bar,
+                                               pg_l2_hint<HINT> l2)
 {
     if constexpr (VEC == 16) {
         int lo, hi;
@@ -54,11 +66,11 @@ __device__ __forceinline__ void pg_bulk_region(unsigned char *dst, const unsigne
         if (tid == 0 && hi > lo)
             pg_api_rows<P, R, PITCH>(
                 dst, base, o0, o1, o2b, n0, n1, n2b, 0, 1, lo,
-                [&](unsigned char *d, const unsigned char *s) { pg_bulk_copy(d, s, hi - lo, bar); });
+                [&](unsigned char *d, const unsigned char *s) { pg_bulk_copy(d, s, hi - lo, bar, l2); });
         pg_api_edges<VEC, P, R, ROWBYTES, PITCH, NT>(dst, base, o0, o1, o2b, n0, n1, n2b, tid,
                                                      lo, hi);
     } else {
-        (void)bar;
+        (void)bar; (void)l2;
         pg_region<VEC, P, R, ROWBYTES, PITCH, NT>(
             dst, base, o0, o1, o2b, n0, n1, n2b, tid,
             [](unsigned char *d, const unsigned char *s, int v) { pg_copy_chunk_sync<VEC>(d, s, v); });

@@ -94,10 +94,13 @@ static bool plan(planner *p)
 
 /* ------------------------------------------------------------------ printing */
 
+/* The slot's full barrier and the stage's L2 policy (pg_pol_NAME, made where it has one). */
 static void copy_args(kctx *k, const spec_stage *st, const char *name)
 {
-    (void)st; (void)name;
-    kp(k, "&pg_full[pg_slot]");
+    if (st->evict != EVICT_DEFAULT)
+        kp(k, "&pg_full[pg_slot], pg_l2_hint<true>{pg_pol_%s}", name);
+    else
+        kp(k, "&pg_full[pg_slot], pg_l2_hint<false>{0}");
 }
 
 static void print_copy(kctx *k, const ir_op *op)
@@ -137,4 +140,6 @@ const mech_module mech_bulk_module = {
     .setup = emit_mbar_setup,
     .header = "pipert_bulk.cuh",
     .roles = true,
+    .l2_policy = true,
+    .hints = 1u << HINT_EVICT,   /* .L2::cache_hint; the bulk copy has no cache operator or prefetch */
 };

@@ -596,7 +596,7 @@ c_auto_producer_warps() {
 }
 c_l2_policy_only_where_used() {
     # A stage's `evict` policy (createpolicy) is made under the lowerings whose copies take
-    # it (cp.async, cp.async.mbarrier); under the others it would be made and never used.
+    # it (cp.async, cp.async.mbarrier, bulk); under the others it would be made and never used.
     sed 's/^  stage   x, y;.*/  stage   x, y evict first;/' saxpy.pipe >ev.pipe
     grep -q 'evict first' ev.pipe || { fail "ev.pipe has no evict option"; return; }
     local m arch
@@ -606,7 +606,7 @@ c_l2_policy_only_where_used() {
         pg ev.pipe --lower="$m" --arch="$arch" -o k.cu </dev/null
         expect_status 0
         case $m in
-        cp.async | cp.async.mbarrier)
+        cp.async | cp.async.mbarrier | bulk)
             expect_file_has k.cu "const uint64_t pg_pol_x = pg_l2_policy<2>();" ;;
         *)
             grep -q 'pg_pol_' k.cu && fail "$m makes an L2 policy it never uses" ;;

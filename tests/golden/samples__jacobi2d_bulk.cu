@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(256) jacobi2d_sm90(const struct jacobi2d_args 
                 const int pg_slot = (int)(pg_step % 2);
                 pg_bulk_region<pg_vec_u, 1, 34, 544LL, 544LL, pg_pnt>(pg_smem + 0 + pg_slot * 18560, pg_g_u,
                     0, (y0 + -1), (x0 + -4) * 4,
-                    1, ny, nx * 4, pg_ptid, &pg_full[pg_slot]);
+                    1, ny, nx * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }
@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(256) jacobi2d_sm90(const struct jacobi2d_args 
                 const int pg_slot = (int)(pg_step % 2);
                 pg_bulk_region<pg_vec_u, 1, 34, 544LL, 544LL, pg_pnt>(pg_smem + 0 + pg_slot * 18560, pg_g_u,
                     0, (y0 + -1), (x0 + -4) * 4,
-                    1, ny, nx * 4, pg_ptid, &pg_full[pg_slot]);
+                    1, ny, nx * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }

@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(256) reduce_sum_sm90(const struct reduce_sum_a
                 const int pg_slot = (int)(pg_step % 4);
                 pg_bulk_region<pg_vec_x, 1, 1, 16384LL, 16384LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid, &pg_full[pg_slot]);
+                    1, 1, n * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }
@@ -140,7 +140,7 @@ __global__ void __launch_bounds__(256) reduce_sum_sm90(const struct reduce_sum_a
                 const int pg_slot = (int)(pg_step % 4);
                 pg_bulk_region<pg_vec_x, 1, 1, 16384LL, 16384LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid, &pg_full[pg_slot]);
+                    1, 1, n * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }

@@ -78,10 +78,10 @@ __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_arg
             const int pg_slot = (int)(pg_step % 1);
             pg_bulk_region<pg_vec_x, 1, 1, 8192LL, 8192LL, pg_pnt>(pg_smem + 0, pg_g_x,
                 0, 0, (pg_org0) * 4,
-                1, 1, n * 4, pg_ptid, &pg_full[pg_slot]);
+                1, 1, n * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
             pg_bulk_region<pg_vec_y, 1, 1, 8192LL, 8192LL, pg_pnt>(pg_smem + 8192, pg_g_y,
                 0, 0, (pg_org0) * 4,
-                1, 1, n * 4, pg_ptid, &pg_full[pg_slot]);
+                1, 1, n * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
         }
         __syncthreads();
         {

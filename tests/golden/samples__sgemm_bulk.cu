@@ -100,10 +100,10 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
                 const int pg_slot = (int)(pg_step % 3);
                 pg_bulk_region<pg_vec_A, 1, 256, 128LL, 144LL, pg_pnt>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
                     0, (m0), (k) * 4,
-                    1, M, K * 4, pg_ptid, &pg_full[pg_slot]);
+                    1, M, K * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
                 pg_bulk_region<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
                     0, (k), (n0) * 4,
-                    1, K, N * 4, pg_ptid, &pg_full[pg_slot]);
+                    1, K, N * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }
@@ -209,10 +209,10 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
                     const int pg_slot = (int)(pg_step % 3);
                     pg_bulk_region<pg_vec_A, 1, 256, 128LL, 144LL, pg_pnt>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
                         0, (m0), (k) * 4,
-                        1, M, K * 4, pg_ptid, &pg_full[pg_slot]);
+                        1, M, K * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
                     pg_bulk_region<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
                         0, (k), (n0) * 4,
-                        1, K, N * 4, pg_ptid, &pg_full[pg_slot]);
+                        1, K, N * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
                 }
             }
         }

@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
             const int pg_slot = (int)(pg_step % 1);
             pg_bulk_region<pg_vec_a, 1, 64, 256LL, 272LL, pg_pnt>(pg_smem + 0, pg_g_a,
                 0, (r0), (c0) * 4,
-                1, rows, cols * 4, pg_ptid, &pg_full[pg_slot]);
+                1, rows, cols * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
         }
         __syncthreads();
         {
