@@ -73,13 +73,13 @@ __device__ __forceinline__ void pg_bar_region(unsigned char *dst, const unsigned
     if constexpr (VEC == 16) {
         int lo, hi;
         pg_api_whole<VEC, ROWBYTES, 1>(o2b, n2b, &lo, &hi);
-        for (int row = tid; row < P * R && hi > lo; row += NT) {
-            int64_t g0, g1;
-            if (pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1))
-                (void)cuda::memcpy_async(dst + (int64_t)row * PITCH + lo,
-                                         pg_evict_src(base + (g0 * n1 + g1) * n2b + o2b + lo, ev),
-                                         cuda::aligned_size_t<16>((size_t)(hi - lo)), bar);
-        }
+        if (hi > lo)
+            pg_api_rows<P, R, PITCH>(
+                dst, base, o0, o1, o2b, n0, n1, n2b, tid, NT, lo,
+                [&](unsigned char *d, const unsigned char *s) {
+                    (void)cuda::memcpy_async(d, pg_evict_src(s, ev),
+                                             cuda::aligned_size_t<16>((size_t)(hi - lo)), bar);
+                });
         pg_api_edges<VEC, P, R, ROWBYTES, PITCH, NT>(dst, base, o0, o1, o2b, n0, n1, n2b, tid,
                                                      lo, hi);
         return;

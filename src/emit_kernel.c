@@ -453,9 +453,8 @@ void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name)
        hint ? "pg_pol_" : "0", hint ? name : "");
 }
 
-void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer args)
+void emit_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer args)
 {
-    emit_step_open(k, op);
     for (int i = 0; i < k->s->nstages; ++i) {
         const spec_stage *st = &k->s->stages[i];
         if (st->is_output || (op->stage >= 0 && op->stage != i))
@@ -465,6 +464,12 @@ void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_prin
         args(k, st, k->s->arrays[st->array].name);
         kp(k, ");\n");
     }
+}
+
+void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer args)
+{
+    emit_step_open(k, op);
+    emit_region_calls(k, op, fn, args);
     emit_step_close(k, op);
 }
 

@@ -51,8 +51,10 @@ self=$root/tests/valgrind.sh
 work=$tmp
 
 lowerings=()
+declare -A arch_of=()
 while read -r name arch status; do
-    [ "$status" = implemented ] && [ "$name" != auto ] && [ "$arch" != sm_90 ] && lowerings+=("$name")
+    [ "$status" = implemented ] && [ "$name" != auto ] && lowerings+=("$name")
+    [ "$arch" = sm_90 ] && arch_of[$name]=sm_90 || arch_of[$name]=sm_80,sm_90
 done < <("$pipegen" --list-lowerings)
 
 mkdir -p "$work/jobs"
@@ -75,9 +77,9 @@ for spec in "$root"/samples/*/*.pipe; do
         # A lowering that refuses the spec (sgemm_roles' producer warps under a lowering
         # without them) exits 1 with its diagnostic: that path runs under valgrind too.
         want=0
-        "$pipegen" "$spec" --lower="$m" --verify >/dev/null 2>&1 || want=1
-        add "$name.generate.$m" $want "$pipegen" "$spec" --lower="$m" -o "$name.cu" \
-            --emit-test=test.cu --emit-bench=bench.cu
+        "$pipegen" "$spec" --lower="$m" --arch="${arch_of[$m]}" --verify >/dev/null 2>&1 || want=1
+        add "$name.generate.$m" $want "$pipegen" "$spec" --lower="$m" --arch="${arch_of[$m]}" \
+            -o "$name.cu" --emit-test=test.cu --emit-bench=bench.cu
     done
     add "$name.verify" 0 "$pipegen" "$spec" --verify
     add "$name.dump-ir" 0 "$pipegen" "$spec" --dump-ir

@@ -32,15 +32,6 @@
  * by it. */
 #include "mech.h"
 
-/* Barrier initialisation, in the kernel's frame before any barrier operation. */
-static void plan_init(planner *p)
-{
-    ir_section *init = plan_section(p, SEC_FRAME, 1);
-    plan_op(p, init, OP_INIT, 0);
-    plan_op(p, init, OP_FENCE, 0)->fence = FENCE_MBARRIER_INIT;
-    plan_op(p, init, OP_BARRIER, 0);
-}
-
 /* arrive(), then wait_parity() for the phase of step t's use of its slot. */
 static void plan_arrive_wait(planner *p, ir_section *loop)
 {
@@ -58,7 +49,7 @@ static bool plan(planner *p)
     plan_layout(p, S);
     sc->track = TRACK_BARRIER;
     sc->full_arrivals = sc->threads;
-    plan_init(p);
+    plan_mbar_init(p);
     ir_section *loop;
     if (S == 1) {
         loop = plan_section(p, SEC_LOOP, 0);
@@ -95,12 +86,6 @@ static void print_init(kctx *k, const ir_op *op)
           "        init(&pg_bar[pg_i], %d);\n}\n", k->sc->nslots, k->sc->full_arrivals);
 }
 
-static void print_fence(kctx *k, const ir_op *op)
-{
-    (void)op;
-    kp(k, "pg_fence_mbar_init();\n");
-}
-
 /* The slot's barrier and the stage's L2 policy (pg_evict: an annotated_ptr property). */
 static void copy_args(kctx *k, const spec_stage *st, const char *name)
 {
@@ -131,7 +116,7 @@ static void print_wait(kctx *k, const ir_op *op)
 const mech_module mech_barrier_module = {
     .plan = plan,
     .print = {
-        [OP_INIT] = print_init, [OP_FENCE] = print_fence, [OP_COPY] = print_copy, [OP_ARRIVE] = print_arrive,
+        [OP_INIT] = print_init, [OP_FENCE] = emit_mbar_fence, [OP_COPY] = print_copy, [OP_ARRIVE] = print_arrive,
         [OP_WAIT_PARITY] = print_wait, [OP_BARRIER] = emit_print_barrier,
         [OP_COMPUTE] = emit_print_compute, [OP_STORE] = emit_print_store,
     },

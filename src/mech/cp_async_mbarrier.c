@@ -9,13 +9,23 @@
  * initialised by thread 0 and published by a block barrier before first use. */
 #include "mech.h"
 
-/* Barrier initialisation, in the kernel's frame before any barrier operation. */
-static void plan_init(planner *p)
+void plan_mbar_init(planner *p)
 {
     ir_section *init = plan_section(p, SEC_FRAME, 1);
     plan_op(p, init, OP_INIT, 0);
     plan_op(p, init, OP_FENCE, 0)->fence = FENCE_MBARRIER_INIT;
     plan_op(p, init, OP_BARRIER, 0);
+}
+
+void plan_mbar_consume(planner *p, ir_section *loop)
+{
+    plan_op(p, loop, OP_WAIT_PARITY, 0)->bar = BAR_FULL;
+    plan_op(p, loop, OP_COMPUTE, 0);
+    plan_op(p, loop, OP_BARRIER, 0);
+    if (plan_has_outputs(p)) {
+        plan_store(p, loop);
+        plan_op(p, loop, OP_BARRIER, 0);
+    }
 }
 
 static ir_op *arrive_full(planner *p, ir_section *sec, int step_off, ir_role role)
@@ -28,11 +38,25 @@ static ir_op *arrive_full(planner *p, ir_section *sec, int step_off, ir_role rol
     return op;
 }
 
-static ir_op *role_op(planner *p, ir_section *sec, ir_op_kind kind, ir_role role)
+ir_op *plan_role_op(planner *p, ir_section *sec, ir_op_kind kind, ir_role role)
 {
     ir_op *op = plan_op(p, sec, kind, 0);
     op->role = role;
     return op;
+}
+
+void plan_mbar_consume_role(planner *p, ir_section *loop)
+{
+    plan_role_op(p, loop, OP_WAIT_PARITY, ROLE_CONSUMER)->bar = BAR_FULL;
+    plan_role_op(p, loop, OP_COMPUTE, ROLE_CONSUMER);
+    if (plan_has_outputs(p)) {
+        plan_role_op(p, loop, OP_BARRIER, ROLE_CONSUMER);
+        plan_role_op(p, loop, OP_RELEASE, ROLE_CONSUMER)->bar = BAR_EMPTY;
+        plan_role_op(p, loop, OP_STORE, ROLE_CONSUMER);
+        plan_role_op(p, loop, OP_BARRIER, ROLE_CONSUMER);
+    } else {
+        plan_role_op(p, loop, OP_RELEASE, ROLE_CONSUMER)->bar = BAR_EMPTY;
+    }
 }
 
 /* Every thread copies and computes. */
@@ -43,13 +67,7 @@ static void plan_shared(planner *p, int S)
     plan_copy(p, pro, 0);
     arrive_full(p, pro, 0, ROLE_ALL);
     ir_section *loop = plan_section(p, SEC_LOOP, 0);
-    plan_op(p, loop, OP_WAIT_PARITY, 0)->bar = BAR_FULL;
-    plan_op(p, loop, OP_COMPUTE, 0);
-    plan_op(p, loop, OP_BARRIER, 0);
-    if (plan_has_outputs(p)) {
-        plan_store(p, loop);
-        plan_op(p, loop, OP_BARRIER, 0);
-    }
+    plan_mbar_consume(p, loop);
     plan_copy(p, loop, S);
     arrive_full(p, loop, S, ROLE_ALL);
 }
@@ -62,19 +80,10 @@ static void plan_roles(planner *p)
     sc->full_arrivals = sc->producer_threads;
     sc->empty_arrivals = sc->threads - sc->producer_threads;
     ir_section *loop = plan_section(p, SEC_LOOP, 0);
-    role_op(p, loop, OP_ACQUIRE, ROLE_PRODUCER)->bar = BAR_EMPTY;
+    plan_role_op(p, loop, OP_ACQUIRE, ROLE_PRODUCER)->bar = BAR_EMPTY;
     plan_copy(p, loop, 0)->role = ROLE_PRODUCER;
     arrive_full(p, loop, 0, ROLE_PRODUCER);
-    role_op(p, loop, OP_WAIT_PARITY, ROLE_CONSUMER)->bar = BAR_FULL;
-    role_op(p, loop, OP_COMPUTE, ROLE_CONSUMER);
-    if (plan_has_outputs(p)) {
-        role_op(p, loop, OP_BARRIER, ROLE_CONSUMER);
-        role_op(p, loop, OP_RELEASE, ROLE_CONSUMER)->bar = BAR_EMPTY;
-        role_op(p, loop, OP_STORE, ROLE_CONSUMER);
-        role_op(p, loop, OP_BARRIER, ROLE_CONSUMER);
-    } else {
-        role_op(p, loop, OP_RELEASE, ROLE_CONSUMER)->bar = BAR_EMPTY;
-    }
+    plan_mbar_consume_role(p, loop);
 }
 
 static bool plan(planner *p)
@@ -82,7 +91,7 @@ static bool plan(planner *p)
     int S = sema_ring_slots(p->s);
     plan_layout(p, S);
     p->sc->track = TRACK_BARRIER;
-    plan_init(p);
+    plan_mbar_init(p);
     if (p->s->producer_warps)
         plan_roles(p);
     else
@@ -92,7 +101,7 @@ static bool plan(planner *p)
 
 /* ------------------------------------------------------------------ printing */
 
-static void setup(kctx *k)
+void emit_mbar_setup(kctx *k)
 {
     kp(k, "__shared__ __align__(8) uint64_t pg_full[%d];\n", k->sc->nslots);
     if (k->sc->empty_arrivals)
@@ -104,7 +113,7 @@ static void print_copy(kctx *k, const ir_op *op)
     emit_copy_regions(k, op, emit_chunk_cp_async);
 }
 
-static void print_init(kctx *k, const ir_op *op)
+void emit_mbar_init(kctx *k, const ir_op *op)
 {
     (void)op;
     kp(k, "if (threadIdx.x == 0) {\n    for (int pg_i = 0; pg_i < %d; ++pg_i) {\n"
@@ -114,13 +123,13 @@ static void print_init(kctx *k, const ir_op *op)
     kp(k, "    }\n}\n");
 }
 
-static void print_fence(kctx *k, const ir_op *op)
+void emit_mbar_fence(kctx *k, const ir_op *op)
 {
     (void)op;
     kp(k, "pg_fence_mbar_init();\n");
 }
 
-static void print_arrive(kctx *k, const ir_op *op)
+void emit_mbar_arrive(kctx *k, const ir_op *op)
 {
     const char *bar = op->bar == BAR_FULL ? "pg_full" : "pg_empty";
     emit_slot_open(k, op);
@@ -129,7 +138,7 @@ static void print_arrive(kctx *k, const ir_op *op)
     emit_step_close(k, op);
 }
 
-static void print_wait(kctx *k, const ir_op *op)
+void emit_mbar_wait(kctx *k, const ir_op *op)
 {
     bool empty = op->kind == OP_ACQUIRE || op->bar == BAR_EMPTY;
     emit_slot_open(k, op);
@@ -141,23 +150,25 @@ static void print_wait(kctx *k, const ir_op *op)
     emit_step_close(k, op);
 }
 
-static void print_barrier(kctx *k, const ir_op *op)
+void emit_mbar_barrier(kctx *k, const ir_op *op)
 {
     if (op->role == ROLE_ALL)
         emit_print_barrier(k, op);
-    else
+    else if (op->role == ROLE_CONSUMER)
         kp(k, "pg_role_barrier<%d>();\n", k->sc->threads - k->sc->producer_threads);
+    else
+        kp(k, "pg_role_barrier<%d, 2>();\n", k->sc->producer_threads);
 }
 
 const mech_module mech_cp_async_mbarrier_module = {
     .plan = plan,
     .print = {
-        [OP_COPY] = print_copy, [OP_INIT] = print_init, [OP_FENCE] = print_fence, [OP_ARRIVE] = print_arrive,
-        [OP_RELEASE] = print_arrive, [OP_WAIT_PARITY] = print_wait, [OP_ACQUIRE] = print_wait,
-        [OP_BARRIER] = print_barrier, [OP_COMPUTE] = emit_print_compute,
+        [OP_COPY] = print_copy, [OP_INIT] = emit_mbar_init, [OP_FENCE] = emit_mbar_fence,
+        [OP_ARRIVE] = emit_mbar_arrive, [OP_RELEASE] = emit_mbar_arrive, [OP_WAIT_PARITY] = emit_mbar_wait,
+        [OP_ACQUIRE] = emit_mbar_wait, [OP_BARRIER] = emit_mbar_barrier, [OP_COMPUTE] = emit_print_compute,
         [OP_STORE] = emit_print_store,
     },
-    .setup = setup,
+    .setup = emit_mbar_setup,
     .header = "pipert_mbarrier.cuh",
     .roles = true,
     .l2_policy = true,

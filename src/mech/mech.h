@@ -71,6 +71,8 @@ void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk);
  * FN<VEC, P, R, ROWBYTES, PITCH, pg_pnt>(slot, array, o0, o1, o2b, n0, n1, n2b, pg_ptid,
  * ARGS) for each staged input of op (pg_region's shape and place), ARGS printed by args. */
 void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer args);
+/* The same calls in the caller's step scope (emit_step_open). */
+void emit_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer args);
 /* A staged region's template arguments <VEC, P, R, ROWBYTES, PITCH, nthreads>. */
 void emit_region_shape(kctx *k, int si, const char *nthreads);
 
@@ -106,6 +108,7 @@ extern const mech_module mech_pipeline_module;
 extern const mech_module mech_pipeline_roles_module;
 extern const mech_module mech_pipeline_thread_module;
 extern const mech_module mech_primitives_module;
+extern const mech_module mech_bulk_module;
 
 /* The schedule of commit-group counting (TRACK_GROUPS), cp.async's: S-1 steps copied
  * ahead, one group committed per step (empty past the block's last step), a wait for the
@@ -114,6 +117,28 @@ extern const mech_module mech_primitives_module;
  * pipeline_consumer_wait_prior<N> wait as for 8 when N is larger), the code waits for
  * more than the IR's WAIT allows to pend, never less: what the verifier proves holds. */
 bool plan_commit_groups(planner *p);
+/* The mbarrier ring (mech/cp_async_mbarrier.c), shared with barrier and bulk: the frame's
+ * barrier initialisation (INIT, its FENCE mbarrier_init for the async proxy, the block
+ * BARRIER that publishes it), the pg_full/pg_empty arrays (setup), their initialisation by
+ * thread 0, the init fence, parity waits (WAIT_PARITY, ACQUIRE; pg_mbar_wait with the
+ * watchdog), arrivals, and block or role barriers (named barrier 1 for the consumer warps,
+ * 2 for the producer warps). */
+void plan_mbar_init(planner *p);
+/* Every thread waits for the step's full barrier, computes, and a block barrier frees the
+ * slot (a staged output stored after another). */
+void plan_mbar_consume(planner *p, ir_section *loop);
+/* An operation of one role, of the step (producer warps). */
+ir_op *plan_role_op(planner *p, ir_section *sec, ir_op_kind kind, ir_role role);
+/* With producer warps: the consumer warps wait for the full barrier, compute and release
+ * the slot on its empty barrier (a staged output stored between two consumer barriers). */
+void plan_mbar_consume_role(planner *p, ir_section *loop);
+void emit_mbar_setup(kctx *k);
+void emit_mbar_init(kctx *k, const ir_op *op);
+void emit_mbar_fence(kctx *k, const ir_op *op);
+void emit_mbar_wait(kctx *k, const ir_op *op);
+/* ARRIVE and RELEASE: pg_mbar_arrive (on_copies: pg_cp_async_mbar_arrive). */
+void emit_mbar_arrive(kctx *k, const ir_op *op);
+void emit_mbar_barrier(kctx *k, const ir_op *op);
 /* The module of a mechanism; NULL while it is not implemented (and for auto). */
 const mech_module *mech_module_of(mech m);
 

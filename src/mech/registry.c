@@ -18,7 +18,7 @@ static const struct {
     [MECH_PRIMITIVES] = {"primitives", 80, &mech_primitives_module},
     [MECH_CP_ASYNC] = {"cp.async", 80, &mech_cp_async_module},
     [MECH_CP_ASYNC_MBARRIER] = {"cp.async.mbarrier", 80, &mech_cp_async_mbarrier_module},
-    [MECH_BULK] = {"bulk", 90, NULL},
+    [MECH_BULK] = {"bulk", 90, &mech_bulk_module},
     [MECH_TENSOR] = {"tensor", 90, NULL},
     [MECH_AUTO] = {"auto", 0, NULL},
 };

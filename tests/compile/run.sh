@@ -29,6 +29,8 @@
 #   COMPILE_JOBS=2          parallel jobs (xargs -P)
 #   COMPILE_FULL=1          the whole matrix, with drivers and header in every job
 #   COMPILE_KEEP=DIR        keep the work directory (generated files, PTX, logs) in DIR
+#   COMPILE_LOWERINGS="L.." only these lowerings (names of --list-lowerings; the spec's own
+#                           lowering is "default"), e.g. COMPILE_LOWERINGS=bulk
 #   NVCC=/path/to/nvcc      the compiler (default: nvcc on PATH, else /usr/local/cuda/bin)
 set -u
 
@@ -96,7 +98,9 @@ if [ "${1:-}" = --job ]; then
     run "$NVCC" -std=c++17 -Werror all-warnings "${gencode[@]}" "${inc[@]}" -c "$dir/$name.cu" \
         -o "$dir/$name.o" -keep -keep-dir "$dir/keep"
     for a in ${archs//,/ }; do
-        mv "$dir/keep/$name.compute_${a#sm_}.ptx" "$dir/$name.$a.ptx" 2>/dev/null \
+        # (with one -gencode, nvcc names the PTX without the architecture)
+        { mv "$dir/keep/$name.compute_${a#sm_}.ptx" "$dir/$name.$a.ptx" 2>/dev/null \
+            || { [ "$archs" = "$a" ] && mv "$dir/keep/$name.ptx" "$dir/$name.$a.ptx"; }; } \
             || result "FAIL nvcc -keep left no PTX for $a"
     done
     rm -rf "$dir/keep" "$dir/$name.o"     # the intermediate files take megabytes per job
@@ -188,6 +192,13 @@ while read -r name arch status; do
     lowerings+=("$name")
     [ "$arch" = sm_90 ] && arch_of[$name]=sm_90 || arch_of[$name]=sm_80,sm_90
 done < <("$pipegen" --list-lowerings)
+if [ -n "${COMPILE_LOWERINGS:-}" ]; then
+    chosen=()
+    for l in "${lowerings[@]}"; do
+        [[ " $COMPILE_LOWERINGS " == *" $l "* ]] && chosen+=("$l")
+    done
+    lowerings=("${chosen[@]}")
+fi
 
 work=$tmp
 if [ -n "${COMPILE_KEEP:-}" ]; then

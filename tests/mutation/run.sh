@@ -3,7 +3,8 @@
 #
 # For every samples/*/*.pipe, every implemented lowering (pipegen --list-lowerings, auto
 # excepted), both grids and every fault kind, run
-#     PIPEGEN --verify --inject-fault=KIND --lower=M --grid=G SPEC
+#     PIPEGEN --verify --inject-fault=KIND --lower=M --arch=A --grid=G SPEC
+# (A: sm_80,sm_90, or sm_90 for a lowering that needs it)
 # exit 2 means the fault does not apply to that schedule; exit 1 with a diagnostic tagged
 # with one of the rules expected for the kind ("] RULE: ") means it was caught; anything
 # else is a miss. Without a fault, every sample, lowering and grid must verify: exit 0 and
@@ -25,7 +26,7 @@ declare -A expect=(
     [expect-tx-short]='expect_tx|RAW'
     [expect-tx-long]='expect_tx|deadlock'
     [drop-fence]='fence'
-    [one-slot-short]='WAR|deadlock'
+    [one-slot-short]='WAR|deadlock|arrivals'
     [drop-release]='deadlock'
     [drop-arrive]='deadlock|arrivals'
     [early-release]='WAR'
@@ -43,10 +44,13 @@ kinds=(drop-wait wait-plus-one drop-commit flip-parity expect-tx-short expect-tx
        drop-array-check late-select drop-param-source chunk-buffers-short copy-out-early
        part-out-early fold-early)
 
+# Each lowering for the architectures it supports (an sm_90 lowering refuses sm_80).
 mechs=()
-while read -r name _ state _; do
+declare -A arch_of=()
+while read -r name arch state _; do
     [ "$name" = auto ] && continue
     [ "$state" = implemented ] && mechs+=("$name")
+    [ "$arch" = sm_90 ] && arch_of[$name]=sm_90 || arch_of[$name]=sm_80,sm_90
 done < <("$pipegen" --list-lowerings)
 if [ ${#mechs[@]} -eq 0 ]; then
     echo "mutation: no implemented lowering listed by $pipegen --list-lowerings" >&2
@@ -58,7 +62,7 @@ grids=(per_tile persistent)
 
 # Lowerings with producer warps are also run warp-specialized (one producer warp).
 roles_ok() {
-    ! "$pipegen" --verify --lower="$1" --producer-warps=1 "${specs[0]}" 2>&1 |
+    ! "$pipegen" --verify --lower="$1" --arch="${arch_of[$1]}" --producer-warps=1 "${specs[0]}" 2>&1 |
         grep -q "producer warps are planned by"
 }
 verbose=${MUTATION_VERBOSE:-0}
@@ -80,7 +84,7 @@ for spec in "${specs[@]}"; do
         for g in "${configs[@]}"; do
             # No fault: the schedule is proven, silently (the hints a lowering the spec was
             # not written for ignores are expected: -Wno-hints).
-            timeout 60 "$pipegen" --verify -Wno-hints --lower="$m" $g "$spec" \
+            timeout 60 "$pipegen" --verify -Wno-hints --lower="$m" --arch="${arch_of[$m]}" $g "$spec" \
                 >"$tmp/out" 2>"$tmp/err"
             status=$?
             if [ $status -ne 0 ] || [ -s "$tmp/err" ]; then
@@ -92,7 +96,7 @@ for spec in "${specs[@]}"; do
                 [ "$verbose" = 1 ] && echo "ok   $rel --lower=$m $g: proven"
             fi
             for k in "${kinds[@]}"; do
-                timeout 60 "$pipegen" --verify --inject-fault="$k" --lower="$m" $g \
+                timeout 60 "$pipegen" --verify --inject-fault="$k" --lower="$m" --arch="${arch_of[$m]}" $g \
                     "$spec" >"$tmp/out" 2>"$tmp/err"
                 status=$?
                 case_name="$rel --lower=$m $g --inject-fault=$k"

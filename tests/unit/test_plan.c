@@ -1,8 +1,9 @@
-/* Unit tests of plan.c and the mechanism planners (mech/sync.c, mech/cp_async.c): the IR
- * of each schedule (sections, operation kinds, step offsets, guards, wait counts) for
- * stages 1..5 and both grids, the ring size, the shared-memory layout, the copy width of
- * each stage (plan_vec through sched.copy[i].vec), auto resolution, the IR's text form,
- * and the exact diagnostics for what the planner does not lower. */
+/* Unit tests of plan.c and the mechanism planners (mech/sync.c, mech/cp_async.c,
+ * mech/cp_async_mbarrier.c, mech/bulk.c): the IR of each schedule (sections, operation
+ * kinds, step offsets, guards, wait counts, expected bytes) for stages 1..5 and both
+ * grids, the ring size, the shared-memory layout, the copy width of each stage (plan_vec
+ * through sched.copy[i].vec), auto resolution, the IR's text form, and the exact
+ * diagnostics for what the planner does not lower. */
 #include "mech/mech.h"
 #include "harness.h"
 
@@ -458,15 +459,21 @@ END_TEST
 
 /* ------------------------------------------------------------------ cp.async.mbarrier */
 
+/* A ring tracked by mbarriers: their arrival counts and the producers' threads. */
+static void expect_mbarriers(const sched *sc, int full, int empty, int producers)
+{
+    ck_assert_int_eq(sc->track, TRACK_BARRIER);
+    ck_assert_int_eq(sc->full_arrivals, full);
+    ck_assert_int_eq(sc->empty_arrivals, empty);
+    ck_assert_int_eq(sc->producer_threads, producers);
+}
+
 START_TEST(cp_async_mbarrier_shared)
 {
     planned p;
     plan_simple(&p, "float", 1, 1024, "stages 3; grid persistent;", MECH_CP_ASYNC_MBARRIER, 90);
-    ck_assert_int_eq(p.sc->track, TRACK_BARRIER);
     ck_assert_int_eq(p.sc->nslots, 3);
-    ck_assert_int_eq(p.sc->full_arrivals, 256);
-    ck_assert_int_eq(p.sc->empty_arrivals, 0);
-    ck_assert_int_eq(p.sc->producer_threads, 0);
+    expect_mbarriers(p.sc, 256, 0, 0);
     /* Barrier initialisation first, in the frame: init, a fence and a block barrier. */
     ck_assert_int_ge(p.sc->nsecs, 2);
     ck_assert_int_eq(p.sc->secs[0].kind, SEC_FRAME);
@@ -483,9 +490,7 @@ START_TEST(cp_async_mbarrier_roles)
     planned p;
     plan_simple(&p, "float", 1, 1024, "threads 160; stages 3; grid persistent; producer_warps 1;",
                 MECH_CP_ASYNC_MBARRIER, 90);
-    ck_assert_int_eq(p.sc->producer_threads, 32);
-    ck_assert_int_eq(p.sc->full_arrivals, 32);
-    ck_assert_int_eq(p.sc->empty_arrivals, 128);
+    expect_mbarriers(p.sc, 32, 128, 32);
     int producer = 0, consumer = 0;
     for (int i = 0; i < p.sc->nsecs; ++i)
         for (int j = 0; j < p.sc->secs[i].nops; ++j) {
@@ -499,6 +504,82 @@ START_TEST(cp_async_mbarrier_roles)
         }
     ck_assert_int_gt(producer, 0);
     ck_assert_int_gt(consumer, 0);
+    planned_free(&p);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ bulk */
+
+/* The elected thread's ARRIVE_TX of step off, expecting both staged regions' bytes, then
+ * the copy (guarded unless the step is the loop's own). */
+static void expect_fill(const ir_op *ops, int off, bool guarded)
+{
+    expect_op(&ops[0], OP_ARRIVE_TX, off, guarded);
+    ck_assert_int_eq(ops[0].bar, BAR_FULL);
+    ck_assert_int_eq(ops[0].bytes, 2 * 1024 * 4);
+    expect_op(&ops[1], OP_COPY, off, guarded);
+}
+
+START_TEST(bulk_ring)
+{
+    planned p;
+    plan_simple(&p, "float", 2, 1024, "stages 3; grid persistent;", MECH_BULK, 90);
+    expect_mbarriers(p.sc, 1, 0, 0);
+    ck_assert_int_eq(p.sc->nsecs, 4);
+    ck_assert_int_eq(p.sc->secs[0].ops[1].fence, FENCE_MBARRIER_INIT);
+    /* S steps armed and copied ahead, then one barrier publishes their stored edges. */
+    const ir_section *pro = &p.sc->secs[1], *pub = &p.sc->secs[2], *loop = &p.sc->secs[3];
+    ck_assert_int_eq(pro->count, 3);
+    expect_fill(pro->ops, 0, true);
+    ck_assert_int_eq(pub->count, 1);
+    ck_assert_int_eq(pub->nops, 1);
+    expect_op(&pub->ops[0], OP_BARRIER, 0, false);
+    ck_assert_int_eq(loop->nops, 5);
+    expect_op(&loop->ops[0], OP_WAIT_PARITY, 0, false);
+    expect_op(&loop->ops[1], OP_COMPUTE, 0, false);
+    expect_op(&loop->ops[2], OP_BARRIER, 0, false);
+    expect_fill(&loop->ops[3], 3, true);
+    planned_free(&p);
+}
+END_TEST
+
+START_TEST(bulk_one_slot)
+{
+    planned p;
+    plan_simple(&p, "float", 2, 1024, "grid per_tile;", MECH_BULK, 90);
+    ck_assert_int_eq(p.sc->nslots, 1);
+    ck_assert_int_eq(p.sc->nsecs, 2);
+    const ir_section *loop = &p.sc->secs[1];
+    ck_assert_int_eq(loop->nops, 6);
+    expect_fill(loop->ops, 0, false);
+    expect_op(&loop->ops[2], OP_BARRIER, 0, false);
+    expect_op(&loop->ops[3], OP_WAIT_PARITY, 0, false);
+    expect_op(&loop->ops[4], OP_COMPUTE, 0, false);
+    expect_op(&loop->ops[5], OP_BARRIER, 0, false);
+    planned_free(&p);
+}
+END_TEST
+
+START_TEST(bulk_roles)
+{
+    /* The producers acquire, copy, meet at their barrier, then the elected one arms; the
+     * consumers wait, compute and release. */
+    planned p;
+    plan_simple(&p, "float", 2, 1024, "threads 160; stages 3; grid persistent; producer_warps 1;",
+                MECH_BULK, 90);
+    expect_mbarriers(p.sc, 1, 128, 32);
+    const ir_section *loop = &p.sc->secs[p.sc->nsecs - 1];
+    static const struct { ir_op_kind kind; ir_role role; } want[] = {
+        {OP_ACQUIRE, ROLE_PRODUCER}, {OP_COPY, ROLE_PRODUCER}, {OP_BARRIER, ROLE_PRODUCER},
+        {OP_ARRIVE_TX, ROLE_PRODUCER}, {OP_WAIT_PARITY, ROLE_CONSUMER},
+        {OP_COMPUTE, ROLE_CONSUMER}, {OP_RELEASE, ROLE_CONSUMER},
+    };
+    ck_assert_int_eq(loop->nops, (int)(sizeof want / sizeof want[0]));
+    for (int i = 0; i < loop->nops; ++i) {
+        ck_assert_int_eq(loop->ops[i].kind, want[i].kind);
+        ck_assert_int_eq(loop->ops[i].role, want[i].role);
+    }
+    ck_assert_int_eq(loop->ops[3].bytes, 2 * 1024 * 4);
     planned_free(&p);
 }
 END_TEST
@@ -628,6 +709,9 @@ static Suite *plan_suite(void)
     TCase *mb = tcase_create("cp.async.mbarrier");
     tcase_add_test(mb, cp_async_mbarrier_shared);
     tcase_add_test(mb, cp_async_mbarrier_roles);
+    tcase_add_test(mb, bulk_ring);
+    tcase_add_test(mb, bulk_one_slot);
+    tcase_add_test(mb, bulk_roles);
     suite_add_tcase(s, mb);
     TCase *so = tcase_create("sorry");
     tcase_add_test(so, sorry_clamped_halo);

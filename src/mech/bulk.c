@@ -1,0 +1,145 @@
+/* mech_bulk: bulk copies (cp.async.bulk, sm_90) completing on the slot's full mbarrier by
+ * transaction bytes, consumers waiting on its phase parity.
+ *
+ * One elected thread (pg_ptid 0) arms the slot's full barrier for the step: it arrives
+ * once (the barrier counts one arrival) and expects exactly the bytes the step's bulk
+ * copies deliver, then issues them (pg_bulk_region): each row's 16-byte aligned middle
+ * inside the array is one bulk copy. What bulk copies cannot move (the head and tail of a
+ * row outside that middle, rows or columns outside the array, zero-filled; every chunk
+ * of a launch whose pointers allow less than 16 bytes) every thread stores with ordinary
+ * stores, which a block barrier publishes before the step's compute:
+ *   - with S >= 2 slots the loop copies S steps ahead, after the block barrier that
+ *     follows the compute (which frees the slot); the next iteration's barrier publishes
+ *     the stores, and one barrier after the prologue those of the first S steps;
+ *   - with one slot, copy, barrier, wait, compute, barrier.
+ * The parity of each wait is that of the step's use of its slot (pg_step / S), counted
+ * over the block's steps, so it carries across a persistent block's work items.
+ *
+ * The IR's ARRIVE_TX names the staged regions' bytes as the spec gives them (what the
+ * verifier's copies deliver); the printed expectation is what the step's bulk copies
+ * deliver (pg_bulk_bytes, from the row split the copies use: the region as copied, its
+ * origin moved to a 16-byte boundary, less the stored edges), plus any difference the
+ * IR's bytes have from the regions' (a fault, printed with --no-verify).
+ *
+ * With producer warps (warp specialization) the producers copy and the consumers compute:
+ * full and empty barriers per slot hand the slots over (plan_roles). */
+#include "mech.h"
+
+/* The bytes of every staged input: what a step's copy (of all of them) delivers in the
+ * verifier's model, and what its ARRIVE_TX expects. */
+static long long input_bytes(const spec *s)
+{
+    long long bytes = 0;
+    for (int i = 0; i < s->nstages; ++i)
+        if (!s->stages[i].is_output)
+            bytes += s->stages[i].bytes;
+    return bytes;
+}
+
+/* The elected thread arms the full barrier for step step_off, then the step's copy. */
+static void plan_fill(planner *p, ir_section *sec, int step_off)
+{
+    ir_op *arm = plan_op(p, sec, OP_ARRIVE_TX, step_off);
+    arm->bar = BAR_FULL;
+    arm->guarded = true;
+    arm->bytes = input_bytes(p->s);
+    plan_copy(p, sec, step_off);
+}
+
+/* Producer warps: they acquire the slot (its empty barrier), copy, and meet at their own
+ * barrier, after which the elected thread arms the full barrier: its arrival releases the
+ * stores of every producer thread to the consumers, which no block barrier joins. The
+ * bulk copies, issued before the bytes are expected, may land first (the tx-count goes
+ * below zero, as for a peer's multicast); the phase completes only with the arrival. */
+static void plan_roles(planner *p)
+{
+    sched *sc = p->sc;
+    sc->producer_threads = p->s->producer_warps * 32;
+    sc->empty_arrivals = sc->threads - sc->producer_threads;
+    ir_section *loop = plan_section(p, SEC_LOOP, 0);
+    plan_role_op(p, loop, OP_ACQUIRE, ROLE_PRODUCER)->bar = BAR_EMPTY;
+    plan_copy(p, loop, 0)->role = ROLE_PRODUCER;
+    plan_role_op(p, loop, OP_BARRIER, ROLE_PRODUCER);
+    ir_op *arm = plan_role_op(p, loop, OP_ARRIVE_TX, ROLE_PRODUCER);
+    arm->bar = BAR_FULL;
+    arm->bytes = input_bytes(p->s);
+    plan_mbar_consume_role(p, loop);
+}
+
+static bool plan(planner *p)
+{
+    int S = sema_ring_slots(p->s);
+    plan_layout(p, S);
+    p->sc->track = TRACK_BARRIER;
+    p->sc->full_arrivals = 1;
+    plan_mbar_init(p);
+    if (p->s->producer_warps) {
+        plan_roles(p);
+        return true;
+    }
+    if (S == 1) {
+        ir_section *loop = plan_section(p, SEC_LOOP, 0);
+        plan_fill(p, loop, 0);
+        plan_op(p, loop, OP_BARRIER, 0);
+        plan_mbar_consume(p, loop);
+        return true;
+    }
+    plan_fill(p, plan_section(p, SEC_PROLOGUE, S), 0);
+    plan_op(p, plan_section(p, SEC_PROLOGUE, 1), OP_BARRIER, 0);
+    ir_section *loop = plan_section(p, SEC_LOOP, 0);
+    plan_mbar_consume(p, loop);
+    plan_fill(p, loop, S);
+    return true;
+}
+
+/* ------------------------------------------------------------------ printing */
+
+/* The slot's full barrier and the stage's L2 policy (pg_pol_NAME, made where it has one). */
+static void copy_args(kctx *k, const spec_stage *st, const char *name)
+{
+    if (st->evict != EVICT_DEFAULT)
+        kp(k, "&pg_full[pg_slot], pg_l2_hint<true>{pg_pol_%s}", name);
+    else
+        kp(k, "&pg_full[pg_slot], pg_l2_hint<false>{0}");
+}
+
+static void print_copy(kctx *k, const ir_op *op)
+{
+    emit_copy_region_calls(k, op, "pg_bulk_region", copy_args);
+}
+
+static void tx_args(kctx *k, const spec_stage *st, const char *name)
+{
+    (void)st; (void)name;
+    kp(k, "pg_tx");
+}
+
+static void print_arrive_tx(kctx *k, const ir_op *op)
+{
+    emit_step_open(k, op);
+    kp(k, "if (pg_ptid == 0) {\n");
+    k->ind += 4;
+    /* 0 unless the IR's bytes differ from the regions' (a fault, printed by --no-verify) */
+    kp(k, "int64_t pg_tx = %lld;\n", op->bytes - input_bytes(k->s));
+    emit_region_calls(k, op, "pg_bulk_bytes", tx_args);
+    kp(k, "pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);\n");
+    k->ind -= 4;
+    kp(k, "}\n");
+    emit_step_close(k, op);
+}
+
+const mech_module mech_bulk_module = {
+    .plan = plan,
+    .print = {
+        [OP_INIT] = emit_mbar_init, [OP_FENCE] = emit_mbar_fence, [OP_ARRIVE_TX] = print_arrive_tx,
+        [OP_COPY] = print_copy, [OP_WAIT_PARITY] = emit_mbar_wait, [OP_ACQUIRE] = emit_mbar_wait,
+        [OP_RELEASE] = emit_mbar_arrive,
+        [OP_BARRIER] = emit_mbar_barrier, [OP_COMPUTE] = emit_print_compute,
+        [OP_STORE] = emit_print_store,
+    },
+    .setup = emit_mbar_setup,
+    .header = "pipert_bulk.cuh",
+    .roles = true,
+    .l2_policy = true,
+    .hints = 1u << HINT_EVICT,   /* .L2::cache_hint; the bulk copy has no cache operator or prefetch */
+};
