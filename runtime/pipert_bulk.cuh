@@ -47,13 +47,13 @@ __device__ __forceinline__ void pg_bulk_copy(unsigned char *dst, const unsigned 
  * sizes and have no bounds: with 16-byte chunks (VEC, the launch's copy width) each row's
  * whole chunks inside the array ([lo, hi), pg_api_whole) are one bulk copy, all of them
  * issued by thread 0, the thread that arms the barrier for them (pg_bulk_bytes: before the
- * copies, or after them and the producers' barrier with producer warps). Everything else
+ * copies, or after them with producer warps). Everything else
  * (a halo left of the array, a row's partial end, rows outside the array: zero-filled) is
  * stored by every copying thread (pg_api_edges). Where the launch's pointers or row
  * pitches allow less than 16 bytes, no bulk copy is possible: every chunk is stored so,
  * and the barrier expects no bytes. The stores are published to the consumers by the
  * block barrier the schedule has between a step's copy and its compute, or with producer
- * warps by their barrier and the elected arrival (docs/mechanisms.md). ---- */
+ * warps by each producer thread's own arrival on the full barrier (docs/mechanisms.md). ---- */
 template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT, bool HINT>
 __device__ __forceinline__ void pg_bulk_region(unsigned char *dst, const unsigned char *base,
                                                int64_t o0, int64_t o1, int64_t o2b, int64_t n0,

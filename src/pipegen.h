@@ -539,7 +539,9 @@ int sema_ring_slots(const spec *s);
  *   COPY        the role's threads issue the copies of step's staged inputs into its slot.
  *               sched.track says how completion is known: TRACK_SYNC, complete at once in
  *               the issuing thread; TRACK_GROUPS, by the issuing thread's commit groups;
- *               TRACK_BARRIER, by the slot's full barrier.
+ *               TRACK_BARRIER, by the slot's full barrier. With `stores` (bulk) every
+ *               thread of the role also writes what the transaction copies cannot move
+ *               with ordinary stores, complete at once in each thread.
  *   COMMIT      TRACK_GROUPS: close the thread's open group (an empty group is a group).
  *   WAIT n      TRACK_GROUPS: block until at most n of the thread's closed groups are
  *               incomplete (every older group is complete).
@@ -548,6 +550,8 @@ int sema_ring_slots(const spec *s);
  *               copies complete; otherwise at once.
  *   ARRIVE_TX   arrive on `bar` of step's slot and expect `bytes` more bytes of
  *               transaction in the current phase (bulk and tensor copies complete them).
+ *               With `all_arrive` the role's other threads arrive too (plainly), each
+ *               releasing its own stores; else the elected thread alone arrives.
  *   WAIT_PARITY block until `bar` of step's slot completed the phase of this use: the
  *               full barrier's use k waits for parity k & 1; the empty barrier's (a
  *               producer waiting for the previous use to be released) for (k & 1) ^ 1,
@@ -590,6 +594,10 @@ typedef struct ir_op {
     ir_fence fence;          /* OP_FENCE */
     bool guarded;            /* skipped when step >= trips (copies); never for commits */
     bool on_copies;          /* OP_ARRIVE: when the thread's earlier copies complete */
+    bool all_arrive;         /* OP_ARRIVE_TX: every thread of the role arrives, the elected
+                                one expecting the bytes; else the elected one alone */
+    bool stores;             /* OP_COPY (transaction copies): every thread of the role also
+                                stores what the copies cannot move (bulk's edges) */
     bool parity_flip;        /* OP_WAIT_PARITY: wait for the other parity (a fault) */
     bool implied;            /* OP_BARRIER: performed by the operation before it */
 } ir_op;
@@ -753,10 +761,13 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds);
  * The verifier reads the IR above with these precisions (docs/verifier.md):
  *   - ARRIVE and RELEASE: every thread of the role arrives (ROLE_ALL: sc->threads, the
  *     producer: producer_threads, the consumer: threads - producer_threads); ARRIVE_TX:
- *     one elected thread arrives once and expects `bytes`.
+ *     one elected thread arrives once and expects `bytes` (with all_arrive every thread of
+ *     the role arrives, the elected one's arrival expecting them).
  *   - Under TRACK_BARRIER, copies complete by transaction bytes on their slot's full
  *     barrier when the schedule has an ARRIVE_TX (bulk, tensor: issued by one thread),
- *     else through the issuing thread's ARRIVE on_copies (and its commit groups).
+ *     else through the issuing thread's ARRIVE on_copies (and its commit groups). A COPY
+ *     with `stores` is also an ordinary write by every thread of its role, which a reader
+ *     sees only through a barrier, or an arrival of that thread on the phase it waited on.
  *   - A STORE with fence = FENCE_PROXY_ASYNC reads through the async proxy (TMA store, by
  *     one thread): the compute's writes need an OP_FENCE after them, and the store reads
  *     on until a WAIT covers its commit group.

@@ -259,6 +259,10 @@ void ir_op_print(strbuf *sb, const ir_op *op, const char *var)
         sb_printf(sb, " bytes=%lld", op->bytes);
     if (op->on_copies)
         sb_puts(sb, " on_copies");
+    if (op->all_arrive)
+        sb_puts(sb, " all_arrive");
+    if (op->stores)
+        sb_puts(sb, " stores");
     if (op->parity_flip)
         sb_puts(sb, " parity_flipped");
     if (op->kind == OP_STORE && op->fence != FENCE_NONE)

@@ -76,6 +76,7 @@ static bool same_ops(const ir_section *a, const ir_section *b)
         if (x->kind != y->kind || x->role != y->role || x->step_off != y->step_off
             || x->stage != y->stage || x->n != y->n || x->bytes != y->bytes || x->bar != y->bar
             || x->fence != y->fence || x->guarded != y->guarded || x->on_copies != y->on_copies
+            || x->all_arrive != y->all_arrive || x->stores != y->stores
             || x->parity_flip != y->parity_flip || x->implied != y->implied)
             return false;
     }

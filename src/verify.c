@@ -75,7 +75,8 @@ typedef struct vclock {
     unsigned c[VERIFY_THREADS];
 } vclock;
 
-typedef enum rec_kind { REC_COPY, REC_WRITE, REC_STORE } rec_kind;
+/* REC_EDGE: a thread's ordinary stores of what a transaction copy cannot move. */
+typedef enum rec_kind { REC_COPY, REC_WRITE, REC_STORE, REC_EDGE } rec_kind;
 
 /* One thread's share of one copy (or compute write, or async store read) of one cell. */
 typedef struct rec {
@@ -485,8 +486,11 @@ static bool check_read(sim *s, const agent *a, int t, int ci, long long gs, cons
         if (!vc_leq(&r->done, &s->th[t].vc)) {
             vfail(s, R_RAW, "%s of step %lld (%s) reads slot %d before the %s of every "
                   "thread are visible to it (%s)", what, gs, role_name(a->role), slot,
-                  r->kind == REC_WRITE ? "compute's writes" : "copies",
+                  r->kind == REC_WRITE ? "compute's writes"
+                  : r->kind == REC_EDGE ? "ordinary stores" : "copies",
                   r->kind == REC_WRITE ? "no barrier between those writes and this read"
+                  : r->kind == REC_EDGE ? "neither a barrier nor that thread's arrival on the "
+                                          "phase it waited on orders them before this read"
                   : r->bar >= 0 || s->sc->track == TRACK_BARRIER
                   ? "it did not wait for the barrier phase that completes them"
                   : "no barrier after the copy completed in its thread");
@@ -545,13 +549,14 @@ static void cell_put(sim *s, int ci, long long gs, int ri)
         c->parts[c->nparts++] = ri;
 }
 
-static bool copy_into(sim *s, const agent *a, int t, int ci, long long gs, long long bytes)
+static bool copy_into(sim *s, const agent *a, int t, int ci, long long gs, long long bytes,
+                      rec_kind kind)
 {
     if (!check_overwrite(s, a, t, ci, gs, s->readers[ci % s->nst], "the copy"))
         return false;
-    int ri = new_rec(s, REC_COPY, t, ci, gs);
+    int ri = new_rec(s, kind, t, ci, gs);
     rec *r = &s->recs[ri];
-    if (s->sc->track == TRACK_SYNC) {
+    if (kind == REC_EDGE || s->sc->track == TRACK_SYNC) {
         rec_complete(s, r, &s->th[t].vc);
     } else if (s->tx) {
         r->bar = bar_index(s, BAR_FULL, ci / s->nst);
@@ -576,13 +581,17 @@ static void do_copy(sim *s, const agent *a, const ir_op *op, long long gs)
     for (int i = 0; i < s->nst && !s->failed; ++i) {
         if (is_output(s, i) || !stage_selected(op, i))
             continue;
-        /* A transaction copy is issued once, by one elected thread. */
-        for (int k = 0; k < (s->tx ? 1 : 2); ++k) {
+        int ci = stage_slot(s, i, gs) * s->nst + i;
+        long long bytes = s->sc->spec->stages[i].bytes;
+        /* A transaction copy is issued once, by one elected thread; what it cannot move
+         * (op->stores) every thread stores. */
+        for (int k = 0; k < 2; ++k) {
             int t = a->th + k;
-            if (s->tx && !bar_ready(s, a, t, true, gs))
+            if (s->tx && k == 0 && (!bar_ready(s, a, t, true, gs)
+                                    || !copy_into(s, a, t, ci, gs, bytes, REC_COPY)))
                 return;
-            if (!copy_into(s, a, t, stage_slot(s, i, gs) * s->nst + i, gs,
-                           s->sc->spec->stages[i].bytes))
+            if ((!s->tx || op->stores)
+                && !copy_into(s, a, t, ci, gs, bytes, s->tx ? REC_EDGE : REC_COPY))
                 return;
         }
     }
@@ -709,13 +718,16 @@ static void do_arrive(sim *s, const agent *a, const ir_op *op, int set, long lon
 {
     int b = bar_index(s, set, slot_of(s, gs));
     if (op->kind == OP_ARRIVE_TX) {
-        /* One elected thread arrives once and expects the phase's bytes. */
+        /* The elected thread expects the phase's bytes; it arrives alone, or (all_arrive)
+         * with the role's other threads. */
         if (!bar_ready(s, a, a->th, false, gs))
             return;
         s->bars[b].tx += op->bytes;
         s->bars[b].expected += op->bytes;
-        bar_arrive(s, b, 1, &s->th[a->th].vc, gs);
-        return;
+        if (!op->all_arrive) {
+            bar_arrive(s, b, 1, &s->th[a->th].vc, gs);
+            return;
+        }
     }
     for (int k = 0; k < 2 && !s->failed; ++k) {
         int t = a->th + k;

@@ -7,7 +7,7 @@
  * inside the array is one bulk copy. What bulk copies cannot move (the head and tail of a
  * row outside that middle, rows or columns outside the array, zero-filled; every chunk
  * of a launch whose pointers allow less than 16 bytes) every thread stores with ordinary
- * stores, which a block barrier publishes before the step's compute:
+ * stores (the COPY's `stores`), which a block barrier publishes before the step's compute:
  *   - with S >= 2 slots the loop copies S steps ahead, after the block barrier that
  *     follows the compute (which frees the slot); the next iteration's barrier publishes
  *     the stores, and one barrier after the prologue those of the first S steps;
@@ -22,7 +22,8 @@
  * IR's bytes have from the regions' (a fault, printed with --no-verify).
  *
  * With producer warps (warp specialization) the producers copy and the consumers compute:
- * full and empty barriers per slot hand the slots over (plan_roles). */
+ * full and empty barriers per slot hand the slots over (plan_roles), and every producer
+ * thread arrives on the full barrier after its own stores. */
 #include "mech.h"
 
 /* The bytes of every staged input: what a step's copy (of all of them) delivers in the
@@ -36,33 +37,51 @@ static long long input_bytes(const spec *s)
     return bytes;
 }
 
-/* The elected thread arms the full barrier for step step_off, then the step's copy. */
-static void plan_fill(planner *p, ir_section *sec, int step_off)
+/* Step step_off's copy: the elected thread's bulk copies and every thread's stores. */
+static ir_op *plan_bulk_copy(planner *p, ir_section *sec, int step_off)
+{
+    ir_op *copy = plan_copy(p, sec, step_off);
+    copy->stores = true;
+    return copy;
+}
+
+/* The full barrier's arrival of step step_off, expecting every staged input's bytes. */
+static ir_op *plan_arm(planner *p, ir_section *sec, int step_off)
 {
     ir_op *arm = plan_op(p, sec, OP_ARRIVE_TX, step_off);
     arm->bar = BAR_FULL;
-    arm->guarded = true;
     arm->bytes = input_bytes(p->s);
-    plan_copy(p, sec, step_off);
+    return arm;
 }
 
-/* Producer warps: they acquire the slot (its empty barrier), copy, and meet at their own
- * barrier, after which the elected thread arms the full barrier: its arrival releases the
- * stores of every producer thread to the consumers, which no block barrier joins. The
- * bulk copies, issued before the bytes are expected, may land first (the tx-count goes
- * below zero, as for a peer's multicast); the phase completes only with the arrival. */
+/* The elected thread arms the full barrier for step step_off, then the step's copy. */
+static void plan_fill(planner *p, ir_section *sec, int step_off)
+{
+    plan_arm(p, sec, step_off)->guarded = true;
+    plan_bulk_copy(p, sec, step_off);
+}
+
+/* Producer warps: they acquire the slot (its empty barrier; every producer thread waits,
+ * so its stores follow the consumers' reads), copy, and then every producer thread
+ * arrives on the full barrier, which counts them all: the elected one expecting the
+ * bytes, the others plainly. Each arrival releases that thread's own stores to the
+ * consumers, which no block barrier joins; a producers' barrier before one elected
+ * arrival would release them only through the barrier's transitivity, which
+ * compute-sanitizer's racecheck does not follow. The bulk copies, issued before the bytes
+ * are expected, may land first (the tx-count goes below zero, as for a peer's multicast);
+ * the phase completes only with the elected arrival. */
 static void plan_roles(planner *p)
 {
     sched *sc = p->sc;
     sc->producer_threads = p->s->producer_warps * 32;
+    sc->full_arrivals = sc->producer_threads;
     sc->empty_arrivals = sc->threads - sc->producer_threads;
     ir_section *loop = plan_section(p, SEC_LOOP, 0);
     plan_role_op(p, loop, OP_ACQUIRE, ROLE_PRODUCER)->bar = BAR_EMPTY;
-    plan_copy(p, loop, 0)->role = ROLE_PRODUCER;
-    plan_role_op(p, loop, OP_BARRIER, ROLE_PRODUCER);
-    ir_op *arm = plan_role_op(p, loop, OP_ARRIVE_TX, ROLE_PRODUCER);
-    arm->bar = BAR_FULL;
-    arm->bytes = input_bytes(p->s);
+    plan_bulk_copy(p, loop, 0)->role = ROLE_PRODUCER;
+    ir_op *arm = plan_arm(p, loop, 0);
+    arm->role = ROLE_PRODUCER;
+    arm->all_arrive = true;
     plan_mbar_consume_role(p, loop);
 }
 
@@ -71,12 +90,12 @@ static bool plan(planner *p)
     int S = sema_ring_slots(p->s);
     plan_layout(p, S);
     p->sc->track = TRACK_BARRIER;
-    p->sc->full_arrivals = 1;
     plan_mbar_init(p);
     if (p->s->producer_warps) {
         plan_roles(p);
         return true;
     }
+    p->sc->full_arrivals = 1;
     if (S == 1) {
         ir_section *loop = plan_section(p, SEC_LOOP, 0);
         plan_fill(p, loop, 0);
@@ -124,6 +143,9 @@ static void print_arrive_tx(kctx *k, const ir_op *op)
     emit_region_calls(k, op, "pg_bulk_bytes", tx_args);
     kp(k, "pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);\n");
     k->ind -= 4;
+    /* each of the role's other threads releases its own stores */
+    if (op->all_arrive)
+        kp(k, "} else {\n    pg_mbar_arrive(&pg_full[pg_slot]);\n");
     kp(k, "}\n");
     emit_step_close(k, op);
 }

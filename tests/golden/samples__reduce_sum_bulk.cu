@@ -13,9 +13,9 @@
 /* Schedule for sm_90, lowering bulk: a ring of 4 slot(s), 65536 bytes of shared memory
  * per block, 256 threads, persistent grid.
  *   frame: init; fence mbarrier_init; barrier
- *   prologue p in [0,4): arrive_tx step=p bar=full bytes=16384 if<trips; copy step=p if<trips
+ *   prologue p in [0,4): arrive_tx step=p bar=full bytes=16384 if<trips; copy step=p stores if<trips
  *   prologue p in [0,1): barrier
- *   loop t in [0,trips): wait_parity step=t bar=full; compute step=t; barrier; arrive_tx step=t+4 bar=full bytes=16384 if<trips; copy step=t+4 if<trips
+ *   loop t in [0,trips): wait_parity step=t bar=full; compute step=t; barrier; arrive_tx step=t+4 bar=full bytes=16384 if<trips; copy step=t+4 stores if<trips
  */
 /* Phase table of the bulk ring: 4 slots, the first 9 steps of a block.
  * slot = step % 4, use = step / 4. A block's steps run on across its work

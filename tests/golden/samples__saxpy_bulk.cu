@@ -13,7 +13,7 @@
 /* Schedule for sm_90, lowering bulk: a ring of 1 slot(s), 16384 bytes of shared memory
  * per block, 256 threads, one block per work item grid.
  *   frame: init; fence mbarrier_init; barrier
- *   loop t in [0,trips): arrive_tx step=t bar=full bytes=16384; copy step=t; barrier; wait_parity step=t bar=full; compute step=t; barrier
+ *   loop t in [0,trips): arrive_tx step=t bar=full bytes=16384; copy step=t stores; barrier; wait_parity step=t bar=full; compute step=t; barrier
  */
 /* Phase table of the bulk ring: 1 slot, the first 3 steps of a block.
  * slot = step % 1, use = step / 1. A block's steps run on across its work

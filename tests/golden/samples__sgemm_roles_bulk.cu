@@ -13,7 +13,7 @@
 /* Schedule for sm_90, lowering bulk: a ring of 2 slot(s), 69632 bytes of shared memory
  * per block, 288 threads, one block per work item grid.
  *   frame: init; fence mbarrier_init; barrier
- *   loop t in [0,trips): producer: acquire step=t bar=empty; producer: copy step=t; producer: barrier; producer: arrive_tx step=t bar=full bytes=32768; consumer: wait_parity step=t bar=full; consumer: compute step=t; consumer: release step=t bar=empty
+ *   loop t in [0,trips): producer: acquire step=t bar=empty; producer: copy step=t stores; producer: arrive_tx step=t bar=full bytes=32768 all_arrive; consumer: wait_parity step=t bar=full; consumer: compute step=t; consumer: release step=t bar=empty
  */
 /* Phase table of the bulk ring: 2 slots, the first 5 steps of a block.
  * slot = step % 2, use = step / 2. A block's steps run on across its work
@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
     __shared__ __align__(8) uint64_t pg_empty[2];
     if (threadIdx.x == 0) {
         for (int pg_i = 0; pg_i < 2; ++pg_i) {
-            pg_mbar_init(&pg_full[pg_i], 1);
+            pg_mbar_init(&pg_full[pg_i], 32);
             pg_mbar_init(&pg_empty[pg_i], 256);
         }
     }
@@ -85,7 +85,6 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
                     0, (k), (n0) * 4,
                     1, K, N * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
-            pg_role_barrier<32, 2>();
             {
                 const int64_t pg_step = pg_t;
                 const int64_t pg_sub = pg_mod(pg_step, pg_ks);
@@ -105,6 +104,8 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
                         0, (k), (n0) * 4,
                         1, K, N * 4, pg_ptid, pg_tx);
                     pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                } else {
+                    pg_mbar_arrive(&pg_full[pg_slot]);
                 }
             }
         }
@@ -127,7 +128,7 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 131 "samples__sgemm_roles_bulk.cu"
+#line 132 "samples__sgemm_roles_bulk.cu"
             for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
                 {
                     const int64_t pg_step = pg_t;
@@ -169,7 +170,7 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
       }
     }
   
-#line 173 "samples__sgemm_roles_bulk.cu"
+#line 174 "samples__sgemm_roles_bulk.cu"
                 }
                 {
                     const int64_t pg_step = pg_t;
@@ -187,7 +188,7 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 191 "samples__sgemm_roles_bulk.cu"
+#line 192 "samples__sgemm_roles_bulk.cu"
         }
     }
 }

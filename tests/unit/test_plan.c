@@ -517,7 +517,9 @@ static void expect_fill(const ir_op *ops, int off, bool guarded)
     expect_op(&ops[0], OP_ARRIVE_TX, off, guarded);
     ck_assert_int_eq(ops[0].bar, BAR_FULL);
     ck_assert_int_eq(ops[0].bytes, 2 * 1024 * 4);
+    ck_assert(!ops[0].all_arrive);
     expect_op(&ops[1], OP_COPY, off, guarded);
+    ck_assert(ops[1].stores);
 }
 
 START_TEST(bulk_ring)
@@ -562,24 +564,27 @@ END_TEST
 
 START_TEST(bulk_roles)
 {
-    /* The producers acquire, copy, meet at their barrier, then the elected one arms; the
-     * consumers wait, compute and release. */
+    /* The producers acquire and copy (bulk copies and their own stores), then every one
+     * of them arrives on the full barrier, which counts them all; the consumers wait,
+     * compute and release. */
     planned p;
     plan_simple(&p, "float", 2, 1024, "threads 160; stages 3; grid persistent; producer_warps 1;",
                 MECH_BULK, 90);
-    expect_mbarriers(p.sc, 1, 128, 32);
+    expect_mbarriers(p.sc, 32, 128, 32);
     const ir_section *loop = &p.sc->secs[p.sc->nsecs - 1];
     static const struct { ir_op_kind kind; ir_role role; } want[] = {
-        {OP_ACQUIRE, ROLE_PRODUCER}, {OP_COPY, ROLE_PRODUCER}, {OP_BARRIER, ROLE_PRODUCER},
-        {OP_ARRIVE_TX, ROLE_PRODUCER}, {OP_WAIT_PARITY, ROLE_CONSUMER},
-        {OP_COMPUTE, ROLE_CONSUMER}, {OP_RELEASE, ROLE_CONSUMER},
+        {OP_ACQUIRE, ROLE_PRODUCER}, {OP_COPY, ROLE_PRODUCER}, {OP_ARRIVE_TX, ROLE_PRODUCER},
+        {OP_WAIT_PARITY, ROLE_CONSUMER}, {OP_COMPUTE, ROLE_CONSUMER},
+        {OP_RELEASE, ROLE_CONSUMER},
     };
     ck_assert_int_eq(loop->nops, (int)(sizeof want / sizeof want[0]));
     for (int i = 0; i < loop->nops; ++i) {
         ck_assert_int_eq(loop->ops[i].kind, want[i].kind);
         ck_assert_int_eq(loop->ops[i].role, want[i].role);
     }
-    ck_assert_int_eq(loop->ops[3].bytes, 2 * 1024 * 4);
+    ck_assert(loop->ops[1].stores);
+    ck_assert(loop->ops[2].all_arrive);
+    ck_assert_int_eq(loop->ops[2].bytes, 2 * 1024 * 4);
     planned_free(&p);
 }
 END_TEST

@@ -237,6 +237,21 @@ START_TEST(fault_names_round_trip)
 }
 END_TEST
 
+/* The producers' ring as bulk plans it: the elected thread's bulk copy and every producer
+ * thread's stores of what it cannot move, then the arrivals on the full barrier: every
+ * producer thread's (all_arrive, the barrier counting 32), or the elected one's alone. */
+static void build_ws_stores(fx *f, int S, bool all_arrive)
+{
+    build_ws_ring(f, S);
+    ir_section *loop = &f->sc.secs[f->sc.nsecs - 1];
+    ir_op arm = loop->ops[1];
+    loop->ops[1] = loop->ops[2];
+    loop->ops[1].stores = true;
+    loop->ops[2] = arm;
+    loop->ops[2].all_arrive = all_arrive;
+    f->sc.full_arrivals = all_arrive ? 32 : 1;
+}
+
 /* ------------------------------------------------------------------ warp-specialized ring */
 
 START_TEST(ws_ring_proven)
@@ -245,6 +260,62 @@ START_TEST(ws_ring_proven)
         fx f;
         build_ws_ring(&f, S);
         expect_proven(&f);
+        fx_free(&f);
+    }
+}
+END_TEST
+
+/* Every producer thread's arrival releases its own stores to the consumers. */
+START_TEST(ws_stores_every_arrival_proven)
+{
+    for (int S = 1; S <= 4; ++S) {
+        fx f;
+        build_ws_stores(&f, S, true);
+        expect_proven(&f);
+        fx_free(&f);
+    }
+}
+END_TEST
+
+/* The elected arrival alone releases no other producer thread's stores. */
+START_TEST(ws_stores_elected_arrival_raw)
+{
+    fx f;
+    build_ws_stores(&f, 2, false);
+    expect_rule(&f, "RAW");
+    ck_assert_ptr_nonnull(strstr(f.out, "ordinary stores of every thread are visible"));
+    fx_free(&f);
+}
+END_TEST
+
+/* The arrivals' count is the IR's: every producer thread on a barrier counting one
+ * completes it early; one arrival on a barrier counting them all never does. */
+START_TEST(ws_stores_arrival_counts)
+{
+    fx f;
+    build_ws_stores(&f, 2, true);
+    f.sc.full_arrivals = 1;
+    expect_rule(&f, "arrivals");
+    fx_free(&f);
+    build_ws_stores(&f, 2, false);
+    f.sc.full_arrivals = 32;
+    expect_rule(&f, "deadlock");
+    fx_free(&f);
+}
+END_TEST
+
+/* The faults that apply are caught on it too. */
+START_TEST(ws_stores_faults_caught)
+{
+    static const struct { fault_kind k; const char *rule; } cases[] = {
+        {FAULT_EXPECT_TX_SHORT, "expect_tx"}, {FAULT_EXPECT_TX_LONG, "expect_tx"},
+        {FAULT_DROP_FENCE, "fence"}, {FAULT_DROP_ARRIVE, "deadlock"},
+        {FAULT_DROP_RELEASE, "deadlock"}, {FAULT_EARLY_RELEASE, "WAR"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        fx f;
+        build_ws_stores(&f, 2, true);
+        inject_expect(&f, cases[i].k, cases[i].rule);
         fx_free(&f);
     }
 }
@@ -1072,6 +1143,10 @@ static Suite *verify_suite(void)
 
     TCase *ws = tcase_create("ws_ring");
     tcase_add_test(ws, ws_ring_proven);
+    tcase_add_test(ws, ws_stores_every_arrival_proven);
+    tcase_add_test(ws, ws_stores_elected_arrival_raw);
+    tcase_add_test(ws, ws_stores_arrival_counts);
+    tcase_add_test(ws, ws_stores_faults_caught);
     tcase_add_test(ws, ws_flip_parity_caught);
     tcase_add_test(ws, ws_flip_acquire_parity_deadlocks);
     tcase_add_test(ws, ws_expect_tx_short_caught);
