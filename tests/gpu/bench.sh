@@ -117,8 +117,9 @@ for i in "${!streaming[@]}"; do
             echo "  $link"
         fi
         host_multi_rows "$dir/bench.out" "$(order 0 "${streaming_lines[$i]}")" "$@"
-        # the chunks of its traced runs, for the timeline of docs/streaming.md
-        sed -n "s/^BENCH_TRACE //p" "$dir/bench.out" | sed "s/^/$2 $3 /" >>"$W/trace.txt"
+        # the chunks of its traced runs, for the timeline of docs/streaming.md (one run a
+        # sample: the line without flags)
+        [ -n "$flags" ] || sed -n "s/^BENCH_TRACE //p" "$dir/bench.out" | sed "s/^/$2 $3 /" >>"$W/trace.txt"
     fi
 done
 
