@@ -72,12 +72,7 @@ static void plan_fill(planner *p, ir_section *sec, int step_off)
  * the phase completes only with the elected arrival. */
 static void plan_roles(planner *p)
 {
-    sched *sc = p->sc;
-    sc->producer_threads = p->s->producer_warps * 32;
-    sc->full_arrivals = sc->producer_threads;
-    sc->empty_arrivals = sc->threads - sc->producer_threads;
-    ir_section *loop = plan_section(p, SEC_LOOP, 0);
-    plan_role_op(p, loop, OP_ACQUIRE, ROLE_PRODUCER)->bar = BAR_EMPTY;
+    ir_section *loop = plan_mbar_roles_loop(p);
     plan_bulk_copy(p, loop, 0)->role = ROLE_PRODUCER;
     ir_op *arm = plan_arm(p, loop, 0);
     arm->role = ROLE_PRODUCER;

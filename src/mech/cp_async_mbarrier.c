@@ -45,6 +45,17 @@ ir_op *plan_role_op(planner *p, ir_section *sec, ir_op_kind kind, ir_role role)
     return op;
 }
 
+ir_section *plan_mbar_roles_loop(planner *p)
+{
+    sched *sc = p->sc;
+    sc->producer_threads = p->s->producer_warps * 32;
+    sc->full_arrivals = sc->producer_threads;
+    sc->empty_arrivals = sc->threads - sc->producer_threads;
+    ir_section *loop = plan_section(p, SEC_LOOP, 0);
+    plan_role_op(p, loop, OP_ACQUIRE, ROLE_PRODUCER)->bar = BAR_EMPTY;
+    return loop;
+}
+
 void plan_mbar_consume_role(planner *p, ir_section *loop)
 {
     plan_role_op(p, loop, OP_WAIT_PARITY, ROLE_CONSUMER)->bar = BAR_FULL;
@@ -75,12 +86,7 @@ static void plan_shared(planner *p, int S)
 /* Producer warps copy, consumer warps compute; full and empty barriers hand slots over. */
 static void plan_roles(planner *p)
 {
-    sched *sc = p->sc;
-    sc->producer_threads = p->s->producer_warps * 32;
-    sc->full_arrivals = sc->producer_threads;
-    sc->empty_arrivals = sc->threads - sc->producer_threads;
-    ir_section *loop = plan_section(p, SEC_LOOP, 0);
-    plan_role_op(p, loop, OP_ACQUIRE, ROLE_PRODUCER)->bar = BAR_EMPTY;
+    ir_section *loop = plan_mbar_roles_loop(p);
     plan_copy(p, loop, 0)->role = ROLE_PRODUCER;
     arrive_full(p, loop, 0, ROLE_PRODUCER);
     plan_mbar_consume_role(p, loop);

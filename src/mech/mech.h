@@ -129,6 +129,10 @@ void plan_mbar_init(planner *p);
 void plan_mbar_consume(planner *p, ir_section *loop);
 /* An operation of one role, of the step (producer warps). */
 ir_op *plan_role_op(planner *p, ir_section *sec, ir_op_kind kind, ir_role role);
+/* With producer warps: every producer thread arrives on the full barrier, every consumer
+ * thread on the empty one; the loop, its first operation the producers' wait for the
+ * slot's empty barrier. */
+ir_section *plan_mbar_roles_loop(planner *p);
 /* With producer warps: the consumer warps wait for the full barrier, compute and release
  * the slot on its empty barrier (a staged output stored between two consumer barriers). */
 void plan_mbar_consume_role(planner *p, ir_section *loop);
