@@ -18,7 +18,9 @@
 #   - a run with the spec's own lowering that writes the same source as an explicit
 #     --lower=M is not compiled again (M's run stands for it);
 #   - golden specs (features rather than workloads) compile with every lowering on the
-#     persistent grid, and with their own lowering on both grids; samples on both grids;
+#     persistent grid, and with their own lowering on both grids; samples with every
+#     lowering on the per_tile grid, and with their own on both (so each lowering meets
+#     each grid, reductions included, without compiling every pair twice);
 #     a sample's host_stream variant (NAME_host) with its own lowering only.
 # A lowering that reports a spec feature as "not implemented yet" (or planned by another
 # lowering) is a skip, not a failure.
@@ -241,9 +243,11 @@ for spec in "${specs[@]}"; do
         [[ $name == *_host ]] && [ "${COMPILE_FULL:-0}" != 1 ] && [ "$lower" != "$own" ] && continue
         for grid in per_tile persistent; do
             # Golden specs (features rather than workloads): every lowering on the
-            # persistent grid, their own lowering on both.
-            if [ "${COMPILE_FULL:-0}" != 1 ] && [ $golden = 1 ] && [ $grid = per_tile ] \
-               && [ "$lower" != "$own" ]; then
+            # persistent grid, their own lowering on both; samples the other way round, so
+            # that every lowering meets both grids (with and without accumulators) once.
+            every=persistent
+            [ $golden = 1 ] || every=per_tile
+            if [ "${COMPILE_FULL:-0}" != 1 ] && [ $grid != $every ] && [ "$lower" != "$own" ]; then
                 continue
             fi
             checks=ptx
