@@ -82,12 +82,11 @@ __device__ __forceinline__ void pg_mbar_wait(uint64_t *bar, unsigned parity, con
     }
 }
 
-/* A barrier of `count` threads of one role (named barrier ID: 1 the consumer warps, 2 the
- * producer warps; 0 is __syncthreads). */
-template <int COUNT, int ID = 1>
+/* A barrier of `count` threads of one role (named barrier 1; 0 is __syncthreads). */
+template <int COUNT>
 __device__ __forceinline__ void pg_role_barrier()
 {
-    asm volatile("bar.sync %0, %1;\n" ::"n"(ID), "n"(COUNT) : "memory");
+    asm volatile("bar.sync 1, %0;\n" ::"n"(COUNT) : "memory");
 }
 
 #endif /* __CUDACC__ */

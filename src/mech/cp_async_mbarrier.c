@@ -158,12 +158,11 @@ void emit_mbar_wait(kctx *k, const ir_op *op)
 
 void emit_mbar_barrier(kctx *k, const ir_op *op)
 {
+    /* A barrier of one role is the consumers' (the producers meet on the mbarriers). */
     if (op->role == ROLE_ALL)
         emit_print_barrier(k, op);
-    else if (op->role == ROLE_CONSUMER)
-        kp(k, "pg_role_barrier<%d>();\n", k->sc->threads - k->sc->producer_threads);
     else
-        kp(k, "pg_role_barrier<%d, 2>();\n", k->sc->producer_threads);
+        kp(k, "pg_role_barrier<%d>();\n", k->sc->threads - k->sc->producer_threads);
 }
 
 const mech_module mech_cp_async_mbarrier_module = {

@@ -77,20 +77,25 @@ run_case() {
     echo $((SECONDS - start)) >"$dir/seconds"
 }
 # The instruction a lowering's kernels must hold in their SASS, where the PTX alone does not
-# show that the hardware path is taken: bulk copies are the bulk-copy unit's UBLKCP.
+# show that the hardware path is taken (LOWERING:INSTRUCTION ...): bulk copies are the
+# bulk-copy unit's UBLKCP.
+SASS_MUST="bulk:UBLKCP"
 sass_check() {
-    local dir=$1 name=$2 mech=$3
-    [ "$mech" = bulk ] || return 0
-    if "$CUOBJDUMP" --dump-sass "$dir/test" 2>&1 | grep -q UBLKCP; then
-        echo "ok   sass     $name: UBLKCP"
+    local dir=$1 name=$2 mech=$3 want=
+    for m in $SASS_MUST; do
+        [ "${m%%:*}" = "$mech" ] && want=${m#*:}
+    done
+    [ -n "$want" ] || return 0
+    if "$CUOBJDUMP" --dump-sass "$dir/test" 2>&1 | grep -q "$want"; then
+        echo "ok   sass     $name: $want"
     else
-        echo "FAIL sass     $name: no UBLKCP in cuobjdump --dump-sass"
+        echo "FAIL sass     $name: no $want in cuobjdump --dump-sass"
     fi
 }
 SAN=${SANITIZER:-compute-sanitizer}
 CUOBJDUMP=${CUOBJDUMP:-$(dirname "$(command -v "$NVCC" || echo nvcc)")/cuobjdump}
 export -f run_case clean_summary sass_check
-export SAN SYNCCHECK_SKIP CUOBJDUMP
+export SAN SYNCCHECK_SKIP CUOBJDUMP SASS_MUST
 for c in "${cases[@]}"; do
     set -- $c
     printf '%s\0%s\0%s\0' "$(case_dir "$@")" "$1 --lower=$2 --grid=$3${4:+ $4}" "$2"
