@@ -539,9 +539,12 @@ int sema_ring_slots(const spec *s);
  *   COPY        the role's threads issue the copies of step's staged inputs into its slot.
  *               sched.track says how completion is known: TRACK_SYNC, complete at once in
  *               the issuing thread; TRACK_GROUPS, by the issuing thread's commit groups;
- *               TRACK_BARRIER, by the slot's full barrier. With `stores` (bulk) every
- *               thread of the role also writes what the transaction copies cannot move
- *               with ordinary stores, complete at once in each thread.
+ *               TRACK_BARRIER, by the slot's full barrier. Transaction copies (the
+ *               schedule has an ARRIVE_TX) are issued by one elected thread, or with
+ *               `dealt` (bulk's rows) each thread of the role issues its share. With
+ *               `stores` (bulk) every thread of the role also writes what the
+ *               transaction copies cannot move with ordinary stores, complete at once in
+ *               each thread.
  *   COMMIT      TRACK_GROUPS: close the thread's open group (an empty group is a group).
  *   WAIT n      TRACK_GROUPS: block until at most n of the thread's closed groups are
  *               incomplete (every older group is complete).
@@ -598,6 +601,9 @@ typedef struct ir_op {
                                 one expecting the bytes; else the elected one alone */
     bool stores;             /* OP_COPY (transaction copies): every thread of the role also
                                 stores what the copies cannot move (bulk's edges) */
+    bool dealt;              /* OP_COPY (transaction copies), OP_STORE (async proxy): issued
+                                by every thread of the role, each its share (bulk's rows);
+                                else by one */
     bool parity_flip;        /* OP_WAIT_PARITY: wait for the other parity (a fault) */
     bool implied;            /* OP_BARRIER: performed by the operation before it */
 } ir_op;
@@ -764,13 +770,15 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds);
  *     one elected thread arrives once and expects `bytes` (with all_arrive every thread of
  *     the role arrives, the elected one's arrival expecting them).
  *   - Under TRACK_BARRIER, copies complete by transaction bytes on their slot's full
- *     barrier when the schedule has an ARRIVE_TX (bulk, tensor: issued by one thread),
+ *     barrier when the schedule has an ARRIVE_TX (tensor: issued by one thread; bulk's
+ *     rows, `dealt`: a share by every thread of the role),
  *     else through the issuing thread's ARRIVE on_copies (and its commit groups). A COPY
  *     with `stores` is also an ordinary write by every thread of its role, which a reader
  *     sees only through a barrier, or an arrival of that thread on the phase it waited on.
  *   - A STORE with fence = FENCE_PROXY_ASYNC reads through the async proxy (TMA store, by
- *     one thread): the compute's writes need an OP_FENCE after them, and the store reads
- *     on until a WAIT covers its commit group.
+ *     one thread, or with `dealt` by every thread of the role, its share of the rows):
+ *     the compute's writes need an OP_FENCE after them, and the store reads on until a
+ *     WAIT of the issuing thread covers its commit group.
  *   - The barriers are initialised by one thread in the frame, before the first section;
  *     the IR must publish that with a block BARRIER (and, where the async proxy uses
  *     them, an OP_FENCE before it) ahead of any barrier operation.

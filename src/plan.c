@@ -201,7 +201,7 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm)
         m = mech_auto(s, sm);
     sched *sc = arena_alloc(a, sizeof *sc);
     *sc = (sched){.spec = s, .mech = m, .sm = sm, .threads = s->threads, .grid = s->grid};
-    planner p = {a, d, s, sc};
+    planner p = {a, d, s, sc, false};
     /* sema_check refused a lowering that is not implemented, too new for sm or without
      * the producer warps the spec has. */
     const mech_module *mod = mech_module_of(m);
@@ -263,6 +263,8 @@ void ir_op_print(strbuf *sb, const ir_op *op, const char *var)
         sb_puts(sb, " all_arrive");
     if (op->stores)
         sb_puts(sb, " stores");
+    if (op->dealt)
+        sb_puts(sb, " dealt");
     if (op->parity_flip)
         sb_puts(sb, " parity_flipped");
     if (op->kind == OP_STORE && op->fence != FENCE_NONE)

@@ -576,6 +576,15 @@ static bool copy_into(sim *s, const agent *a, int t, int ci, long long gs, long 
 
 /* ------------------------------------------------------------------ operations */
 
+/* The bytes of a transaction copy that simulated thread k of its role issues: all of
+ * them by the elected one (k == 0), or half each when the copy is dealt. */
+static long long tx_share(const ir_op *op, int k, long long bytes)
+{
+    if (!op->dealt)
+        return k == 0 ? bytes : 0;
+    return k == 0 ? bytes - bytes / 2 : bytes / 2;
+}
+
 static void do_copy(sim *s, const agent *a, const ir_op *op, long long gs)
 {
     for (int i = 0; i < s->nst && !s->failed; ++i) {
@@ -583,12 +592,13 @@ static void do_copy(sim *s, const agent *a, const ir_op *op, long long gs)
             continue;
         int ci = stage_slot(s, i, gs) * s->nst + i;
         long long bytes = s->sc->spec->stages[i].bytes;
-        /* A transaction copy is issued once, by one elected thread; what it cannot move
-         * (op->stores) every thread stores. */
+        /* A transaction copy is issued by one elected thread, or dealt (a share of the
+         * bytes by each thread); what it cannot move (op->stores) every thread stores. */
         for (int k = 0; k < 2; ++k) {
             int t = a->th + k;
-            if (s->tx && k == 0 && (!bar_ready(s, a, t, true, gs)
-                                    || !copy_into(s, a, t, ci, gs, bytes, REC_COPY)))
+            long long share = tx_share(op, k, bytes);
+            if (s->tx && share && (!bar_ready(s, a, t, true, gs)
+                                   || !copy_into(s, a, t, ci, gs, share, REC_COPY)))
                 return;
             if ((!s->tx || op->stores)
                 && !copy_into(s, a, t, ci, gs, bytes, s->tx ? REC_EDGE : REC_COPY))
@@ -641,12 +651,13 @@ static void do_compute(sim *s, const agent *a, const ir_op *op, long long gs)
 }
 
 /* A store reads its output cells; through the async proxy (a TMA store, marked by
- * fence = FENCE_PROXY_ASYNC on the STORE) it is issued by one thread, the writes it reads
- * must have been fenced, and it reads on until a wait_group covers it. */
+ * fence = FENCE_PROXY_ASYNC on the STORE) it is issued by one thread (or with `dealt` by
+ * each, its share of the rows), the writes it reads must have been fenced, and it reads
+ * on until a wait_group of the issuing thread covers it. */
 static void do_store(sim *s, const agent *a, const ir_op *op, long long gs)
 {
     bool async = op->fence == FENCE_PROXY_ASYNC;
-    for (int k = 0; k < (async ? 1 : 2) && !s->failed; ++k) {
+    for (int k = 0; k < (async && !op->dealt ? 1 : 2) && !s->failed; ++k) {
         int t = a->th + k;
         for (int i = 0; i < s->nst && !s->failed; ++i) {
             if (!is_output(s, i) || !stage_selected(op, i))

@@ -3,8 +3,10 @@
  *
  * One elected thread (pg_ptid 0) arms the slot's full barrier for the step: it arrives
  * once (the barrier counts one arrival) and expects exactly the bytes the step's bulk
- * copies deliver, then issues them (pg_bulk_region): each row's 16-byte aligned middle
- * inside the array is one bulk copy. What bulk copies cannot move (the head and tail of a
+ * copies deliver. The copies (pg_bulk_region) are the rows' 16-byte aligned middles inside
+ * the array, one bulk copy each, dealt to the copying threads in turn: every one of them
+ * passed the barrier that freed the slot, and a copy landing before the expectation only
+ * takes the tx-count below zero until it. What bulk copies cannot move (the head and tail of a
  * row outside that middle, rows or columns outside the array, zero-filled; every chunk
  * of a launch whose pointers allow less than 16 bytes) every thread stores with ordinary
  * stores (the COPY's `stores`), which a block barrier publishes before the step's compute:
@@ -37,11 +39,12 @@ static long long input_bytes(const spec *s)
     return bytes;
 }
 
-/* Step step_off's copy: the elected thread's bulk copies and every thread's stores. */
+/* Step step_off's copy: every copying thread's share of the bulk copies, and its stores. */
 static ir_op *plan_bulk_copy(planner *p, ir_section *sec, int step_off)
 {
     ir_op *copy = plan_copy(p, sec, step_off);
     copy->stores = true;
+    copy->dealt = true;
     return copy;
 }
 
@@ -83,6 +86,7 @@ static void plan_roles(planner *p)
 static bool plan(planner *p)
 {
     int S = sema_ring_slots(p->s);
+    p->bulk_stores = true;
     plan_layout(p, S);
     p->sc->track = TRACK_BARRIER;
     plan_mbar_init(p);
@@ -145,14 +149,42 @@ static void print_arrive_tx(kctx *k, const ir_op *op)
     emit_step_close(k, op);
 }
 
+/* FENCE: the barriers' initialisation, or the compute's writes of staged outputs, made
+ * visible to the async proxy. */
+static void print_fence(kctx *k, const ir_op *op)
+{
+    if (op->fence == FENCE_PROXY_ASYNC)
+        kp(k, "pg_fence_proxy_async();\n");
+    else
+        emit_mbar_fence(k, op);
+}
+
+static void print_store(kctx *k, const ir_op *op)
+{
+    emit_store_calls(k, op, "pg_bulk_store_region");
+}
+
+/* The thread's bulk stores of the step form one bulk group (empty where it has no row);
+ * the wait is for their reads of shared memory only (.read), all the next compute needs. */
+static void print_commit(kctx *k, const ir_op *op)
+{
+    (void)op;
+    kp(k, "pg_bulk_commit();\n");
+}
+
+static void print_wait(kctx *k, const ir_op *op)
+{
+    kp(k, "pg_bulk_wait_read<%d>();\n", op->n);
+}
+
 const mech_module mech_bulk_module = {
     .plan = plan,
     .print = {
-        [OP_INIT] = emit_mbar_init, [OP_FENCE] = emit_mbar_fence, [OP_ARRIVE_TX] = print_arrive_tx,
+        [OP_INIT] = emit_mbar_init, [OP_FENCE] = print_fence, [OP_ARRIVE_TX] = print_arrive_tx,
         [OP_COPY] = print_copy, [OP_WAIT_PARITY] = emit_mbar_wait, [OP_ACQUIRE] = emit_mbar_wait,
         [OP_RELEASE] = emit_mbar_arrive,
         [OP_BARRIER] = emit_mbar_barrier, [OP_COMPUTE] = emit_print_compute,
-        [OP_STORE] = emit_print_store,
+        [OP_STORE] = print_store, [OP_COMMIT] = print_commit, [OP_WAIT] = print_wait,
     },
     .setup = emit_mbar_setup,
     .header = "pipert_bulk.cuh",

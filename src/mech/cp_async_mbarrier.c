@@ -17,15 +17,43 @@ void plan_mbar_init(planner *p)
     plan_op(p, init, OP_BARRIER, 0);
 }
 
+ir_op *plan_role_op(planner *p, ir_section *sec, ir_op_kind kind, ir_role role)
+{
+    ir_op *op = plan_op(p, sec, kind, 0);
+    op->role = role;
+    return op;
+}
+
+/* The staged outputs' write-back after a step's compute by the role: a barrier (every
+ * compute write done), the slot's release (with producer warps), the store, and a barrier
+ * that keeps the next compute from overwriting what the store still reads. Bulk stores
+ * read through the async proxy: each thread fences its compute writes for it before the
+ * first barrier, and after the store commits its bulk group and waits for its reads. */
+static void plan_write_back(planner *p, ir_section *loop, ir_role role, bool release)
+{
+    if (p->bulk_stores)
+        plan_role_op(p, loop, OP_FENCE, role)->fence = FENCE_PROXY_ASYNC;
+    plan_role_op(p, loop, OP_BARRIER, role);
+    if (release)
+        plan_role_op(p, loop, OP_RELEASE, role)->bar = BAR_EMPTY;
+    ir_op *store = plan_role_op(p, loop, OP_STORE, role);
+    if (p->bulk_stores) {
+        store->fence = FENCE_PROXY_ASYNC;
+        store->dealt = true;
+        plan_role_op(p, loop, OP_COMMIT, role);
+        plan_role_op(p, loop, OP_WAIT, role)->n = 0;
+    }
+    plan_role_op(p, loop, OP_BARRIER, role);
+}
+
 void plan_mbar_consume(planner *p, ir_section *loop)
 {
     plan_op(p, loop, OP_WAIT_PARITY, 0)->bar = BAR_FULL;
     plan_op(p, loop, OP_COMPUTE, 0);
-    plan_op(p, loop, OP_BARRIER, 0);
-    if (plan_has_outputs(p)) {
-        plan_store(p, loop);
+    if (plan_has_outputs(p))
+        plan_write_back(p, loop, ROLE_ALL, false);
+    else
         plan_op(p, loop, OP_BARRIER, 0);
-    }
 }
 
 static ir_op *arrive_full(planner *p, ir_section *sec, int step_off, ir_role role)
@@ -34,13 +62,6 @@ static ir_op *arrive_full(planner *p, ir_section *sec, int step_off, ir_role rol
     op->bar = BAR_FULL;
     op->on_copies = true;
     op->guarded = true;
-    op->role = role;
-    return op;
-}
-
-ir_op *plan_role_op(planner *p, ir_section *sec, ir_op_kind kind, ir_role role)
-{
-    ir_op *op = plan_op(p, sec, kind, 0);
     op->role = role;
     return op;
 }
@@ -60,14 +81,10 @@ void plan_mbar_consume_role(planner *p, ir_section *loop)
 {
     plan_role_op(p, loop, OP_WAIT_PARITY, ROLE_CONSUMER)->bar = BAR_FULL;
     plan_role_op(p, loop, OP_COMPUTE, ROLE_CONSUMER);
-    if (plan_has_outputs(p)) {
-        plan_role_op(p, loop, OP_BARRIER, ROLE_CONSUMER);
+    if (plan_has_outputs(p))
+        plan_write_back(p, loop, ROLE_CONSUMER, true);
+    else
         plan_role_op(p, loop, OP_RELEASE, ROLE_CONSUMER)->bar = BAR_EMPTY;
-        plan_role_op(p, loop, OP_STORE, ROLE_CONSUMER);
-        plan_role_op(p, loop, OP_BARRIER, ROLE_CONSUMER);
-    } else {
-        plan_role_op(p, loop, OP_RELEASE, ROLE_CONSUMER)->bar = BAR_EMPTY;
-    }
 }
 
 /* Every thread copies and computes. */

@@ -18,6 +18,9 @@ typedef struct planner {
     diag_ctx *d;
     const spec *s;
     sched *sc;
+    bool bulk_stores;            /* staged outputs go back by bulk stores (the async proxy):
+                                    plan_mbar_consume and plan_mbar_consume_role plan the
+                                    proxy fence, the commit and the wait for their reads */
 } planner;
 
 ir_section *plan_section(planner *p, ir_section_kind kind, int count);
@@ -81,6 +84,9 @@ typedef void (*op_printer)(kctx *k, const ir_op *op);
 void emit_print_barrier(kctx *k, const ir_op *op);
 void emit_print_compute(kctx *k, const ir_op *op);
 void emit_print_store(kctx *k, const ir_op *op);
+/* STORE as FN<VEC, P, R, ROWBYTES, PITCH, pg_cnt>(array, slot, o0, o1, o2b, n0, n1, n2b,
+ * pg_ctid) for each staged output (pg_store_region's shape and place). */
+void emit_store_calls(kctx *k, const ir_op *op, const char *fn);
 
 typedef struct mech_module {
     bool (*plan)(planner *p);

@@ -124,10 +124,8 @@ __global__ void __launch_bounds__(128) accum_types_sm80(const struct accum_types
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 1024 ? (int)pg_rest0 : 1024;
             #pragma unroll 4
-            for (int pg_e = pg_ctid; pg_e < 1024; pg_e += pg_cnt) {
-                const int pg_l0 = pg_e;
-                if (pg_l0 < pg_lim0) {
-                    const int64_t i = pg_org0 + pg_l0;
+            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+                const int64_t i = pg_org0 + pg_l0;
 #line 27 "accum_types.pipe"
 
     hi = x[i] > hi ? x[i] : hi;
@@ -136,8 +134,7 @@ __global__ void __launch_bounds__(128) accum_types_sm80(const struct accum_types
     top = u[i] > top ? u[i] : top;
     blo = b[i] < blo ? b[i] : blo;
   
-#line 140 "accum_types.cu"
-                }
+#line 138 "accum_types.cu"
             }
         }
     }

@@ -133,16 +133,13 @@ __global__ void __launch_bounds__(128) mixed_types_sm80(const struct mixed_types
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 100 ? (int)pg_rest0 : 100;
             #pragma unroll 4
-            for (int pg_e = pg_ctid; pg_e < 100; pg_e += pg_cnt) {
-                const int pg_l0 = pg_e;
-                if (pg_l0 < pg_lim0) {
-                    const int64_t i = pg_org0 + pg_l0;
+            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+                const int64_t i = pg_org0 + pg_l0;
 #line 18 "mixed_types.pipe"
 
     z[i] = scale * ((double)__half2float(h[i]) + (double)__bfloat162float(b[i]) + d[i] + u[i] + k[i]);
   
-#line 145 "mixed_types.cu"
-                }
+#line 143 "mixed_types.cu"
             }
         }
     }

@@ -95,16 +95,13 @@ __global__ void __launch_bounds__(160) specialized_sm80(const struct specialized
                 const int64_t pg_rest0 = n - pg_org0;
                 const int pg_lim0 = pg_rest0 < 1024 ? (int)pg_rest0 : 1024;
                 #pragma unroll 4
-                for (int pg_e = pg_ctid; pg_e < 1024; pg_e += pg_cnt) {
-                    const int pg_l0 = pg_e;
-                    if (pg_l0 < pg_lim0) {
-                        const int64_t i = pg_org0 + pg_l0;
+                for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+                    const int64_t i = pg_org0 + pg_l0;
 #line 15 "producer_warps.pipe"
 
     z[i] = a * x[i];
   
-#line 107 "producer_warps.cu"
-                    }
+#line 105 "producer_warps.cu"
                 }
             }
             {

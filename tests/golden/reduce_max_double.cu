@@ -57,16 +57,13 @@ __global__ void __launch_bounds__(256) reduce_max_double_sm80(const struct reduc
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 777 ? (int)pg_rest0 : 777;
             #pragma unroll 4
-            for (int pg_e = pg_ctid; pg_e < 777; pg_e += pg_cnt) {
-                const int pg_l0 = pg_e;
-                if (pg_l0 < pg_lim0) {
-                    const int64_t i = pg_org0 + pg_l0;
+            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+                const int64_t i = pg_org0 + pg_l0;
 #line 10 "reduce_max_double.pipe"
 
     top = fmax(top, x[i]);
   
-#line 69 "reduce_max_double.cu"
-                }
+#line 67 "reduce_max_double.cu"
             }
         }
         __syncthreads();

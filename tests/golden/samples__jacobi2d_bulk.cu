@@ -13,9 +13,9 @@
 /* Schedule for sm_90, lowering bulk: a ring of 2 slot(s), 37120 bytes of shared memory
  * per block, 256 threads, one block per work item grid.
  *   frame: init; fence mbarrier_init; barrier
- *   prologue p in [0,2): arrive_tx step=p bar=full bytes=17680 if<trips; copy step=p stores if<trips
+ *   prologue p in [0,2): arrive_tx step=p bar=full bytes=17680 if<trips; copy step=p stores dealt if<trips
  *   prologue p in [0,1): barrier
- *   loop t in [0,trips): wait_parity step=t bar=full; compute step=t; barrier; arrive_tx step=t+2 bar=full bytes=17680 if<trips; copy step=t+2 stores if<trips
+ *   loop t in [0,trips): wait_parity step=t bar=full; compute step=t; barrier; arrive_tx step=t+2 bar=full bytes=17680 if<trips; copy step=t+2 stores dealt if<trips
  */
 /* Phase table of the bulk ring: 2 slots, the first 5 steps of a block.
  * slot = step % 2, use = step / 2. A block's steps run on across its work

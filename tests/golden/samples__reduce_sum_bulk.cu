@@ -13,9 +13,9 @@
 /* Schedule for sm_90, lowering bulk: a ring of 4 slot(s), 65536 bytes of shared memory
  * per block, 256 threads, persistent grid.
  *   frame: init; fence mbarrier_init; barrier
- *   prologue p in [0,4): arrive_tx step=p bar=full bytes=16384 if<trips; copy step=p stores if<trips
+ *   prologue p in [0,4): arrive_tx step=p bar=full bytes=16384 if<trips; copy step=p stores dealt if<trips
  *   prologue p in [0,1): barrier
- *   loop t in [0,trips): wait_parity step=t bar=full; compute step=t; barrier; arrive_tx step=t+4 bar=full bytes=16384 if<trips; copy step=t+4 stores if<trips
+ *   loop t in [0,trips): wait_parity step=t bar=full; compute step=t; barrier; arrive_tx step=t+4 bar=full bytes=16384 if<trips; copy step=t+4 stores dealt if<trips
  */
 /* Phase table of the bulk ring: 4 slots, the first 9 steps of a block.
  * slot = step % 4, use = step / 4. A block's steps run on across its work
@@ -104,16 +104,13 @@ __global__ void __launch_bounds__(256) reduce_sum_sm90(const struct reduce_sum_a
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 4096 ? (int)pg_rest0 : 4096;
             #pragma unroll 4
-            for (int pg_e = pg_ctid; pg_e < 4096; pg_e += pg_cnt) {
-                const int pg_l0 = pg_e;
-                if (pg_l0 < pg_lim0) {
-                    const int64_t i = pg_org0 + pg_l0;
+            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+                const int64_t i = pg_org0 + pg_l0;
 #line 13 "../../samples/reduce_sum/reduce_sum.pipe"
 
     acc += x[i];
   
-#line 116 "samples__reduce_sum_bulk.cu"
-                }
+#line 114 "samples__reduce_sum_bulk.cu"
             }
         }
         __syncthreads();

@@ -91,16 +91,13 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 4096 ? (int)pg_rest0 : 4096;
             #pragma unroll 4
-            for (int pg_e = pg_ctid; pg_e < 4096; pg_e += pg_cnt) {
-                const int pg_l0 = pg_e;
-                if (pg_l0 < pg_lim0) {
-                    const int64_t i = pg_org0 + pg_l0;
+            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+                const int64_t i = pg_org0 + pg_l0;
 #line 13 "../../samples/reduce_sum/reduce_sum.pipe"
 
     acc += x[i];
   
-#line 103 "samples__reduce_sum_pipeline_thread.cu"
-                }
+#line 101 "samples__reduce_sum_pipeline_thread.cu"
             }
         }
     }

@@ -13,7 +13,7 @@
 /* Schedule for sm_90, lowering bulk: a ring of 1 slot(s), 16384 bytes of shared memory
  * per block, 256 threads, one block per work item grid.
  *   frame: init; fence mbarrier_init; barrier
- *   loop t in [0,trips): arrive_tx step=t bar=full bytes=16384; copy step=t stores; barrier; wait_parity step=t bar=full; compute step=t; barrier
+ *   loop t in [0,trips): arrive_tx step=t bar=full bytes=16384; copy step=t stores dealt; barrier; wait_parity step=t bar=full; compute step=t; barrier
  */
 /* Phase table of the bulk ring: 1 slot, the first 3 steps of a block.
  * slot = step % 1, use = step / 1. A block's steps run on across its work
@@ -98,16 +98,13 @@ __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_arg
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 2048 ? (int)pg_rest0 : 2048;
             #pragma unroll 4
-            for (int pg_e = pg_ctid; pg_e < 2048; pg_e += pg_cnt) {
-                const int pg_l0 = pg_e;
-                if (pg_l0 < pg_lim0) {
-                    const int64_t i = pg_org0 + pg_l0;
+            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+                const int64_t i = pg_org0 + pg_l0;
 #line 14 "../../samples/saxpy/saxpy.pipe"
 
     z[i] = a * x[i] + y[i];
   
-#line 110 "samples__saxpy_bulk.cu"
-                }
+#line 108 "samples__saxpy_bulk.cu"
             }
         }
         __syncthreads();

@@ -93,16 +93,13 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 2048 ? (int)pg_rest0 : 2048;
             #pragma unroll 4
-            for (int pg_e = pg_ctid; pg_e < 2048; pg_e += pg_cnt) {
-                const int pg_l0 = pg_e;
-                if (pg_l0 < pg_lim0) {
-                    const int64_t i = pg_org0 + pg_l0;
+            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+                const int64_t i = pg_org0 + pg_l0;
 #line 14 "../../samples/saxpy/saxpy.pipe"
 
     z[i] = a * x[i] + y[i];
   
-#line 105 "samples__saxpy_cp_async_mbarrier.cu"
-                }
+#line 103 "samples__saxpy_cp_async_mbarrier.cu"
             }
         }
         __syncthreads();

@@ -13,9 +13,9 @@
 /* Schedule for sm_90, lowering bulk: a ring of 3 slot(s), 159744 bytes of shared memory
  * per block, 256 threads, one block per work item grid.
  *   frame: init; fence mbarrier_init; barrier
- *   prologue p in [0,3): arrive_tx step=p bar=full bytes=49152 if<trips; copy step=p stores if<trips
+ *   prologue p in [0,3): arrive_tx step=p bar=full bytes=49152 if<trips; copy step=p stores dealt if<trips
  *   prologue p in [0,1): barrier
- *   loop t in [0,trips): wait_parity step=t bar=full; compute step=t; barrier; arrive_tx step=t+3 bar=full bytes=49152 if<trips; copy step=t+3 stores if<trips
+ *   loop t in [0,trips): wait_parity step=t bar=full; compute step=t; barrier; arrive_tx step=t+3 bar=full bytes=49152 if<trips; copy step=t+3 stores dealt if<trips
  */
 /* Phase table of the bulk ring: 3 slots, the first 7 steps of a block.
  * slot = step % 3, use = step / 3. A block's steps run on across its work

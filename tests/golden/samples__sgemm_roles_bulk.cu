@@ -13,7 +13,7 @@
 /* Schedule for sm_90, lowering bulk: a ring of 2 slot(s), 69632 bytes of shared memory
  * per block, 288 threads, one block per work item grid.
  *   frame: init; fence mbarrier_init; barrier
- *   loop t in [0,trips): producer: acquire step=t bar=empty; producer: copy step=t stores; producer: arrive_tx step=t bar=full bytes=32768 all_arrive; consumer: wait_parity step=t bar=full; consumer: compute step=t; consumer: release step=t bar=empty
+ *   loop t in [0,trips): producer: acquire step=t bar=empty; producer: copy step=t stores dealt; producer: arrive_tx step=t bar=full bytes=32768 all_arrive; consumer: wait_parity step=t bar=full; consumer: compute step=t; consumer: release step=t bar=empty
  */
 /* Phase table of the bulk ring: 2 slots, the first 5 steps of a block.
  * slot = step % 2, use = step / 2. A block's steps run on across its work

@@ -13,18 +13,20 @@
 /* Schedule for sm_90, lowering bulk: a ring of 1 slot(s), 34816 bytes of shared memory
  * per block, 256 threads, one block per work item grid.
  *   frame: init; fence mbarrier_init; barrier
- *   loop t in [0,trips): arrive_tx step=t bar=full bytes=16384; copy step=t stores; barrier; wait_parity step=t bar=full; compute step=t; barrier; store step=t; barrier
+ *   loop t in [0,trips): arrive_tx step=t bar=full bytes=16384; copy step=t stores dealt; barrier; wait_parity step=t bar=full; compute step=t; fence proxy_async; barrier; store step=t dealt proxy_async; commit step=t; wait 0; barrier
  */
 /* Phase table of the bulk ring: 1 slot, the first 3 steps of a block.
  * slot = step % 1, use = step / 1. A block's steps run on across its work
  * items (persistent waves), and the table with them: it repeats every 2 steps.
+ * A group is a thread's commit count (empty groups count); wait_group n
+ * completes every group but the n newest.
  * Use k of a slot waits for the full barrier's parity k & 1 and, to refill
  * the slot, for the empty barrier's parity (k & 1) ^ 1 (use 0 passes).
  *
- *  step slot  use   full  empty          expect_tx
- *     0    0    0      0      1 (passes)     16384
- *     1    0    1      1      0              16384
- *     2    0    2      0      1              16384
+ *  step slot  use group  completed by   full  empty          expect_tx
+ *     0    0    0    -1  (not waited for)      0      1 (passes)     16384
+ *     1    0    1    -1  (not waited for)      1      0              16384
+ *     2    0    2    -1  (not waited for)      0      1              16384
  */
 template <int VEC>
 __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_args pg_args, const int64_t pg_ntiles)
@@ -111,10 +113,11 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
 
     b[c][r] = a[r][c];
   
-#line 115 "samples__transpose_bulk.cu"
+#line 117 "samples__transpose_bulk.cu"
                 }
             }
         }
+        pg_fence_proxy_async();
         __syncthreads();
         {
             const int64_t pg_step = pg_t;
@@ -123,10 +126,12 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
             const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
             pg_rest = pg_div(pg_rest, pg_tiles1);
             const int64_t c0 = pg_rest * 64;
-            pg_store_region<pg_vec_b, 1, 64, 256LL, 272LL, pg_cnt>(pg_g_b, pg_smem + 17408,
+            pg_bulk_store_region<pg_vec_b, 1, 64, 256LL, 272LL, pg_cnt>(pg_g_b, pg_smem + 17408,
                 0, (c0), (r0) * 4,
                 1, cols, rows * 4, pg_ctid);
         }
+        pg_bulk_commit();
+        pg_bulk_wait_read<0>();
         __syncthreads();
     }
 }

@@ -66,16 +66,13 @@ __global__ void __launch_bounds__(128) saxpy_sync_sm80(const struct saxpy_sync_a
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 1024 ? (int)pg_rest0 : 1024;
             #pragma unroll 4
-            for (int pg_e = pg_ctid; pg_e < 1024; pg_e += pg_cnt) {
-                const int pg_l0 = pg_e;
-                if (pg_l0 < pg_lim0) {
-                    const int64_t i = pg_org0 + pg_l0;
+            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+                const int64_t i = pg_org0 + pg_l0;
 #line 14 "saxpy_sync.pipe"
 
     z[i] = a * x[i] + y[i];
   
-#line 78 "saxpy_sync.cu"
-                }
+#line 76 "saxpy_sync.cu"
             }
         }
         __syncthreads();

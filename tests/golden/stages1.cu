@@ -62,16 +62,13 @@ __global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 512 ? (int)pg_rest0 : 512;
             #pragma unroll 4
-            for (int pg_e = pg_ctid; pg_e < 512; pg_e += pg_cnt) {
-                const int pg_l0 = pg_e;
-                if (pg_l0 < pg_lim0) {
-                    const int64_t i = pg_org0 + pg_l0;
+            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+                const int64_t i = pg_org0 + pg_l0;
 #line 11 "stages1.pipe"
 
     z[i] = 2.0f * x[i];
   
-#line 74 "stages1.cu"
-                }
+#line 72 "stages1.cu"
             }
         }
         __syncthreads();

@@ -87,14 +87,11 @@ __global__ void __launch_bounds__(64) stages3_sm80(const struct stages3_args pg_
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 300 ? (int)pg_rest0 : 300;
             #pragma unroll 4
-            for (int pg_e = pg_ctid; pg_e < 300; pg_e += pg_cnt) {
-                const int pg_l0 = pg_e;
-                if (pg_l0 < pg_lim0) {
-                    const int64_t i = pg_org0 + pg_l0;
+            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+                const int64_t i = pg_org0 + pg_l0;
 
     z[i] = x[i] + bias;
   
-                }
             }
         }
     }

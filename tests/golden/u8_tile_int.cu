@@ -98,16 +98,13 @@ __global__ void __launch_bounds__(128) u8_tile_int_sm80(const struct u8_tile_int
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 512 ? (int)pg_rest0 : 512;
             #pragma unroll 4
-            for (int pg_e = pg_ctid; pg_e < 512; pg_e += pg_cnt) {
-                const int pg_l0 = pg_e;
-                if (pg_l0 < pg_lim0) {
-                    const int64_t i = pg_org0 + pg_l0;
+            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+                const int64_t i = pg_org0 + pg_l0;
 #line 14 "u8_tile_int.pipe"
 
     z[i] = (unsigned char)(u[i] + 3 * k[i]);
   
-#line 110 "u8_tile_int.cu"
-                }
+#line 108 "u8_tile_int.cu"
             }
         }
     }
