@@ -201,7 +201,7 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm)
         m = mech_auto(s, sm);
     sched *sc = arena_alloc(a, sizeof *sc);
     *sc = (sched){.spec = s, .mech = m, .sm = sm, .threads = s->threads, .grid = s->grid};
-    planner p = {a, d, s, sc, false};
+    planner p = {.a = a, .d = d, .s = s, .sc = sc};
     /* sema_check refused a lowering that is not implemented, too new for sm or without
      * the producer warps the spec has. */
     const mech_module *mod = mech_module_of(m);

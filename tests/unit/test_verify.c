@@ -39,7 +39,7 @@ static void fx_init(fx *f, int nslots, bool with_out)
                   .nstages = with_out ? 2 : 1, .threads = 256};
     f->sc = (sched){.spec = &f->s, .mech = MECH_CP_ASYNC, .sm = 90, .nslots = nslots,
                     .threads = 256, .track = TRACK_GROUPS};
-    f->p = (planner){f->a, NULL, &f->s, &f->sc};
+    f->p = (planner){.a = f->a, .s = &f->s, .sc = &f->sc};
 }
 
 static void fx_free(fx *f)
