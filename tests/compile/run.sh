@@ -122,6 +122,7 @@ if [ "${1:-}" = --job ]; then
     done
     grep -q '^  (accum ' "$dir/ast" && flags+="accum "
     grep -q '^  (producer_warps [1-9]' "$dir/ast" && flags+="roles "
+    grep -q '^  store ' "$dir/ir" && flags+="outputs "
     for a in ${archs//,/ }; do
         mech=$(sed -n "s/^schedule .* mech=\([^ ]*\) $a .*/\1/p" "$dir/ir" | head -n 1)
         [ -n "$mech" ] || result "FAIL no schedule for $a in --dump-ir"
