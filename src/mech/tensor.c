@@ -12,7 +12,8 @@
  * and land in shared memory 128-byte aligned with their rows back to back (the layout
  * pads no staged input's rows: dense_rows). A region wider than that is tiled by equal
  * boxes, planned here (plan_box) and passed to both the kernel (pg_tbox) and the host
- * plan (ENCODE_TENSOR_MAP), so the bytes add up; a region no box tiles is refused.
+ * plan (ENCODE_TENSOR_MAP), so the bytes add up; a region no box tiles is refused (as not
+ * implemented yet), as is one whose rows or origin steps are not 16-byte multiples.
  *
  * Each staged input's map is a kernel parameter (const __grid_constant__ CUtensorMap),
  * encoded by the launcher over the whole array. Where a launch's copy width is under 16
@@ -48,7 +49,8 @@ static bool plan_box(const spec *s, const copy_plan *cp, int si, int box[AST_MAX
 
 /* Every staged input's region must be copied in 16-byte rows (its origin and row kept
  * 16-byte aligned: the launch's 16-byte variant is the one that copies by tensor) and be
- * tiled by boxes. */
+ * tiled by boxes. Others could copy as bulk does below 16 bytes, every time; this version
+ * refuses them rather than never using the tensor copies it was asked for. */
 static bool check_regions(planner *p)
 {
     const spec *s = p->s;
@@ -61,14 +63,16 @@ static bool check_regions(planner *p)
         if (st->is_output)
             continue;
         if (cp->vec < 16) {
-            diag_error(p->d, st->loc, "the tensor lowering cannot copy the region of '%s' by "
-                       "tensor boxes: its rows (%lld bytes as copied) or the steps of its "
-                       "origin are not a multiple of 16 bytes", name, cp->row_bytes);
+            diag_error(p->d, st->loc, "a region whose rows or origin steps are not a multiple "
+                       "of 16 bytes ('%s': rows of %lld bytes as copied) is not implemented "
+                       "yet by lowering 'tensor' (docs/mechanisms.md lists what each lowering "
+                       "supports)", name, cp->row_bytes);
             ok = false;
         } else if (!plan_box(s, cp, i, box)) {
-            diag_error(p->d, st->loc, "the tensor lowering cannot tile the region of '%s' "
-                       "with equal boxes of at most 256 elements per dimension that start "
-                       "128-byte aligned in shared memory", name);
+            diag_error(p->d, st->loc, "a region that no equal boxes of at most 256 elements "
+                       "per dimension, 128-byte aligned in shared memory, tile ('%s') is not "
+                       "implemented yet by lowering 'tensor' (docs/mechanisms.md lists what "
+                       "each lowering supports)", name);
             ok = false;
         }
     }
