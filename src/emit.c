@@ -334,13 +334,16 @@ static void print_launch(hctx *h, const host_op *op)
     const host_plan *hp = h->u->host;
     static const char *const value_expr[HV__COUNT] = {[HV_ARGS] = "*pg_a",
                                                       [HV_NTILES] = "pg_ntiles"};
+    /* a tensor map is passed from the launcher's local of the parameter's name */
     sb_puts(h->out, "    typedef void (*pg_fn)(");
     for (int p = 0; p < hp->nparams; ++p)
         sb_printf(h->out, "%s%s", p ? ", " : "", hp->params[p].ctype);
     sb_puts(h->out, ");\n    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, "
                     "pg_stream>>>(");
     for (int p = 0; p < hp->nparams; ++p)
-        sb_printf(h->out, "%s%s", p ? ", " : "", value_expr[hp->params[p].value]);
+        sb_printf(h->out, "%s%s", p ? ", " : "", hp->params[p].value == HV_TENSOR_MAP
+                                                    ? hp->params[p].name
+                                                    : value_expr[hp->params[p].value]);
     sb_puts(h->out, ");\n    PIPERT_TRY(cudaGetLastError());\n");
 }
 
@@ -351,6 +354,27 @@ static void print_follow_on(hctx *h, const host_op *op)
               h->s->name);
 }
 
+/* The stage's CUtensorMap over its whole array (dimensions and pitches fastest first), with
+ * the planned box; only where the launch's copy width is 16 bytes (every staged pointer
+ * and row pitch 16-byte aligned, as a tensor map needs), else zeroed and unused. */
+static void print_encode_tensor_map(hctx *h, const host_op *op)
+{
+    const spec_array *arr = &h->s->arrays[h->s->stages[op->index].array];
+    sb_printf(h->out, "    CUtensorMap pg_tmap_%s;\n    {\n        const uint64_t pg_dim[] = {",
+              arr->name);
+    for (int d = arr->rank - 1; d >= 0; --d) {
+        sb_puts(h->out, "(uint64_t)");
+        emit_extent(h->out, &arr->dims[d], "pg_a->");
+        sb_puts(h->out, d ? ", " : "};\n");
+    }
+    sb_puts(h->out, "        const uint32_t pg_box[] = {");
+    for (int d = arr->rank - 1; d >= 0; --d)
+        sb_printf(h->out, "%d%s", op->box[d], d ? ", " : "};\n");
+    sb_printf(h->out, "        PIPERT_TRY(pipert_encode_tensor_map(&pg_tmap_%s, pg_a->%s, %d, "
+                      "pg_dim, pg_box, %d, pg_vec == 16));\n    }\n",
+              arr->name, arr->name, arr->rank, ast_type_size(arr->type));
+}
+
 typedef void (*host_printer)(hctx *h, const host_op *op);
 static const host_printer host_printers[HOP__COUNT] = {
     [HOP_CHECK_ARGS] = print_check_args, [HOP_CHECK_SIZE] = print_check_size,
@@ -358,6 +382,7 @@ static const host_printer host_printers[HOP__COUNT] = {
     [HOP_COUNT_TILES] = print_count_tiles, [HOP_RETURN_IF_EMPTY] = print_return_if_empty,
     [HOP_COPY_WIDTH] = print_copy_width, [HOP_SELECT_VARIANT] = print_select_variant,
     [HOP_GRID] = print_grid, [HOP_CHECK_WORKSPACE] = print_check_workspace,
+    [HOP_ENCODE_TENSOR_MAP] = print_encode_tensor_map,
     [HOP_LAUNCH] = print_launch, [HOP_FOLLOW_ON] = print_follow_on,
 };
 

@@ -842,8 +842,11 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, bool 
         kp(&k, ", %d", s->blocks_per_sm);
     /* The parameters are the host plan's: what the launcher passes, the kernel reads. */
     kp(&k, ") %s_sm%d(", s->name, sm);
-    for (int i = 0; i < u->host->nparams; ++i)
-        kp(&k, "%s%s %s", i ? ", " : "", u->host->params[i].ctype, u->host->params[i].name);
+    for (int i = 0; i < u->host->nparams; ++i) {
+        const kernel_param *prm = &u->host->params[i];
+        kp(&k, "%s%s%s %s", i ? ", " : "", prm->grid_constant ? "__grid_constant__ " : "",
+           prm->ctype, prm->name);
+    }
     kp(&k, ")\n{\n");
     if (guarded)
         kp(&k, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= %d0\n", sm);

@@ -23,7 +23,7 @@
 #define PIPEGEN_VERSION "0.1.0"
 /* The PIPERT_ABI_VERSION of runtime/pipert.h that generated sources are written for (they
  * refuse to compile against another; the install suite checks the two agree). */
-#define PIPEGEN_PIPERT_ABI 3
+#define PIPEGEN_PIPERT_ABI 4
 
 /* ===================================================================== arena.c */
 
@@ -387,6 +387,7 @@ bool mech_implemented(mech m);          /* planned and emitted by this version *
 bool mech_roles(mech m);                /* plans producer warps */
 int mech_min_producer_warps(mech m);    /* the producer warps it plans at least */
 unsigned mech_hints(mech m);            /* bit 1 << h: its copies take stage_hint h */
+bool mech_dense_rows(mech m);           /* its copies write rows back to back: no pad */
 
 /* An affine integer form  c0 + sum coef[k] * var[k]  over the spec's symbols. */
 #define AFF_MAX_TERMS 4
@@ -682,27 +683,37 @@ void ir_dump(FILE *out, const sched *sc);
  *                     prepared once per device: dynamic shared memory opt-in, occupancy
  *   GRID              blocks: one per work item, or persistent by occupancy (pg_grid)
  *   CHECK_WORKSPACE   the accumulators' workspace holds the grid's partials
+ *   ENCODE_TENSOR_MAP the CUtensorMap of staged input `index` (tensor): its array, its
+ *                     box (`box`), encoded on the host (pg_tmap_NAME; zeroed where the
+ *                     copy width is under 16 bytes and the kernel copies without it)
  *   LAUNCH            the selected kernel with the plan's kernel parameters
  *   FOLLOW_ON         the combine kernel over the grid's partials
  */
 typedef enum host_op_kind {
     HOP_CHECK_ARGS, HOP_CHECK_SIZE, HOP_CHECK_ARRAY, HOP_CHECK_DISJOINT, HOP_COUNT_TILES,
     HOP_RETURN_IF_EMPTY, HOP_COPY_WIDTH, HOP_SELECT_VARIANT, HOP_GRID, HOP_CHECK_WORKSPACE,
-    HOP_LAUNCH, HOP_FOLLOW_ON, HOP__COUNT
+    HOP_ENCODE_TENSOR_MAP, HOP_LAUNCH, HOP_FOLLOW_ON, HOP__COUNT
 } host_op_kind;
 
 typedef struct host_op {
     host_op_kind kind;
-    int index;                   /* CHECK_SIZE: a size; CHECK_ARRAY, CHECK_DISJOINT: an array */
+    int index;                   /* CHECK_SIZE: a size; CHECK_ARRAY, CHECK_DISJOINT: an array;
+                                    ENCODE_TENSOR_MAP: a stage */
     int other;                   /* CHECK_DISJOINT: the other array */
+    int box[AST_MAX_RANK];       /* ENCODE_TENSOR_MAP: the box, in elements, slowest first
+                                    (as the array's dimensions) */
 } host_op;
 
 /* What the launcher passes for a kernel parameter, and the step that makes it. */
-typedef enum host_value { HV_ARGS, HV_NTILES, HV__COUNT } host_value;
+typedef enum host_value { HV_ARGS, HV_NTILES, HV_TENSOR_MAP, HV__COUNT } host_value;
 
 typedef struct kernel_param {
-    const char *ctype, *name;    /* as the kernel declares it */
+    const char *ctype, *name;    /* as the kernel declares it; the launcher's value of
+                                    HV_TENSOR_MAP is its local of the same name */
     host_value value;
+    int index;                   /* HV_TENSOR_MAP: the stage (ENCODE_TENSOR_MAP's index) */
+    bool grid_constant;          /* declared __grid_constant__ (a CUtensorMap the copies
+                                    address in parameter space) */
 } kernel_param;
 
 /* The chunk ring of NAME_stream (`host_streaming`): what each chunk enqueues, in order, on
@@ -736,7 +747,7 @@ typedef struct stream_ring {
     long long align;             /* chunk sizes the planner picks are multiples of it */
 } stream_ring;
 
-#define HOST_MAX_PARAMS 8
+#define HOST_MAX_PARAMS 18          /* pg_args, pg_ntiles, a tensor map per stage */
 typedef struct host_plan {
     host_op *ops; int nops, cap;
     kernel_param params[HOST_MAX_PARAMS]; int nparams;
@@ -755,6 +766,8 @@ typedef struct host_planner {
     host_plan *hp;
 } host_planner;
 host_op *plan_host_op(host_planner *h, host_op_kind kind, int index);
+kernel_param *plan_host_param(host_planner *h, const char *ctype, const char *name,
+                              host_value v);
 
 /* Plan the launcher of the schedules (one per architecture, ascending). */
 host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds);

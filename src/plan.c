@@ -123,12 +123,13 @@ static int copy_width(long long row_bytes, long long origin_elems, int esz)
  * the spec says (`pad N`), 16 bytes of padding spread it over 8 banks while keeping rows
  * 16-byte aligned for 16-byte copies (measured on H100: transpose 64x64 ran at 0.53 of
  * the copy rate with 4-byte padding and 4-byte copies, 0.87 with 16-byte padding). */
-static long long row_pitch(long long row_bytes, int vec, const spec_stage *st)
+static long long row_pitch(long long row_bytes, int vec, const spec_stage *st, bool dense)
 {
     long long pitch = round_up(row_bytes, vec);
     if (st->pad >= 0)
         return pitch + st->pad;
-    if (st->rank >= 2 && pitch % 128 == 0)
+    /* a staged input's tensor box lands in shared memory with its rows back to back */
+    if (st->rank >= 2 && pitch % 128 == 0 && !dense)
         pitch += 16;
     return pitch;
 }
@@ -145,7 +146,8 @@ static void plan_stage(planner *p, int i, int nslots)
         widen(s, cp, esz, last);
     cp->row_bytes = cp->extent[last] * esz;
     cp->vec = copy_width(cp->row_bytes, origin_alignment(s, &cp->origin[last]), esz);
-    cp->pitch = row_pitch(cp->row_bytes, cp->vec, st);
+    cp->pitch = row_pitch(cp->row_bytes, cp->vec, st,
+                          !st->is_output && mech_module_of(p->sc->mech)->dense_rows);
     while (cp->pitch % cp->vec)
         cp->vec /= 2;
     long long rows = 1;

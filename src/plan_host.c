@@ -14,7 +14,8 @@ static const char *const host_op_names[HOP__COUNT] = {
     [HOP_CHECK_ARRAY] = "check-array", [HOP_CHECK_DISJOINT] = "check-disjoint",
     [HOP_COUNT_TILES] = "count-tiles", [HOP_RETURN_IF_EMPTY] = "return-if-empty",
     [HOP_COPY_WIDTH] = "copy-width", [HOP_SELECT_VARIANT] = "select-variant",
-    [HOP_GRID] = "grid", [HOP_CHECK_WORKSPACE] = "check-workspace", [HOP_LAUNCH] = "launch",
+    [HOP_GRID] = "grid", [HOP_CHECK_WORKSPACE] = "check-workspace",
+    [HOP_ENCODE_TENSOR_MAP] = "encode-tensor-map", [HOP_LAUNCH] = "launch",
     [HOP_FOLLOW_ON] = "follow-on",
 };
 
@@ -128,9 +129,12 @@ static void plan_variants(host_plan *hp, sched *const *scheds, int n)
     }
 }
 
-static void add_param(host_plan *hp, const char *ctype, const char *name, host_value v)
+kernel_param *plan_host_param(host_planner *h, const char *ctype, const char *name,
+                              host_value v)
 {
-    hp->params[hp->nparams++] = (kernel_param){ctype, name, v};
+    kernel_param *p = &h->hp->params[h->hp->nparams++];
+    *p = (kernel_param){.ctype = ctype, .name = name, .value = v, .index = -1};
+    return p;
 }
 
 static const char *const chunk_op_names[CH__COUNT] = {
@@ -175,8 +179,8 @@ host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
     plan_host_op(&h, HOP_GRID, -1);
     if (s->naccums)
         plan_host_op(&h, HOP_CHECK_WORKSPACE, -1);
-    add_param(hp, arena_printf(a, "const struct %s_args", s->name), "pg_args", HV_ARGS);
-    add_param(hp, "const int64_t", "pg_ntiles", HV_NTILES);
+    plan_host_param(&h, arena_printf(a, "const struct %s_args", s->name), "pg_args", HV_ARGS);
+    plan_host_param(&h, "const int64_t", "pg_ntiles", HV_NTILES);
     for (int v = 0; v < hp->nvariants; ++v) {
         const mech_module *m = mech_module_of(scheds[hp->variant[v]]->mech);
         if (m->plan_host)
@@ -190,7 +194,17 @@ host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
     return hp;
 }
 
-static const char *const value_names[HV__COUNT] = {[HV_ARGS] = "args", [HV_NTILES] = "ntiles"};
+static const char *const value_names[HV__COUNT] = {[HV_ARGS] = "args", [HV_NTILES] = "ntiles",
+                                                   [HV_TENSOR_MAP] = "tensor-map"};
+
+/* "u box=34x136": the stage's array and its box, slowest dimension first. */
+static void dump_box(FILE *out, const spec *s, const host_op *op)
+{
+    const spec_array *arr = &s->arrays[s->stages[op->index].array];
+    fprintf(out, " %s box=", arr->name);
+    for (int d = 0; d < arr->rank; ++d)
+        fprintf(out, "%s%d", d ? "x" : "", op->box[d]);
+}
 
 void host_dump(FILE *out, const host_plan *hp, sched *const *scheds)
 {
@@ -203,6 +217,8 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds)
             fprintf(out, " %s", s->sizes[op->index]);
         else if (op->kind == HOP_CHECK_ARRAY || op->kind == HOP_CHECK_DISJOINT)
             fprintf(out, " %s", s->arrays[op->index].name);
+        else if (op->kind == HOP_ENCODE_TENSOR_MAP)
+            dump_box(out, s, op);
         if (op->kind == HOP_CHECK_DISJOINT)
             fprintf(out, " %s", s->arrays[op->other].name);
         if (op->kind == HOP_SELECT_VARIANT)

@@ -981,6 +981,18 @@ static void check_hints(checker *c, mech m)
         }
 }
 
+/* A lowering whose copies write rows back to back (tensor boxes) cannot keep a stage's
+ * `pad` on a staged input: the padding would have to be in the box. */
+static void check_pad(checker *c, mech m)
+{
+    const spec *s = c->s;
+    for (int i = 0; i < s->nstages && mech_dense_rows(m); ++i)
+        if (s->stages[i].pad > 0 && !s->stages[i].is_output)
+            diag_error(c->d, s->stages[i].loc, "the %s lowering writes a region's rows back "
+                       "to back in shared memory, so it cannot pad them (pad %d): give pad 0 "
+                       "or no pad", mech_name(m), s->stages[i].pad);
+}
+
 /* The lowering of every target (auto as mech_auto resolves it): implemented, new enough
  * for the architecture, planning the producer warps the spec has. Each refusal is
  * reported once, at what chose the lowering: --lower, --producer-warps or the `using`. */
@@ -1015,8 +1027,10 @@ static void check_lowering(checker *c)
                             "pipeline-roles and bulk, not by the %s lowering", mech_name(m));
             return;
         }
-        if (m != warned)
+        if (m != warned) {
             check_hints(c, m);
+            check_pad(c, m);
+        }
         warned = m;
     }
 }

@@ -73,18 +73,33 @@ static void check_arrays(hcheck *c)
     }
 }
 
+/* A tensor map reads its array (checked: pointer, extents) and the copy width (whether
+ * the kernel copies through it at all). */
+static void check_tensor_maps(hcheck *c, int width)
+{
+    for (int i = 0; i < c->hp->nops; ++i) {
+        const host_op *op = &c->hp->ops[i];
+        int arr = op->kind == HOP_ENCODE_TENSOR_MAP ? c->s->stages[op->index].array : -1;
+        if (arr >= 0 && !(first(c->hp, HOP_CHECK_ARRAY, arr) < i && width < i))
+            hfail(c, "tensor-map", "the tensor map of '%s' is encoded before its array is "
+                  "checked or the copy width is known", c->s->arrays[arr].name);
+    }
+}
+
 /* What the steps read: the kernel's parameters, the variant and the work count. */
 static void check_order(hcheck *c)
 {
     const host_plan *hp = c->hp;
     static const host_op_kind made_by[HV__COUNT] = {[HV_ARGS] = HOP_CHECK_ARGS,
-                                                    [HV_NTILES] = HOP_COUNT_TILES};
+                                                    [HV_NTILES] = HOP_COUNT_TILES,
+                                                    [HV_TENSOR_MAP] = HOP_ENCODE_TENSOR_MAP};
     for (int p = 0; p < hp->nparams; ++p)
-        if (first(hp, made_by[hp->params[p].value], -1) >= c->launch)
+        if (first(hp, made_by[hp->params[p].value], hp->params[p].index) >= c->launch)
             hfail(c, "params", "kernel parameter '%s' is passed before the step that makes "
                   "it (%s)", hp->params[p].name, host_op_name(made_by[hp->params[p].value]));
     int tiles = first(hp, HOP_COUNT_TILES, -1), empty = first(hp, HOP_RETURN_IF_EMPTY, -1);
     int width = first(hp, HOP_COPY_WIDTH, -1), select = first(hp, HOP_SELECT_VARIANT, -1);
+    check_tensor_maps(c, width);
     int grid = first(hp, HOP_GRID, -1);
     if (!(tiles < empty && empty < select))
         hfail(c, "order", "an empty launch must return after the work is counted and before "

@@ -83,7 +83,7 @@ static void plan_roles(planner *p)
     plan_mbar_consume_role(p, loop);
 }
 
-static bool plan(planner *p)
+bool plan_bulk(planner *p)
 {
     int S = sema_ring_slots(p->s);
     p->bulk_stores = true;
@@ -113,7 +113,7 @@ static bool plan(planner *p)
 /* ------------------------------------------------------------------ printing */
 
 /* The slot's full barrier and the stage's L2 policy (pg_pol_NAME, made where it has one). */
-static void copy_args(kctx *k, const spec_stage *st, const char *name)
+void emit_bulk_copy_args(kctx *k, const spec_stage *st, const char *name)
 {
     if (st->evict != EVICT_DEFAULT)
         kp(k, "&pg_full[pg_slot], pg_l2_hint<true>{pg_pol_%s}", name);
@@ -123,7 +123,7 @@ static void copy_args(kctx *k, const spec_stage *st, const char *name)
 
 static void print_copy(kctx *k, const ir_op *op)
 {
-    emit_copy_region_calls(k, op, "pg_bulk_region", copy_args);
+    emit_copy_region_calls(k, op, "pg_bulk_region", emit_bulk_copy_args);
 }
 
 static void tx_args(kctx *k, const spec_stage *st, const char *name)
@@ -132,14 +132,14 @@ static void tx_args(kctx *k, const spec_stage *st, const char *name)
     kp(k, "pg_tx");
 }
 
-static void print_arrive_tx(kctx *k, const ir_op *op)
+void emit_bulk_arrive_tx(kctx *k, const ir_op *op, const char *bytes_fn)
 {
     emit_step_open(k, op);
     kp(k, "if (pg_ptid == 0) {\n");
     k->ind += 4;
     /* 0 unless the IR's bytes differ from the regions' (a fault, printed by --no-verify) */
     kp(k, "int64_t pg_tx = %lld;\n", op->bytes - input_bytes(k->s));
-    emit_region_calls(k, op, "pg_bulk_bytes", tx_args);
+    emit_region_calls(k, op, bytes_fn, tx_args);
     kp(k, "pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);\n");
     k->ind -= 4;
     /* each of the role's other threads releases its own stores */
@@ -151,7 +151,7 @@ static void print_arrive_tx(kctx *k, const ir_op *op)
 
 /* FENCE: the barriers' initialisation, or the compute's writes of staged outputs, made
  * visible to the async proxy. */
-static void print_fence(kctx *k, const ir_op *op)
+void emit_bulk_fence(kctx *k, const ir_op *op)
 {
     if (op->fence == FENCE_PROXY_ASYNC)
         kp(k, "pg_fence_proxy_async();\n");
@@ -159,32 +159,37 @@ static void print_fence(kctx *k, const ir_op *op)
         emit_mbar_fence(k, op);
 }
 
-static void print_store(kctx *k, const ir_op *op)
+void emit_bulk_store(kctx *k, const ir_op *op)
 {
     emit_store_calls(k, op, "pg_bulk_store_region");
 }
 
 /* The thread's bulk stores of the step form one bulk group (empty where it has no row);
  * the wait is for their reads of shared memory only (.read), all the next compute needs. */
-static void print_commit(kctx *k, const ir_op *op)
+void emit_bulk_commit(kctx *k, const ir_op *op)
 {
     (void)op;
     kp(k, "pg_bulk_commit();\n");
 }
 
-static void print_wait(kctx *k, const ir_op *op)
+void emit_bulk_wait(kctx *k, const ir_op *op)
 {
     kp(k, "pg_bulk_wait_read<%d>();\n", op->n);
 }
 
+static void print_arrive_tx(kctx *k, const ir_op *op)
+{
+    emit_bulk_arrive_tx(k, op, "pg_bulk_bytes");
+}
+
 const mech_module mech_bulk_module = {
-    .plan = plan,
+    .plan = plan_bulk,
     .print = {
-        [OP_INIT] = emit_mbar_init, [OP_FENCE] = print_fence, [OP_ARRIVE_TX] = print_arrive_tx,
+        [OP_INIT] = emit_mbar_init, [OP_FENCE] = emit_bulk_fence, [OP_ARRIVE_TX] = print_arrive_tx,
         [OP_COPY] = print_copy, [OP_WAIT_PARITY] = emit_mbar_wait, [OP_ACQUIRE] = emit_mbar_wait,
         [OP_RELEASE] = emit_mbar_arrive,
         [OP_BARRIER] = emit_mbar_barrier, [OP_COMPUTE] = emit_print_compute,
-        [OP_STORE] = print_store, [OP_COMMIT] = print_commit, [OP_WAIT] = print_wait,
+        [OP_STORE] = emit_bulk_store, [OP_COMMIT] = emit_bulk_commit, [OP_WAIT] = emit_bulk_wait,
     },
     .setup = emit_mbar_setup,
     .header = "pipert_bulk.cuh",

@@ -103,6 +103,8 @@ typedef struct mech_module {
                                     emit_chunk_cp_async); other lowerings make none */
     unsigned hints;              /* the stage hints its copies take (1 << stage_hint); the
                                     others are accepted and ignored (-Whints) */
+    bool dense_rows;             /* its copies write a region's rows back to back (a tensor
+                                    box): no automatic padding of shared rows */
 } mech_module;
 
 extern const mech_module mech_sync_module;
@@ -115,6 +117,7 @@ extern const mech_module mech_pipeline_roles_module;
 extern const mech_module mech_pipeline_thread_module;
 extern const mech_module mech_primitives_module;
 extern const mech_module mech_bulk_module;
+extern const mech_module mech_tensor_module;
 
 /* The schedule of commit-group counting (TRACK_GROUPS), cp.async's: S-1 steps copied
  * ahead, one group committed per step (empty past the block's last step), a wait for the
@@ -142,6 +145,24 @@ ir_section *plan_mbar_roles_loop(planner *p);
 /* With producer warps: the consumer warps wait for the full barrier, compute and release
  * the slot on its empty barrier (a staged output stored between two consumer barriers). */
 void plan_mbar_consume_role(planner *p, ir_section *loop);
+/* bulk's schedule (mech/bulk.c), shared with tensor, whose box copies complete the same
+ * way: an elected thread arms the slot's full barrier with expect_tx and issues the
+ * copies, every thread stores what they cannot move (all of it where the launch's copy
+ * width is under 16 bytes), a block barrier or the producers' arrivals publish that. */
+bool plan_bulk(planner *p);
+/* bulk's ARRIVE_TX: the elected thread expects what bytes_fn (pg_bulk_bytes, ...) counts
+ * for the step's regions, then arrives (with all_arrive the role's others arrive too). */
+void emit_bulk_arrive_tx(kctx *k, const ir_op *op, const char *bytes_fn);
+/* bulk's last arguments of a region's copy: the slot's full barrier and the stage's L2
+ * policy (pg_pol_NAME where it has one). */
+void emit_bulk_copy_args(kctx *k, const spec_stage *st, const char *name);
+/* bulk's write-back of staged outputs (plan_bulk sets bulk_stores), tensor's too: FENCE
+ * (the init fence, or fence.proxy.async after the compute's writes), STORE by bulk stores
+ * (pg_bulk_store_region), COMMIT of the thread's bulk group, WAIT for its reads. */
+void emit_bulk_fence(kctx *k, const ir_op *op);
+void emit_bulk_store(kctx *k, const ir_op *op);
+void emit_bulk_commit(kctx *k, const ir_op *op);
+void emit_bulk_wait(kctx *k, const ir_op *op);
 void emit_mbar_setup(kctx *k);
 void emit_mbar_init(kctx *k, const ir_op *op);
 void emit_mbar_fence(kctx *k, const ir_op *op);

@@ -19,7 +19,7 @@ static const struct {
     [MECH_CP_ASYNC] = {"cp.async", 80, &mech_cp_async_module},
     [MECH_CP_ASYNC_MBARRIER] = {"cp.async.mbarrier", 80, &mech_cp_async_mbarrier_module},
     [MECH_BULK] = {"bulk", 90, &mech_bulk_module},
-    [MECH_TENSOR] = {"tensor", 90, NULL},
+    [MECH_TENSOR] = {"tensor", 90, &mech_tensor_module},
     [MECH_AUTO] = {"auto", 0, NULL},
 };
 
@@ -45,6 +45,10 @@ int mech_min_producer_warps(mech m)
     return mech_table[m].module ? mech_table[m].module->min_producer_warps : 0;
 }
 unsigned mech_hints(mech m) { return mech_table[m].module ? mech_table[m].module->hints : 0; }
+bool mech_dense_rows(mech m)
+{
+    return mech_table[m].module && mech_table[m].module->dense_rows;
+}
 
 mech mech_auto(const spec *s, int sm)
 {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Error corpus: every NNN_name.pipe here must make pipegen fail with exit status 1, print
-# exactly NNN_name.err on stderr, and write no output file.
+# exactly NNN_name.err on stderr, and write no output file. NNN_name.flags, where there is
+# one, gives the command line's options (one line; '#' starts a comment): an architecture a
+# refusal needs (--arch=sm_90 for what only sm_90 lowerings refuse).
 #   001-099  lexical and syntax errors (the front end)
 #   100-     semantic errors
 #
@@ -24,7 +26,11 @@ fi
 
 for name in "${cases[@]}"; do
     rm -f "$tmp/out.cu" "$tmp/out.cuh"
-    timeout 10 "$pipegen" "$name.pipe" -o "$tmp/out.cu" >"$tmp/stdout" 2>"$tmp/stderr"
+    flags=()
+    if [ -f "$name.flags" ]; then
+        read -r -a flags < <(sed -e 's/#.*//' "$name.flags" | tr '\n' ' ')
+    fi
+    timeout 10 "$pipegen" "${flags[@]}" "$name.pipe" -o "$tmp/out.cu" >"$tmp/stdout" 2>"$tmp/stderr"
     status=$?
     if [ "${ERRORS_BLESS:-0}" = 1 ] && [ $status -eq 1 ]; then
         cp "$tmp/stderr" "$name.err"

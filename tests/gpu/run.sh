@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make gpu-check: every case of tests/gpu/matrix through --emit-test on this machine's GPU,
 # then again under compute-sanitizer memcheck, racecheck and synccheck; then the watchdog.
-# A lowering's SASS is checked where it must hold an instruction (bulk: UBLKCP, through
-# cuobjdump beside nvcc, or CUOBJDUMP); a case whose lowering needs a newer GPU is skipped.
+# A lowering's SASS is checked where it must hold an instruction (bulk: UBLKCP, tensor:
+# UTMALDG, through cuobjdump beside nvcc, or CUOBJDUMP); a case whose lowering needs a
+# newer GPU is skipped.
 #   GPU_MATRIX=FILE   another case list
 #   GPU_JOBS=4        cases run at a time
 #   GPU_SHARD=K/N     only shard K of N (the shards split the matrix, balanced by
@@ -78,8 +79,8 @@ run_case() {
 }
 # The instruction a lowering's kernels must hold in their SASS, where the PTX alone does not
 # show that the hardware path is taken (LOWERING:INSTRUCTION ...): bulk copies are the
-# bulk-copy unit's UBLKCP.
-SASS_MUST="bulk:UBLKCP"
+# bulk-copy unit's UBLKCP, tensor copies the TMA unit's UTMALDG.
+SASS_MUST="bulk:UBLKCP tensor:UTMALDG"
 sass_check() {
     local dir=$1 name=$2 mech=$3 want=
     for m in $SASS_MUST; do

@@ -1,0 +1,146 @@
+/* pipert_tensor.cuh: tensor copies (cp.async.bulk.tensor, TMA with a CUtensorMap) of staged
+ * regions, completing on an mbarrier by transaction bytes, and the launcher's encoding of
+ * the maps (lowering tensor, sm_90 and newer).
+ * Part of libpipert's device support, installed beside pipert.h and versioned with it
+ * (PIPERT_ABI_VERSION): generated code includes the pipert_*.cuh files its kernels use.
+ * <cuda.h> gives the types only (CUtensorMap, the encoder's signature): the encoder is
+ * found through the runtime (cudaGetDriverEntryPointByVersion), so nothing links -lcuda.
+ */
+#ifndef PIPERT_TENSOR_CUH
+#define PIPERT_TENSOR_CUH
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <string.h>
+#include "pipert_bulk.cuh"
+
+/* The map of a staged input over its whole array: rank 1 to 3, dimensions `dim` and box
+ * `box` fastest first, elements of elem_bytes (1, 2, 4 or 8: copied as unsigned integers
+ * of that size), no swizzle, out-of-bounds elements zero-filled. With use 0 (the launch's
+ * copy width is under 16 bytes: the kernel copies without the map) or an empty dimension
+ * (no copy reads the array) the map is zeroed. Host-only and capture-safe: nothing is
+ * allocated or enqueued. cudaErrorInvalidValue where the array cannot be mapped (a
+ * dimension past 2^31 - 1 elements: box coordinates are 32-bit), cudaErrorNotSupported
+ * where the driver has no encoder. */
+static inline cudaError_t pipert_encode_tensor_map(CUtensorMap *map, const void *base, int rank,
+                                                   const uint64_t *dim, const uint32_t *box,
+                                                   int elem_bytes, int use)
+{
+    const CUtensorMapDataType type = elem_bytes == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                      : elem_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
+                                      : elem_bytes == 4 ? CU_TENSOR_MAP_DATA_TYPE_UINT32
+                                                        : CU_TENSOR_MAP_DATA_TYPE_UINT64;
+    cuuint64_t dims[3], strides[2];
+    const cuuint32_t elem_strides[3] = {1, 1, 1};
+    uint64_t pitch = (uint64_t)elem_bytes;
+    memset(map, 0, sizeof *map);
+    for (int d = 0; d < rank; ++d) {
+        if (dim[d] == 0)
+            return cudaSuccess;
+        if (dim[d] > 0x7fffffffu)
+            return cudaErrorInvalidValue;
+        dims[d] = dim[d];
+        if (d > 0)
+            strides[d - 1] = pitch;
+        pitch *= dim[d];
+    }
+    if (!use)
+        return cudaSuccess;
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found;
+    cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                                       cudaEnableDefault, &found);
+    if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || !fn)
+        return cudaErrorNotSupported;
+    CUresult r = ((PFN_cuTensorMapEncodeTiled_v12000)fn)(
+        map, type, (cuuint32_t)rank, (void *)base, dims, strides, box,
+        elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+        CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+#ifdef __CUDACC__
+/* The planned box of a stage's map: the array's rank, its element size and the box's
+ * extents B0 (planes), B1 (rows), B2 (elements of a row); the box tiles the region. */
+template <int RANK, int ES, int B0, int B1, int B2> struct pg_tbox {};
+
+/* The PTX of one box copy of RANK dimensions, coordinates {%3[, %4[, %5]]} fastest first. */
+#define PG_TENSOR_COPY(DIM, COORDS, HINT_SFX, HINT_OP)                                        \
+    asm volatile("cp.async.bulk.tensor." DIM ".shared::cluster.global.mbarrier::complete_tx"  \
+                 "::bytes" HINT_SFX " [%0], [%1, " COORDS "], [%2]" HINT_OP ";\n"             \
+                 ::"r"(pg_smem_addr(dst)), "l"((uint64_t)map), "r"(pg_smem_addr(bar)), "r"(c2),         \
+                   "r"(c1), "r"(c0), "l"(l2.policy) : "memory")
+
+/* One box at coordinates (c0, c1, c2) (plane, row, element; those beyond RANK unused) into
+ * dst (128-byte aligned), its bytes, all of the box's, completing a transaction of the
+ * barrier's phase; the part of the box outside the array is zero-filled. */
+template <int RANK, bool HINT>
+__device__ __forceinline__ void pg_tensor_copy(unsigned char *dst, const CUtensorMap *map,
+                                               int c0, int c1, int c2, uint64_t *bar,
+                                               pg_l2_hint<HINT> l2)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (HINT && RANK == 1)
+        PG_TENSOR_COPY("1d", "{%3}", ".L2::cache_hint", ", %6");
+    else if constexpr (HINT && RANK == 2)
+        PG_TENSOR_COPY("2d", "{%3, %4}", ".L2::cache_hint", ", %6");
+    else if constexpr (HINT)
+        PG_TENSOR_COPY("3d", "{%3, %4, %5}", ".L2::cache_hint", ", %6");
+    else if constexpr (RANK == 1)
+        PG_TENSOR_COPY("1d", "{%3}", "", "");
+    else if constexpr (RANK == 2)
+        PG_TENSOR_COPY("2d", "{%3, %4}", "", "");
+    else
+        PG_TENSOR_COPY("3d", "{%3, %4, %5}", "", "");
+#endif
+}
+#undef PG_TENSOR_COPY
+
+/* ---- A staged region through tensor copies: with 16-byte copies (VEC, the launch's copy
+ * width: every staged pointer and row pitch 16-byte aligned, as the map needs) the boxes
+ * that tile the region as copied, dealt to the copying threads in turn (box b by thread
+ * b % NT; thread 0 arms the barrier for all of them, and one landing before that takes
+ * the tx-count below zero until it) (P planes of R rows of ROWBYTES, rows back to back in shared memory where a box
+ * spans several: PITCH == ROWBYTES). The box's origin may lie outside the array (a halo,
+ * a tail tile): the hardware zero-fills that part and counts it in the transaction.
+ * Below 16 bytes the map is not encoded: every thread stores the region with ordinary
+ * loads and stores, as bulk does, and the barrier expects no bytes. ---- */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT, int RANK, int ES,
+          int B0, int B1, int B2, bool HINT>
+__device__ __forceinline__ void pg_tensor_region(unsigned char *dst, const unsigned char *base,
+                                                 int64_t o0, int64_t o1, int64_t o2b,
+                                                 int64_t n0, int64_t n1, int64_t n2b, int tid,
+                                                 const CUtensorMap *map,
+                                                 pg_tbox<RANK, ES, B0, B1, B2>, uint64_t *bar,
+                                                 pg_l2_hint<HINT> l2)
+{
+    if constexpr (VEC == 16) {
+        static_assert(P % B0 == 0 && R % B1 == 0 && ROWBYTES % (B2 * ES) == 0,
+                      "pipert: the boxes tile the region");
+        static_assert((B0 == 1 && B1 == 1) || (PITCH == ROWBYTES && B2 * ES == ROWBYTES),
+                      "pipert: a box of several rows spans whole rows, stored back to back");
+        constexpr int NC = (int)(ROWBYTES / (B2 * ES)), NR = R / B1, NB = P / B0 * NR * NC;
+        for (int b = tid; b < NB; b += NT) {
+            const int p = b / (NR * NC) * B0, r = b / NC % NR * B1;
+            const long long c = (long long)(b % NC) * B2 * ES;
+            pg_tensor_copy<RANK>(dst + (p * R + r) * PITCH + c, map, (int)(o0 + p),
+                                 (int)(o1 + r), (int)((o2b + c) / ES), bar, l2);
+        }
+    } else {
+        (void)map;
+        pg_bulk_region<VEC, P, R, ROWBYTES, PITCH, NT>(dst, base, o0, o1, o2b, n0, n1, n2b, tid,
+                                                      bar, l2);
+    }
+}
+
+/* Add to tx the bytes pg_tensor_region's boxes deliver for the same region: all of it, the
+ * zero-filled part outside the array included, or nothing below 16-byte copies. */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT>
+__device__ __forceinline__ void pg_tensor_bytes(const unsigned char *, const unsigned char *,
+                                                int64_t, int64_t, int64_t, int64_t, int64_t,
+                                                int64_t, int, int64_t &tx)
+{
+    if constexpr (VEC == 16)
+        tx += (int64_t)P * R * ROWBYTES;
+}
+#endif /* __CUDACC__ */
+#endif /* PIPERT_TENSOR_CUH */

@@ -1,0 +1,154 @@
+/* mech_tensor: tensor copies (cp.async.bulk.tensor, TMA with a CUtensorMap, sm_90) of each
+ * staged input's region, completing on the slot's full mbarrier by transaction bytes.
+ *
+ * The schedule is bulk's (plan_bulk): one elected thread arms the slot's full barrier
+ * with expect_tx, the step's copies are dealt to the copying threads (box by box), and
+ * staged outputs go back by bulk stores; with producer warps the producers copy and each
+ * of them arrives. What differs is the copy: one box copy, or a few, per region,
+ * where bulk copies row by row and stores the edges. A box may start outside the array
+ * (a halo, a tail tile): the hardware zero-fills that part and counts it in the
+ * transaction, so the elected thread expects the whole region as copied, for every tile.
+ *
+ * Boxes are at most 256 elements in each dimension, their rows a multiple of 16 bytes,
+ * and land in shared memory 128-byte aligned with their rows back to back (the layout
+ * pads no staged input's rows: dense_rows). A region wider than that is tiled by equal
+ * boxes, planned here (plan_box) and passed to both the kernel (pg_tbox) and the host
+ * plan (ENCODE_TENSOR_MAP), so the bytes add up; a region no box tiles is refused (as not
+ * implemented yet), as is one whose rows or origin steps are not 16-byte multiples.
+ *
+ * Each staged input's map is a kernel parameter (const __grid_constant__ CUtensorMap),
+ * encoded by the launcher over the whole array. Where a launch's copy width is under 16
+ * bytes (a staged pointer or row pitch not 16-byte aligned, which a map cannot describe)
+ * the map is not encoded and the kernel's VEC < 16 variant copies as bulk's does then:
+ * ordinary loads and stores by every thread, no bytes expected. The IR's COPY says
+ * `stores` for that variant, so the verifier proves the schedule for both. */
+#include "mech.h"
+
+/* The box of stage si over its region as copied, slowest dimension first (as the array's):
+ * in each dimension, from the fastest, the largest extent up to 256 that divides the
+ * region's, whose steps keep boxes 128-byte aligned in the slot unless one box spans the
+ * dimension, and whose rows are a multiple of 16 bytes; a dimension below one that is not
+ * spanned whole takes boxes of 1. False when no box fits. */
+static bool plan_box(const spec *s, const copy_plan *cp, int si, int box[AST_MAX_RANK])
+{
+    const spec_stage *st = &s->stages[si];
+    long long esz = ast_type_size(s->arrays[st->array].type), unit = esz;
+    bool whole = true;
+    for (int d = st->rank - 1; d >= 0; --d) {
+        long long e = cp->extent[d], b = !whole ? 1 : e < 256 ? e : 256;
+        while (b > 0 && (e % b || (b != e && b * unit % 128)
+                         || (d == st->rank - 1 && b * esz % 16)))
+            --b;
+        if (b == 0)
+            return false;
+        box[d] = (int)b;
+        whole = b == e;
+        unit *= e;
+    }
+    return true;
+}
+
+/* Every staged input's region must be copied in 16-byte rows (its origin and row kept
+ * 16-byte aligned: the launch's 16-byte variant is the one that copies by tensor) and be
+ * tiled by boxes. Others could copy as bulk does below 16 bytes, every time; this version
+ * refuses them rather than never using the tensor copies it was asked for. */
+static bool check_regions(planner *p)
+{
+    const spec *s = p->s;
+    bool ok = true;
+    for (int i = 0; i < s->nstages; ++i) {
+        const spec_stage *st = &s->stages[i];
+        const copy_plan *cp = &p->sc->copy[i];
+        const char *name = s->arrays[st->array].name;
+        int box[AST_MAX_RANK];
+        if (st->is_output)
+            continue;
+        if (cp->vec < 16) {
+            diag_error(p->d, st->loc, "a region whose rows or origin steps are not a multiple "
+                       "of 16 bytes ('%s': rows of %lld bytes as copied) is not implemented "
+                       "yet by lowering 'tensor' (docs/mechanisms.md lists what each lowering "
+                       "supports)", name, cp->row_bytes);
+            ok = false;
+        } else if (!plan_box(s, cp, i, box)) {
+            diag_error(p->d, st->loc, "a region that no equal boxes of at most 256 elements "
+                       "per dimension, 128-byte aligned in shared memory, tile ('%s') is not "
+                       "implemented yet by lowering 'tensor' (docs/mechanisms.md lists what "
+                       "each lowering supports)", name);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+static bool plan(planner *p)
+{
+    return plan_bulk(p) && check_regions(p);
+}
+
+/* ------------------------------------------------------------------ host */
+
+static bool has_map(const host_plan *hp, int stage)
+{
+    for (int i = 0; i < hp->nops; ++i)
+        if (hp->ops[i].kind == HOP_ENCODE_TENSOR_MAP && hp->ops[i].index == stage)
+            return true;
+    return false;
+}
+
+/* A map per staged input, encoded before the launch that passes it (once, whichever
+ * variants are tensor's: their boxes are the same, planned from the same layout). */
+static void plan_host_maps(host_planner *h, const sched *sc)
+{
+    for (int i = 0; i < h->s->nstages; ++i) {
+        if (h->s->stages[i].is_output || has_map(h->hp, i))
+            continue;
+        host_op *op = plan_host_op(h, HOP_ENCODE_TENSOR_MAP, i);
+        plan_box(h->s, &sc->copy[i], i, op->box);
+        kernel_param *prm = plan_host_param(
+            h, "const CUtensorMap",
+            arena_printf(h->a, "pg_tmap_%s", h->s->arrays[h->s->stages[i].array].name),
+            HV_TENSOR_MAP);
+        prm->index = i;
+        prm->grid_constant = true;
+    }
+}
+
+/* ------------------------------------------------------------------ printing */
+
+/* The stage's map and box, then bulk's barrier and L2 policy. */
+static void copy_args(kctx *k, const spec_stage *st, const char *name)
+{
+    int si = (int)(st - k->s->stages), box[AST_MAX_RANK] = {1, 1, 1};
+    plan_box(k->s, &k->sc->copy[si], si, box + AST_MAX_RANK - st->rank);
+    kp(k, "&pg_tmap_%s, pg_tbox<%d, %d, %d, %d, %d>{}, ", name, st->rank,
+       ast_type_size(k->s->arrays[st->array].type), box[0], box[1], box[2]);
+    emit_bulk_copy_args(k, st, name);
+}
+
+static void print_copy(kctx *k, const ir_op *op)
+{
+    emit_copy_region_calls(k, op, "pg_tensor_region", copy_args);
+}
+
+static void print_arrive_tx(kctx *k, const ir_op *op)
+{
+    emit_bulk_arrive_tx(k, op, "pg_tensor_bytes");
+}
+
+const mech_module mech_tensor_module = {
+    .plan = plan,
+    .print = {
+        [OP_INIT] = emit_mbar_init, [OP_FENCE] = emit_bulk_fence, [OP_ARRIVE_TX] = print_arrive_tx,
+        [OP_COPY] = print_copy, [OP_WAIT_PARITY] = emit_mbar_wait, [OP_ACQUIRE] = emit_mbar_wait,
+        [OP_RELEASE] = emit_mbar_arrive,
+        [OP_BARRIER] = emit_mbar_barrier, [OP_COMPUTE] = emit_print_compute,
+        [OP_STORE] = emit_bulk_store, [OP_COMMIT] = emit_bulk_commit, [OP_WAIT] = emit_bulk_wait,
+    },
+    .setup = emit_mbar_setup,
+    .header = "pipert_tensor.cuh",
+    .plan_host = plan_host_maps,
+    .roles = true,
+    .l2_policy = true,
+    .hints = 1u << HINT_EVICT,   /* .L2::cache_hint; a tensor copy has no cache operator */
+    .dense_rows = true,
+};
