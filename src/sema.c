@@ -1024,7 +1024,7 @@ static void check_lowering(checker *c)
         if (s->producer_warps && !mech_roles(m)) {
             diag_origin o = t->lower.opt ? named : origin_of(&t->producer_warps, s->mech_loc);
             diag_error_from(c->d, o, "producer warps are planned by cp.async.mbarrier, "
-                            "pipeline-roles and bulk, not by the %s lowering", mech_name(m));
+                            "pipeline-roles, bulk and tensor, not by the %s lowering", mech_name(m));
             return;
         }
         if (m != warned) {

@@ -163,6 +163,12 @@ void emit_bulk_fence(kctx *k, const ir_op *op);
 void emit_bulk_store(kctx *k, const ir_op *op);
 void emit_bulk_commit(kctx *k, const ir_op *op);
 void emit_bulk_wait(kctx *k, const ir_op *op);
+/* The printer table bulk and tensor share; each adds its OP_COPY and OP_ARRIVE_TX. */
+#define MECH_BULK_PRINTERS                                                                  \
+    [OP_INIT] = emit_mbar_init, [OP_FENCE] = emit_bulk_fence, [OP_WAIT_PARITY] = emit_mbar_wait, \
+    [OP_ACQUIRE] = emit_mbar_wait, [OP_RELEASE] = emit_mbar_arrive,                          \
+    [OP_BARRIER] = emit_mbar_barrier, [OP_COMPUTE] = emit_print_compute,                     \
+    [OP_STORE] = emit_bulk_store, [OP_COMMIT] = emit_bulk_commit, [OP_WAIT] = emit_bulk_wait
 void emit_mbar_setup(kctx *k);
 void emit_mbar_init(kctx *k, const ir_op *op);
 void emit_mbar_fence(kctx *k, const ir_op *op);

@@ -137,13 +137,7 @@ static void print_arrive_tx(kctx *k, const ir_op *op)
 
 const mech_module mech_tensor_module = {
     .plan = plan,
-    .print = {
-        [OP_INIT] = emit_mbar_init, [OP_FENCE] = emit_bulk_fence, [OP_ARRIVE_TX] = print_arrive_tx,
-        [OP_COPY] = print_copy, [OP_WAIT_PARITY] = emit_mbar_wait, [OP_ACQUIRE] = emit_mbar_wait,
-        [OP_RELEASE] = emit_mbar_arrive,
-        [OP_BARRIER] = emit_mbar_barrier, [OP_COMPUTE] = emit_print_compute,
-        [OP_STORE] = emit_bulk_store, [OP_COMMIT] = emit_bulk_commit, [OP_WAIT] = emit_bulk_wait,
-    },
+    .print = {MECH_BULK_PRINTERS, [OP_COPY] = print_copy, [OP_ARRIVE_TX] = print_arrive_tx},
     .setup = emit_mbar_setup,
     .header = "pipert_tensor.cuh",
     .plan_host = plan_host_maps,

@@ -596,7 +596,8 @@ c_auto_producer_warps() {
 }
 c_l2_policy_only_where_used() {
     # A stage's `evict` policy (createpolicy) is made under the lowerings whose copies take
-    # it (cp.async, cp.async.mbarrier, bulk); under the others it would be made and never used.
+    # it (cp.async, cp.async.mbarrier, bulk, tensor); under the others it would be made and
+    # never used.
     sed 's/^  stage   x, y;.*/  stage   x, y evict first;/' saxpy.pipe >ev.pipe
     grep -q 'evict first' ev.pipe || { fail "ev.pipe has no evict option"; return; }
     local m arch
@@ -606,7 +607,7 @@ c_l2_policy_only_where_used() {
         pg ev.pipe --lower="$m" --arch="$arch" -o k.cu </dev/null
         expect_status 0
         case $m in
-        cp.async | cp.async.mbarrier | bulk)
+        cp.async | cp.async.mbarrier | bulk | tensor)
             expect_file_has k.cu "const uint64_t pg_pol_x = pg_l2_policy<2>();" ;;
         *)
             grep -q 'pg_pol_' k.cu && fail "$m makes an L2 policy it never uses" ;;
@@ -692,16 +693,16 @@ c_depfile_every_output_and_mp() {
 }
 c_cmdline_errors_name_the_option() {
     # An error the command line causes names the option, not the spec's first line.
-    pg saxpy.pipe --lower=tensor -o k.cu
-    expect_status 1
-    expect_err "pipegen: error: --lower=tensor: lowering 'tensor' is not implemented yet (pipegen --list-lowerings)"
-    # bulk is sm_90 only: the default targets include sm_80.
-    pg saxpy.pipe --lower=bulk -o k.cu
-    expect_status 1
-    expect_err "pipegen: error: --lower=bulk: the bulk lowering needs sm_90 or newer, but sm_80 is a target"
+    # bulk and tensor are sm_90 only: the default targets include sm_80.
+    local m
+    for m in bulk tensor; do
+        pg saxpy.pipe --lower=$m -o k.cu
+        expect_status 1
+        expect_err "pipegen: error: --lower=$m: the $m lowering needs sm_90 or newer, but sm_80 is a target"
+    done
     pg saxpy.pipe --lower sync --producer-warps 2 -o k.cu
     expect_status 1
-    expect_err "pipegen: error: --lower=sync: producer warps are planned by cp.async.mbarrier, pipeline-roles and bulk, not by the sync lowering"
+    expect_err "pipegen: error: --lower=sync: producer warps are planned by cp.async.mbarrier, pipeline-roles, bulk and tensor, not by the sync lowering"
     pg saxpy.pipe --producer-warps=8
     expect_status 1
     expect_err "pipegen: error: --producer-warps=8: 8 producer warps leave no consumer warp in a block of 256 threads"

@@ -623,12 +623,12 @@ START_TEST(lowering_without_roles)
     expect_diags_for(src, &(target){.sm = {80}, .narch = 1,
                                     .producer_warps = {"--producer-warps=2", 2}},
                      "pipegen: error: --producer-warps=2: producer warps are planned by "
-                     "cp.async.mbarrier, pipeline-roles and bulk, not by the cp.async lowering\n", 1);
+                     "cp.async.mbarrier, pipeline-roles, bulk and tensor, not by the cp.async lowering\n", 1);
     expect_lowering_diags("", &(target){.sm = {80}, .narch = 1,
                                         .lower = {"--lower=sync", MECH_SYNC},
                                         .producer_warps = {"--producer-warps=2", 2}},
                           "pipegen: error: --lower=sync: producer warps are planned by "
-                          "cp.async.mbarrier, pipeline-roles and bulk, not by the sync lowering\n");
+                          "cp.async.mbarrier, pipeline-roles, bulk and tensor, not by the sync lowering\n");
     /* auto picks a lowering with roles. */
     checked c;
     snprintf(src, sizeof src, one_stage, "");
