@@ -109,7 +109,7 @@ static void yyerror(const srcloc *loc, yyscan_t scanner, parse_ctx *ctx, const c
 %token KW_BY "by" KW_COMBINE "combine" KW_INTO "into" KW_ELEMENTWISE "elementwise"
 %token KW_STEP "step"
 %token KW_USING "using" KW_CACHE "cache" KW_PREFETCH "prefetch" KW_EVICT "evict"
-%token KW_HALO "halo" KW_PAD "pad"
+%token KW_HALO "halo" KW_PAD "pad" KW_SWIZZLE "swizzle"
 %token KW_FLOAT "float" KW_DOUBLE "double" KW_INT "int" KW_HALF "half"
 %token KW_BFLOAT16 "bfloat16" KW_UINT8 "uint8"
 
@@ -237,6 +237,7 @@ stage_opts
                                { $$ = $1; ast_opts_prefetch(ctx->d, &$$, $3, @3); }
     | stage_opts "evict" IDENT { $$ = $1; ast_opts_evict(ctx->d, &$$, $3, @3); }
     | stage_opts "pad" INT     { $$ = $1; ast_opts_pad(ctx->d, &$$, $3, @3); }
+    | stage_opts "swizzle" INT { $$ = $1; ast_opts_swizzle(ctx->d, &$$, $3, @3); }
     | stage_opts "halo" INT    { $$ = $1; ast_opts_halo(ctx->d, &$$, $3, @3, NULL, @3); }
     | stage_opts "halo" INT IDENT
                                { $$ = $1; ast_opts_halo(ctx->d, &$$, $3, @3, $4, @4); }
@@ -264,7 +265,7 @@ typedef struct parse_group {
 
 static const parse_group parse_groups[] = {
     { "an item", YYSYMBOL_KW_PARAM, YYSYMBOL_KW_REFERENCE },
-    { "a stage option", YYSYMBOL_KW_USING, YYSYMBOL_KW_PAD },
+    { "a stage option", YYSYMBOL_KW_USING, YYSYMBOL_KW_SWIZZLE },
     { "a type", YYSYMBOL_KW_FLOAT, YYSYMBOL_KW_UINT8 },
 };
 enum { PARSE_NGROUPS = sizeof parse_groups / sizeof parse_groups[0] };

@@ -45,18 +45,44 @@ template <class T> struct pg_srow {
     int64_t origin;
     __device__ T &operator[](int64_t i) const { return row[pg_local(i, origin)]; }
 };
-template <class T, int PITCH> struct pg_sview2 {
+/* A row of a swizzled slot (lowering tensor; SW, the span, 32, 64 or 128 bytes): the byte
+ * b of row `row` lies in column block b / SW (ROWS rows of SW bytes each) at row * SW +
+ * b % SW, and its 16-byte chunk is XORed with the 128-byte line's index (bits 7 on of the
+ * offset, as many as the span has chunks to spare): the copy engine's swizzle, the slot
+ * being 1024-byte aligned as the pattern's repeat needs. */
+template <class T, int SW, int ROWS> struct pg_zrow {
     T *base;
-    int64_t origin0, origin1;
-    __device__ pg_srow<T> operator[](int64_t j) const {
-        return pg_srow<T>{base + pg_local(j, origin0) * PITCH, origin1};
+    int row;
+    int64_t origin;
+    __device__ T &operator[](int64_t i) const {
+        static_assert(SW == 32 || SW == 64 || SW == 128, "pipert: swizzle spans");
+        const unsigned b = (unsigned)pg_local(i, origin) * (unsigned)sizeof(T);
+        const unsigned o = b / SW * (ROWS * SW) + (unsigned)row * SW + b % SW;
+        return *(T *)((uintptr_t)base + (o ^ ((o >> 3) & (SW - 16))));
     }
 };
-template <class T, int PITCH1, int PITCH0> struct pg_sview3 {
+
+/* Slot views, unswizzled (SW 0: rows PITCH elements apart) or swizzled (pg_zrow; ROWS
+ * the region's rows, planes included, and row0 the first of a plane's). */
+template <class T, int PITCH, int SW = 0, int ROWS = 0> struct pg_sview2 {
+    T *base;
+    int64_t origin0, origin1;
+    int row0 = 0;
+    __device__ auto operator[](int64_t j) const {
+        if constexpr (SW == 0)
+            return pg_srow<T>{base + pg_local(j, origin0) * PITCH, origin1};
+        else
+            return pg_zrow<T, SW, ROWS>{base, row0 + pg_local(j, origin0), origin1};
+    }
+};
+template <class T, int PITCH1, int PITCH0, int SW = 0, int ROWS = 0> struct pg_sview3 {
     T *base;
     int64_t origin0, origin1, origin2;
-    __device__ pg_sview2<T, PITCH1> operator[](int64_t k) const {
-        return pg_sview2<T, PITCH1>{base + pg_local(k, origin0) * PITCH0, origin1, origin2};
+    __device__ pg_sview2<T, PITCH1, SW, ROWS> operator[](int64_t k) const {
+        if constexpr (SW == 0)
+            return {base + pg_local(k, origin0) * PITCH0, origin1, origin2};
+        else
+            return {base, origin1, origin2, pg_local(k, origin0) * (PITCH0 / PITCH1)};
     }
 };
 

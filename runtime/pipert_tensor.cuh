@@ -13,9 +13,27 @@
 #include <string.h>
 #include "pipert_bulk.cuh"
 
+/* The driver's encoder, looked up once per process (a driver call, on every launch
+ * otherwise; a local static is initialised once, thread-safely); NULL where the driver
+ * has none. */
+static inline PFN_cuTensorMapEncodeTiled_v12000 pipert_tensor_encoder(void)
+{
+    static const PFN_cuTensorMapEncodeTiled_v12000 encoder = [] {
+        void *fn = NULL;
+        cudaDriverEntryPointQueryResult found;
+        cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn,
+                                                           12000, cudaEnableDefault, &found);
+        return err == cudaSuccess && found == cudaDriverEntryPointSuccess
+                   ? (PFN_cuTensorMapEncodeTiled_v12000)fn
+                   : (PFN_cuTensorMapEncodeTiled_v12000)NULL;
+    }();
+    return encoder;
+}
+
 /* The map of a staged input over its whole array: rank 1 to 3, dimensions `dim` and box
  * `box` fastest first, elements of elem_bytes (1, 2, 4 or 8: copied as unsigned integers
- * of that size), no swizzle, out-of-bounds elements zero-filled. With use 0 (the launch's
+ * of that size), swizzled by a span of `swizzle` bytes (0: none; 32, 64 or 128, the box's
+ * rows that many bytes), out-of-bounds elements zero-filled. With use 0 (the launch's
  * copy width is under 16 bytes: the kernel copies without the map) or an empty dimension
  * (no copy reads the array) the map is zeroed. Host-only and capture-safe: nothing is
  * allocated or enqueued. cudaErrorInvalidValue where the array cannot be mapped (a
@@ -23,7 +41,7 @@
  * where the driver has no encoder. */
 static inline cudaError_t pipert_encode_tensor_map(CUtensorMap *map, const void *base, int rank,
                                                    const uint64_t *dim, const uint32_t *box,
-                                                   int elem_bytes, int use)
+                                                   int elem_bytes, int use, int swizzle = 0)
 {
     const CUtensorMapDataType type = elem_bytes == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
                                       : elem_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
@@ -45,23 +63,25 @@ static inline cudaError_t pipert_encode_tensor_map(CUtensorMap *map, const void 
     }
     if (!use)
         return cudaSuccess;
-    void *fn = NULL;
-    cudaDriverEntryPointQueryResult found;
-    cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                       cudaEnableDefault, &found);
-    if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || !fn)
+    const PFN_cuTensorMapEncodeTiled_v12000 encode = pipert_tensor_encoder();
+    if (!encode)
         return cudaErrorNotSupported;
-    CUresult r = ((PFN_cuTensorMapEncodeTiled_v12000)fn)(
+    const CUtensorMapSwizzle swz = swizzle == 128  ? CU_TENSOR_MAP_SWIZZLE_128B
+                                   : swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                   : swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                   : CU_TENSOR_MAP_SWIZZLE_NONE;
+    CUresult r = encode(
         map, type, (cuuint32_t)rank, (void *)base, dims, strides, box,
-        elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+        elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swz,
         CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
 
 #ifdef __CUDACC__
-/* The planned box of a stage's map: the array's rank, its element size and the box's
- * extents B0 (planes), B1 (rows), B2 (elements of a row); the box tiles the region. */
-template <int RANK, int ES, int B0, int B1, int B2> struct pg_tbox {};
+/* The planned box of a stage's map: the array's rank, its element size, the box's
+ * extents B0 (planes), B1 (rows), B2 (elements of a row), and the map's swizzle span SW
+ * (bytes; 0 none); the box tiles the region. */
+template <int RANK, int ES, int B0, int B1, int B2, int SW = 0> struct pg_tbox {};
 
 /* The PTX of one box copy of RANK dimensions, coordinates {%3[, %4[, %5]]} fastest first. */
 #define PG_TENSOR_COPY(DIM, COORDS, HINT_SFX, HINT_OP)                                        \
@@ -105,25 +125,30 @@ __device__ __forceinline__ void pg_tensor_copy(unsigned char *dst, const CUtenso
  * Below 16 bytes the map is not encoded: every thread stores the region with ordinary
  * loads and stores, as bulk does, and the barrier expects no bytes. ---- */
 template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT, int RANK, int ES,
-          int B0, int B1, int B2, bool HINT>
+          int B0, int B1, int B2, int SW, bool HINT>
 __device__ __forceinline__ void pg_tensor_region(unsigned char *dst, const unsigned char *base,
                                                  int64_t o0, int64_t o1, int64_t o2b,
                                                  int64_t n0, int64_t n1, int64_t n2b, int tid,
                                                  const CUtensorMap *map,
-                                                 pg_tbox<RANK, ES, B0, B1, B2>, uint64_t *bar,
+                                                 pg_tbox<RANK, ES, B0, B1, B2, SW>, uint64_t *bar,
                                                  pg_l2_hint<HINT> l2)
 {
     if constexpr (VEC == 16) {
         static_assert(P % B0 == 0 && R % B1 == 0 && ROWBYTES % (B2 * ES) == 0,
                       "pipert: the boxes tile the region");
-        static_assert((B0 == 1 && B1 == 1) || (PITCH == ROWBYTES && B2 * ES == ROWBYTES),
-                      "pipert: a box of several rows spans whole rows, stored back to back");
+        static_assert(SW ? B2 * ES == SW && PITCH == ROWBYTES && (B0 == 1 || B1 == R)
+                         : (B0 == 1 && B1 == 1) || (PITCH == ROWBYTES && B2 * ES == ROWBYTES),
+                      "pipert: a box of several rows spans whole rows (of its column block "
+                      "where swizzled), stored back to back");
         constexpr int NC = (int)(ROWBYTES / (B2 * ES)), NR = R / B1, NB = P / B0 * NR * NC;
         for (int b = tid; b < NB; b += NT) {
             const int p = b / (NR * NC) * B0, r = b / NC % NR * B1;
             const long long c = (long long)(b % NC) * B2 * ES;
-            pg_tensor_copy<RANK>(dst + (p * R + r) * PITCH + c, map, (int)(o0 + p),
-                                 (int)(o1 + r), (int)((o2b + c) / ES), bar, l2);
+            /* swizzled: column block c / SW holds every row's bytes [c, c + SW) */
+            const long long at = SW ? c / SW * P * R * SW + (p * R + r) * SW
+                                    : (p * R + r) * PITCH + c;
+            pg_tensor_copy<RANK>(dst + at, map, (int)(o0 + p), (int)(o1 + r),
+                                 (int)((o2b + c) / ES), bar, l2);
         }
     } else {
         (void)map;

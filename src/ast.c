@@ -214,6 +214,14 @@ void ast_opts_pad(diag_ctx *d, ast_stage_opts *o, long long bytes, srcloc loc)
     o->pad_loc = loc;
 }
 
+void ast_opts_swizzle(diag_ctx *d, ast_stage_opts *o, long long bytes, srcloc loc)
+{
+    if (!ast_opt_first(d, o->swizzle_loc, loc, "swizzle"))
+        return;
+    o->swizzle = ast_clamp_int(bytes);
+    o->swizzle_loc = loc;
+}
+
 void ast_opts_prefetch(diag_ctx *d, ast_stage_opts *o, long long bytes, srcloc loc)
 {
     if (!ast_opt_first(d, o->prefetch_loc, loc, "prefetch"))
@@ -491,6 +499,8 @@ static void dump_opts(FILE *out, const ast_stage_opts *o)
         fprintf(out, " prefetch %d", o->prefetch);
     if (o->pad_loc.line)
         fprintf(out, " pad %d", o->pad);
+    if (o->swizzle_loc.line)
+        fprintf(out, " swizzle %d", o->swizzle);
     if (o->evict_loc.line)
         fprintf(out, " evict %s", evict_names[o->evict]);
     if (o->halo_loc.line)

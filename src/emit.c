@@ -332,18 +332,19 @@ static void print_launch(hctx *h, const host_op *op)
 {
     (void)op;
     const host_plan *hp = h->u->host;
-    static const char *const value_expr[HV__COUNT] = {[HV_ARGS] = "*pg_a",
-                                                      [HV_NTILES] = "pg_ntiles"};
-    /* a tensor map is passed from the launcher's local of the parameter's name */
+    /* What is passed for each kind of value, a format over the parameter's name: a tensor
+     * map is the launcher's local of that name. */
+    static const char *const value_expr[HV__COUNT] = {
+        [HV_ARGS] = "*pg_a", [HV_NTILES] = "pg_ntiles", [HV_TENSOR_MAP] = "%s"};
     sb_puts(h->out, "    typedef void (*pg_fn)(");
     for (int p = 0; p < hp->nparams; ++p)
         sb_printf(h->out, "%s%s", p ? ", " : "", hp->params[p].ctype);
     sb_puts(h->out, ");\n    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, "
                     "pg_stream>>>(");
-    for (int p = 0; p < hp->nparams; ++p)
-        sb_printf(h->out, "%s%s", p ? ", " : "", hp->params[p].value == HV_TENSOR_MAP
-                                                    ? hp->params[p].name
-                                                    : value_expr[hp->params[p].value]);
+    for (int p = 0; p < hp->nparams; ++p) {
+        sb_puts(h->out, p ? ", " : "");
+        sb_printf(h->out, value_expr[hp->params[p].value], hp->params[p].name);
+    }
     sb_puts(h->out, ");\n    PIPERT_TRY(cudaGetLastError());\n");
 }
 
@@ -371,8 +372,9 @@ static void print_encode_tensor_map(hctx *h, const host_op *op)
     for (int d = arr->rank - 1; d >= 0; --d)
         sb_printf(h->out, "%d%s", op->box[d], d ? ", " : "};\n");
     sb_printf(h->out, "        PIPERT_TRY(pipert_encode_tensor_map(&pg_tmap_%s, pg_a->%s, %d, "
-                      "pg_dim, pg_box, %d, pg_vec == 16));\n    }\n",
+                      "pg_dim, pg_box, %d, pg_vec == 16",
               arr->name, arr->name, arr->rank, ast_type_size(arr->type));
+    sb_printf(h->out, op->swizzle ? ", %d));\n    }\n" : "));\n    }\n", op->swizzle);
 }
 
 typedef void (*host_printer)(hctx *h, const host_op *op);

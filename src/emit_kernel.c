@@ -261,10 +261,11 @@ static void emit_stage_consts(kctx *k)
             kdecl(k, v, "constexpr int %s = VEC < %d ? %d : (VEC > %d ? %d : VEC);\n", v, esz,
                   esz, vec, vec);
         const copy_plan *cp = &k->sc->copy[i];
-        kp(k, "static_assert(%lldLL %% 128 == 0 && %lldLL %% 128 == 0 && %lldLL %% %d == 0 && "
-              "%lldLL %% %d == 0, \"pipegen: slots of %s are 128-byte aligned, rows keep "
-              "%d-byte copies\");\n", cp->off, cp->slot_bytes, cp->pitch, vec, cp->row_bytes,
-           vec, arr->name, vec);
+        int align = cp->swizzle ? SWIZZLE_ALIGN : 128;
+        kp(k, "static_assert(%lldLL %% %d == 0 && %lldLL %% %d == 0 && %lldLL %% %d == 0 && "
+              "%lldLL %% %d == 0, \"pipegen: slots of %s are %d-byte aligned, rows keep "
+              "%d-byte copies\");\n", cp->off, align, cp->slot_bytes, align, cp->pitch, vec,
+           cp->row_bytes, vec, arr->name, align, vec);
         if (st->evict != EVICT_DEFAULT && mech_module_of(k->sc->mech)->l2_policy)
             kdecl(k, arena_printf(k->out->arena, "pg_pol_%s", arr->name),
                   "const uint64_t pg_pol_%s = pg_l2_policy<%d>();\n", arr->name, (int)st->evict);
@@ -511,6 +512,34 @@ void emit_print_barrier(kctx *k, const ir_op *op)
     kp(k, "__syncthreads();\n");
 }
 
+/* A swizzled slot's view arguments: the span where the launch copies by tensor (16-byte
+ * copies; the variants below copy rows unswizzled) and the region's rows. */
+static void emit_view_swizzle(kctx *k, int si)
+{
+    const copy_plan *cp = &k->sc->copy[si];
+    const spec_stage *st = &k->s->stages[si];
+    long long rows = 1;
+    for (int d = 0; d < st->rank - 1; ++d)
+        rows *= cp->extent[d];
+    if (cp->swizzle)
+        kp(k, ", (pg_vec_%s == 16 ? %d : 0), %lld", k->s->arrays[st->array].name, cp->swizzle,
+           rows);
+}
+
+/* Dynamic shared memory, its base rounded up to the alignment the slots assume (sm_align
+ * above 128: swizzled slots; smem_bytes has the room). */
+static void emit_smem_base(kctx *k)
+{
+    int align = k->sc->smem_align;
+    if (align <= 128) {
+        kdecl(k, "pg_smem", "extern __shared__ __align__(128) unsigned char pg_smem[];\n");
+        return;
+    }
+    kp(k, "extern __shared__ __align__(%d) unsigned char pg_smem_raw[];\n", align);
+    kdecl(k, "pg_smem", "unsigned char *const pg_smem = pg_smem_raw + ((0u - "
+          "pg_smem_addr(pg_smem_raw)) & %du);\n", align - 1);
+}
+
 /* Views of every staged array over the step's slots, indexed by global coordinates. */
 static void emit_staged_views(kctx *k)
 {
@@ -523,12 +552,13 @@ static void emit_staged_views(kctx *k)
         const char *c = arr->dir == DIR_IN ? "const " : "", *t = elem_ctype(arr->type);
         kdecl(k, arr->name, "%s", "");
         if (st->rank == 1)
-            kp(k, "const pg_view1<%s%s>", c, t);
+            kp(k, "const pg_view1<%s%s", c, t);
         else if (st->rank == 2)
-            kp(k, "const pg_sview2<%s%s, %lld>", c, t, pitch);
+            kp(k, "const pg_sview2<%s%s, %lld", c, t, pitch);
         else
-            kp(k, "const pg_sview3<%s%s, %lld, %lld>", c, t, pitch, pitch * cp->extent[1]);
-        kp(k, " %s{(%s%s *)(", arr->name, c, t);
+            kp(k, "const pg_sview3<%s%s, %lld, %lld", c, t, pitch, pitch * cp->extent[1]);
+        emit_view_swizzle(k, i);
+        kp(k, "> %s{(%s%s *)(", arr->name, c, t);
         emit_slot_addr(k, i);
         kp(k, ")");
         for (int d = 0; d < st->rank; ++d) {
@@ -851,7 +881,7 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, bool 
     if (guarded)
         kp(&k, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= %d0\n", sm);
     k.ind = 4;
-    kdecl(&k, "pg_smem", "extern __shared__ __align__(128) unsigned char pg_smem[];\n");
+    emit_smem_base(&k);
     emit_bindings(&k);
     emit_work_counts(&k);
     emit_roles(&k);

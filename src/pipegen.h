@@ -210,6 +210,7 @@ typedef struct ast_stage_opts {
     ast_cache cache;   srcloc cache_loc;      /* cache ca | cache cg */
     int prefetch;      srcloc prefetch_loc;   /* prefetch 64 | 128 | 256 (bytes of L2 prefetch) */
     int pad;           srcloc pad_loc;        /* pad N: bytes added to each shared-memory row */
+    int swizzle;       srcloc swizzle_loc;    /* swizzle 0 | 32 | 64 | 128 (bytes; tensor boxes) */
     ast_evict evict;   srcloc evict_loc;      /* evict normal | first | last | unchanged */
     int halo;          srcloc halo_loc;       /* halo W [zero | clamp]; 0: none */
     ast_halo_fill halo_fill;
@@ -325,6 +326,7 @@ void ast_opts_mech(diag_ctx *d, ast_stage_opts *o, const char *mech, srcloc loc)
 void ast_opts_cache(diag_ctx *d, ast_stage_opts *o, const char *word, srcloc loc);
 void ast_opts_prefetch(diag_ctx *d, ast_stage_opts *o, long long bytes, srcloc loc);
 void ast_opts_pad(diag_ctx *d, ast_stage_opts *o, long long bytes, srcloc loc);
+void ast_opts_swizzle(diag_ctx *d, ast_stage_opts *o, long long bytes, srcloc loc);
 void ast_opts_evict(diag_ctx *d, ast_stage_opts *o, const char *word, srcloc loc);
 /* fill may be NULL (not written: HALO_ZERO). */
 void ast_opts_halo(diag_ctx *d, ast_stage_opts *o, long long width, srcloc loc,
@@ -375,7 +377,9 @@ typedef enum mech {
 
 /* The stage options that are hints to the copies; a lowering takes some of them and
  * ignores the others (-Whints). */
-typedef enum stage_hint { HINT_CACHE, HINT_PREFETCH, HINT_EVICT, HINT__COUNT } stage_hint;
+typedef enum stage_hint {
+    HINT_CACHE, HINT_PREFETCH, HINT_EVICT, HINT_SWIZZLE, HINT__COUNT
+} stage_hint;
 
 /* The mechanism registry (mech/registry.c). Lookup by exact name; MECH__COUNT when unknown. */
 mech mech_from_name(const char *name);
@@ -427,6 +431,7 @@ typedef struct spec_stage {
     ast_cache cache;
     int prefetch;
     int pad;                         /* bytes of padding per shared row; -1: automatic */
+    int swizzle;                     /* tensor boxes' swizzle span in bytes; -1: planner's */
     ast_evict evict;
     srcloc hint_loc[HINT__COUNT];    /* where each hint was given (line 0: not given) */
     long long bytes;                 /* extent product * element size */
@@ -626,13 +631,21 @@ typedef struct ir_section {
  * copied may be wider than the spec's: an input's origin in the fastest dimension is
  * moved down to a 16-byte boundary (and its extent rounded up) so that it copies in
  * 16-byte chunks; the views index it by global coordinates all the same. */
+/* The alignment of swizzled slots: the 128-byte swizzle's pattern repeats every 1024 bytes
+ * (8 lines of 128), and the copy engine swizzles by shared-memory address. */
+#define SWIZZLE_ALIGN 1024
+
 typedef struct copy_plan {
     int vec;                 /* widest copy (bytes) its alignment allows: 16, 8, 4, 2, 1 */
     affine origin[AST_MAX_RANK];   /* the region as copied */
     long long extent[AST_MAX_RANK];
     long long row_bytes;     /* bytes of one row (the fastest dimension) as copied */
     long long pitch;         /* bytes between rows in shared memory (padding included) */
-    long long slot_bytes;    /* bytes of one slot, a multiple of 128 */
+    long long slot_bytes;    /* bytes of one slot, a multiple of 128 (1024 when swizzled) */
+    int swizzle;             /* 0, or the span (32, 64, 128 bytes) of the swizzled layout its
+                                tensor boxes land in: column blocks of span bytes per row,
+                                rows back to back in each, and 16-byte chunk c of 128-byte
+                                line l at chunk c ^ (l % (span / 16)) (docs/mechanisms.md) */
     int nslots;              /* the ring's slots, or 1 for a staged output */
     long long off;           /* offset of slot 0 in dynamic shared memory */
 } copy_plan;
@@ -647,6 +660,9 @@ typedef struct sched {
     int empty_arrivals;      /* ... of an empty barrier */
     int producer_threads;    /* threads of ROLE_PRODUCER (0: no roles) */
     long long smem_bytes;    /* dynamic shared memory per block */
+    int smem_align;          /* the alignment the slots' offsets assume of dynamic shared
+                                memory: 128, or 1024 for swizzled slots (the kernel rounds
+                                its base up, smem_bytes keeping the room for that) */
     copy_plan copy[16];      /* per stage */
     int threads;
     ast_grid grid;
@@ -702,6 +718,7 @@ typedef struct host_op {
     int other;                   /* CHECK_DISJOINT: the other array */
     int box[AST_MAX_RANK];       /* ENCODE_TENSOR_MAP: the box, in elements, slowest first
                                     (as the array's dimensions) */
+    int swizzle;                 /* ENCODE_TENSOR_MAP: the map's swizzle span (bytes), or 0 */
 } host_op;
 
 /* What the launcher passes for a kernel parameter, and the step that makes it. */

@@ -153,7 +153,9 @@ static void plan_stage(planner *p, int i, int nslots)
     long long rows = 1;
     for (int d = 0; d < last; ++d)
         rows *= cp->extent[d];
-    cp->slot_bytes = round_up(rows * cp->pitch, 128);
+    const mech_module *mod = mech_module_of(p->sc->mech);
+    cp->swizzle = !st->is_output && mod->swizzle ? mod->swizzle(s, cp, i) : 0;
+    cp->slot_bytes = round_up(rows * cp->pitch, cp->swizzle ? SWIZZLE_ALIGN : 128);
     cp->nslots = st->is_output ? 1 : nslots;
 }
 
@@ -179,12 +181,18 @@ void plan_layout(planner *p, int nslots)
     sched *sc = p->sc;
     long long off = 0;
     sc->nslots = nslots;
+    sc->smem_align = 128;
     for (int i = 0; i < p->s->nstages; ++i) {
         plan_stage(p, i, nslots);
+        if (sc->copy[i].swizzle) {
+            sc->smem_align = SWIZZLE_ALIGN;
+            off = round_up(off, SWIZZLE_ALIGN);
+        }
         sc->copy[i].off = off;
         off += sc->copy[i].slot_bytes * sc->copy[i].nslots;
     }
-    sc->smem_bytes = off;
+    /* dynamic shared memory is only sure to be 16-byte aligned: room to round it up */
+    sc->smem_bytes = off + (sc->smem_align > 128 ? sc->smem_align - 16 : 0);
 }
 
 /* A guard on the loop's own step is always true (t < trips): the plan drops it, so that

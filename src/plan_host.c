@@ -87,7 +87,8 @@ static bool same_ops(const ir_section *a, const ir_section *b)
 static bool same_copy(const copy_plan *a, const copy_plan *b, int rank)
 {
     if (a->vec != b->vec || a->row_bytes != b->row_bytes || a->pitch != b->pitch
-        || a->slot_bytes != b->slot_bytes || a->nslots != b->nslots || a->off != b->off)
+        || a->slot_bytes != b->slot_bytes || a->nslots != b->nslots || a->off != b->off
+        || a->swizzle != b->swizzle)
         return false;
     for (int d = 0; d < rank; ++d) {
         const affine *x = &a->origin[d], *y = &b->origin[d];
@@ -105,6 +106,7 @@ static bool same_kernel(const sched *a, const sched *b)
     if (a->mech != b->mech || a->nslots != b->nslots || a->track != b->track
         || a->full_arrivals != b->full_arrivals || a->empty_arrivals != b->empty_arrivals
         || a->producer_threads != b->producer_threads || a->smem_bytes != b->smem_bytes
+        || a->smem_align != b->smem_align
         || a->threads != b->threads || a->grid != b->grid || a->nsecs != b->nsecs)
         return false;
     for (int i = 0; i < a->spec->nstages; ++i)
@@ -204,6 +206,8 @@ static void dump_box(FILE *out, const spec *s, const host_op *op)
     fprintf(out, " %s box=", arr->name);
     for (int d = 0; d < arr->rank; ++d)
         fprintf(out, "%s%d", d ? "x" : "", op->box[d]);
+    if (op->swizzle)
+        fprintf(out, " swizzle=%d", op->swizzle);
 }
 
 void host_dump(FILE *out, const host_plan *hp, sched *const *scheds)

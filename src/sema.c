@@ -501,10 +501,17 @@ static bool stage_opts(checker *c, const ast_item *it, spec_stage *st)
         diag_error(c->d, o->pad_loc, "pad must be between 0 and 256 (bytes)");
         return false;
     }
+    st->swizzle = o->swizzle_loc.line ? o->swizzle : -1;
+    if (o->swizzle_loc.line && o->swizzle != 0 && o->swizzle != 32 && o->swizzle != 64
+        && o->swizzle != 128) {
+        diag_error(c->d, o->swizzle_loc, "swizzle must be 0, 32, 64 or 128 (bytes)");
+        return false;
+    }
     st->evict = o->evict;
     st->hint_loc[HINT_CACHE] = o->cache_loc;
     st->hint_loc[HINT_PREFETCH] = o->prefetch_loc;
     st->hint_loc[HINT_EVICT] = o->evict_loc;
+    st->hint_loc[HINT_SWIZZLE] = o->swizzle_loc;
     st->halo = o->halo;
     st->halo_fill = o->halo_fill;
     return true;
@@ -580,6 +587,11 @@ static void check_stage(checker *c, const ast_item *it)
         return;
     if (st.is_output && st.halo) {
         diag_error(c->d, it->opts.halo_loc, "a staged output has no halo");
+        return;
+    }
+    if (st.is_output && st.swizzle > 0) {
+        diag_error(c->d, it->opts.swizzle_loc, "a staged output is not swizzled: swizzle "
+                   "arranges a staged input's tensor boxes in shared memory");
         return;
     }
     if (s->nstages == 16) {
@@ -968,6 +980,7 @@ static void check_hints(checker *c, mech m)
 {
     static const char *const words[HINT__COUNT] = {
         [HINT_CACHE] = "cache", [HINT_PREFETCH] = "prefetch", [HINT_EVICT] = "evict",
+        [HINT_SWIZZLE] = "swizzle",
     };
     const spec *s = c->s;
     for (int i = 0; i < s->nstages; ++i)

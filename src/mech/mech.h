@@ -105,6 +105,9 @@ typedef struct mech_module {
                                     others are accepted and ignored (-Whints) */
     bool dense_rows;             /* its copies write a region's rows back to back (a tensor
                                     box): no automatic padding of shared rows */
+    /* The swizzle span (copy_plan.swizzle) of staged input si as laid out in cp, or 0;
+     * NULL for lowerings that never swizzle. */
+    int (*swizzle)(const spec *s, const copy_plan *cp, int si);
 } mech_module;
 
 extern const mech_module mech_sync_module;

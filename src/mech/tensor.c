@@ -16,6 +16,13 @@
  * plan (ENCODE_TENSOR_MAP), so the bytes add up; a region no box tiles is refused (as not
  * implemented yet), as is one whose rows or origin steps are not 16-byte multiples.
  *
+ * Swizzle (plan_swizzle: the spec's `swizzle`, or where an elementwise compute reads a
+ * staged input down its columns): the map swizzles 16-byte chunks within lines of 128
+ * bytes, and the boxes, a span of each row wide, land in column blocks of the slot (all
+ * rows of the region for its first span bytes, then its next), every one 1024-byte
+ * aligned; the views index the same layout (pg_sview2's SW). The VEC < 16 variant below
+ * copies unswizzled rows and its views say so.
+ *
  * Each staged input's map is a kernel parameter (const __grid_constant__ CUtensorMap),
  * encoded by the launcher over the whole array. Where a launch's copy width is under 16
  * bytes (a staged pointer or row pitch not 16-byte aligned, which a map cannot describe)
@@ -24,20 +31,31 @@
  * `stores` for that variant, so the verifier proves the schedule for both. */
 #include "mech.h"
 
+#include <string.h>
+
 /* The box of stage si over its region as copied, slowest dimension first (as the array's):
  * in each dimension, from the fastest, the largest extent up to 256 that divides the
  * region's, whose steps keep boxes 128-byte aligned in the slot unless one box spans the
  * dimension, and whose rows are a multiple of 16 bytes; a dimension below one that is not
- * spanned whole takes boxes of 1. False when no box fits. */
-static bool plan_box(const spec *s, const copy_plan *cp, int si, int box[AST_MAX_RANK])
+ * spanned whole takes boxes of 1. Swizzled by a span of `swizzle` bytes, a box is that
+ * many bytes of each row, its rows back to back in their column block, and every box and
+ * block starts a repeat of the pattern (8 rows of the span). False when no box fits. */
+static bool plan_box(const spec *s, const copy_plan *cp, int si, int swizzle,
+                     int box[AST_MAX_RANK])
 {
     const spec_stage *st = &s->stages[si];
-    long long esz = ast_type_size(s->arrays[st->array].type), unit = esz;
+    const int last = st->rank - 1;
+    const long long esz = ast_type_size(s->arrays[st->array].type);
+    long long unit = swizzle ? swizzle : esz, align = swizzle ? 8LL * swizzle : 128;
     bool whole = true;
-    for (int d = st->rank - 1; d >= 0; --d) {
+    if (swizzle) {
+        if (cp->row_bytes % swizzle)
+            return false;
+        box[last] = swizzle / (int)esz;
+    }
+    for (int d = swizzle ? last - 1 : last; d >= 0; --d) {
         long long e = cp->extent[d], b = !whole ? 1 : e < 256 ? e : 256;
-        while (b > 0 && (e % b || (b != e && b * unit % 128)
-                         || (d == st->rank - 1 && b * esz % 16)))
+        while (b > 0 && (e % b || (b != e && b * unit % align) || (d == last && b * esz % 16)))
             --b;
         if (b == 0)
             return false;
@@ -45,38 +63,76 @@ static bool plan_box(const spec *s, const copy_plan *cp, int si, int box[AST_MAX
         whole = b == e;
         unit *= e;
     }
-    return true;
+    return !swizzle || unit % align == 0;
+}
+
+static bool uses_var(const affine *a, const char *var)
+{
+    for (int i = 0; i < a->nterms; ++i)
+        if (strcmp(a->var[i], var) == 0)
+            return true;
+    return false;
+}
+
+/* The stage's swizzle: the spec's, else the widest span that boxes fit where an
+ * elementwise compute reads the staged input down its columns: its rows do not run along
+ * the tile's fastest coordinate, the one consecutive threads step, so unswizzled the
+ * rows a warp reads would share banks (transpose: 32 rows of 256 bytes in one bank). */
+static int plan_swizzle(const spec *s, const copy_plan *cp, int si)
+{
+    const spec_stage *st = &s->stages[si];
+    int box[AST_MAX_RANK];
+    if (st->swizzle >= 0)
+        return st->swizzle;
+    if (s->compute_kind != BODY_ELEMENTWISE || st->rank < 2 || cp->vec < 16
+        || uses_var(&st->origin[st->rank - 1], s->tile_at[s->tile_rank - 1]))
+        return 0;
+    for (int w = 128; w >= 32; w /= 2)
+        if (plan_box(s, cp, si, w, box))
+            return w;
+    return 0;
 }
 
 /* Every staged input's region must be copied in 16-byte rows (its origin and row kept
  * 16-byte aligned: the launch's 16-byte variant is the one that copies by tensor) and be
  * tiled by boxes. Others could copy as bulk does below 16 bytes, every time; this version
  * refuses them rather than never using the tensor copies it was asked for. */
+static bool check_region(planner *p, int si)
+{
+    const spec_stage *st = &p->s->stages[si];
+    const copy_plan *cp = &p->sc->copy[si];
+    const char *name = p->s->arrays[st->array].name;
+    int box[AST_MAX_RANK];
+    long long rows = 1;
+    for (int d = 0; d < st->rank - 1; ++d)
+        rows *= cp->extent[d];
+    if (cp->vec < 16)
+        diag_error(p->d, st->loc, "a region whose rows or origin steps are not a multiple of "
+                   "16 bytes ('%s': rows of %lld bytes as copied) is not implemented yet by "
+                   "lowering 'tensor' (docs/mechanisms.md lists what each lowering supports)",
+                   name, cp->row_bytes);
+    else if (cp->swizzle && !plan_box(p->s, cp, si, cp->swizzle, box))
+        /* only a spec's span: the planner's own always fits */
+        diag_error(p->d, st->hint_loc[HINT_SWIZZLE], "swizzle %d needs rows of a multiple of "
+                   "%d bytes, in boxes of whole groups of 8 rows ('%s': %lld rows of %lld "
+                   "bytes as copied): give another span, or swizzle 0", cp->swizzle,
+                   cp->swizzle, name, rows, cp->row_bytes);
+    else if (!cp->swizzle && !plan_box(p->s, cp, si, 0, box))
+        diag_error(p->d, st->loc, "a region that no equal boxes of at most 256 elements per "
+                   "dimension, 128-byte aligned in shared memory, tile ('%s') is not "
+                   "implemented yet by lowering 'tensor' (docs/mechanisms.md lists what each "
+                   "lowering supports)", name);
+    else
+        return true;
+    return false;
+}
+
 static bool check_regions(planner *p)
 {
-    const spec *s = p->s;
     bool ok = true;
-    for (int i = 0; i < s->nstages; ++i) {
-        const spec_stage *st = &s->stages[i];
-        const copy_plan *cp = &p->sc->copy[i];
-        const char *name = s->arrays[st->array].name;
-        int box[AST_MAX_RANK];
-        if (st->is_output)
-            continue;
-        if (cp->vec < 16) {
-            diag_error(p->d, st->loc, "a region whose rows or origin steps are not a multiple "
-                       "of 16 bytes ('%s': rows of %lld bytes as copied) is not implemented "
-                       "yet by lowering 'tensor' (docs/mechanisms.md lists what each lowering "
-                       "supports)", name, cp->row_bytes);
+    for (int i = 0; i < p->s->nstages; ++i)
+        if (!p->s->stages[i].is_output && !check_region(p, i))
             ok = false;
-        } else if (!plan_box(s, cp, i, box)) {
-            diag_error(p->d, st->loc, "a region that no equal boxes of at most 256 elements "
-                       "per dimension, 128-byte aligned in shared memory, tile ('%s') is not "
-                       "implemented yet by lowering 'tensor' (docs/mechanisms.md lists what "
-                       "each lowering supports)", name);
-            ok = false;
-        }
-    }
     return ok;
 }
 
@@ -103,7 +159,8 @@ static void plan_host_maps(host_planner *h, const sched *sc)
         if (h->s->stages[i].is_output || has_map(h->hp, i))
             continue;
         host_op *op = plan_host_op(h, HOP_ENCODE_TENSOR_MAP, i);
-        plan_box(h->s, &sc->copy[i], i, op->box);
+        op->swizzle = sc->copy[i].swizzle;
+        plan_box(h->s, &sc->copy[i], i, op->swizzle, op->box);
         kernel_param *prm = plan_host_param(
             h, "const CUtensorMap",
             arena_printf(h->a, "pg_tmap_%s", h->s->arrays[h->s->stages[i].array].name),
@@ -119,9 +176,11 @@ static void plan_host_maps(host_planner *h, const sched *sc)
 static void copy_args(kctx *k, const spec_stage *st, const char *name)
 {
     int si = (int)(st - k->s->stages), box[AST_MAX_RANK] = {1, 1, 1};
-    plan_box(k->s, &k->sc->copy[si], si, box + AST_MAX_RANK - st->rank);
-    kp(k, "&pg_tmap_%s, pg_tbox<%d, %d, %d, %d, %d>{}, ", name, st->rank,
+    const copy_plan *cp = &k->sc->copy[si];
+    plan_box(k->s, cp, si, cp->swizzle, box + AST_MAX_RANK - st->rank);
+    kp(k, "&pg_tmap_%s, pg_tbox<%d, %d, %d, %d, %d", name, st->rank,
        ast_type_size(k->s->arrays[st->array].type), box[0], box[1], box[2]);
+    kp(k, cp->swizzle ? ", %d>{}, " : ">{}, ", cp->swizzle);
     emit_bulk_copy_args(k, st, name);
 }
 
@@ -143,6 +202,8 @@ const mech_module mech_tensor_module = {
     .plan_host = plan_host_maps,
     .roles = true,
     .l2_policy = true,
-    .hints = 1u << HINT_EVICT,   /* .L2::cache_hint; a tensor copy has no cache operator */
+    /* .L2::cache_hint (a tensor copy has no cache operator), and the boxes' swizzle */
+    .hints = (1u << HINT_EVICT) | (1u << HINT_SWIZZLE),
     .dense_rows = true,
+    .swizzle = plan_swizzle,
 };

@@ -22,6 +22,7 @@
 #     grids and every architecture; samples with every lowering on the per_tile grid and
 #     every architecture, and with their own on both grids (so each lowering meets each
 #     grid and each architecture, reductions included, without compiling every pair twice);
+#     a sample's variant (samples/NAME/OTHER.pipe, e.g. sgemm_roles) as a golden spec;
 #     a sample's host_stream variant (NAME_host) with its own lowering only.
 # A lowering that reports a spec feature as "not implemented yet" (or planned by another
 # lowering) is a skip, not a failure.
@@ -220,9 +221,12 @@ same=0
 for spec in "${specs[@]}"; do
     spec=$(cd "$(dirname "$spec")" && pwd)/$(basename "$spec")
     name=$(basename "$spec" .pipe)
-    # samples/NAME/NAME.pipe -> NAME; tests/golden/NAME.pipe -> golden/NAME (names repeat)
+    # samples/NAME/NAME.pipe -> NAME; tests/golden/NAME.pipe -> golden/NAME (names repeat).
+    # A sample's variant (samples/NAME/OTHER.pipe: a feature on the sample's workload)
+    # compiles as the golden specs do.
     case $spec in
-    "$root"/samples/*) tag=$name golden=0 ;;
+    "$root"/samples/*) tag=$name golden=0
+        [ "$name" = "$(basename "$(dirname "$spec")")" ] || golden=1 ;;
     *) tag=$(basename "$(dirname "$spec")")/$name golden=1 ;;
     esac
     # The spec's own lowering: when it resolves to one implemented lowering M for every
