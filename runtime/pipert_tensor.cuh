@@ -157,6 +157,60 @@ __device__ __forceinline__ void pg_tensor_region(unsigned char *dst, const unsig
     }
 }
 
+/* The PTX of one box store of RANK dimensions, coordinates {%2[, %3[, %4]]} fastest first. */
+#define PG_TENSOR_STORE(DIM, COORDS)                                                         \
+    asm volatile("cp.async.bulk.tensor." DIM ".global.shared::cta.bulk_group [%0, " COORDS  \
+                 "], [%1];\n" ::"l"((uint64_t)map), "r"(pg_smem_addr(src)), "r"(c2), "r"(c1),  \
+                 "r"(c0) : "memory")
+
+/* One box from src (128-byte aligned) to coordinates (c0, c1, c2) (plane, row, element),
+ * in the thread's bulk group: the copy engine writes the part inside the array only. */
+template <int RANK>
+__device__ __forceinline__ void pg_tensor_store(const CUtensorMap *map, const unsigned char *src,
+                                                int c0, int c1, int c2)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    if constexpr (RANK == 1)
+        PG_TENSOR_STORE("1d", "{%2}");
+    else if constexpr (RANK == 2)
+        PG_TENSOR_STORE("2d", "{%2, %3}");
+    else
+        PG_TENSOR_STORE("3d", "{%2, %3, %4}");
+#endif
+}
+#undef PG_TENSOR_STORE
+
+/* ---- A staged output back through tensor stores (the region's rows back to back, PITCH
+ * == ROWBYTES): with 16-byte copies the boxes that tile it, dealt to the threads as the
+ * copies' are, each in its thread's bulk group (the caller commits and waits for the
+ * reads); tail tiles need nothing more, the engine writing inside the array only. Below
+ * 16 bytes the map is not encoded: ordinary stores, as pg_store_region. ---- */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT, int RANK, int ES,
+          int B0, int B1, int B2>
+__device__ __forceinline__ void pg_tensor_store_region(unsigned char *base,
+                                                       const unsigned char *src, int64_t o0,
+                                                       int64_t o1, int64_t o2b, int64_t n0,
+                                                       int64_t n1, int64_t n2b, int tid,
+                                                       const CUtensorMap *map,
+                                                       pg_tbox<RANK, ES, B0, B1, B2>)
+{
+    if constexpr (VEC == 16) {
+        static_assert(P % B0 == 0 && R % B1 == 0 && ROWBYTES % (B2 * ES) == 0
+                          && ((B0 == 1 && B1 == 1) || (PITCH == ROWBYTES && B2 * ES == ROWBYTES)),
+                      "pipert: the boxes tile the region, whole rows back to back");
+        constexpr int NC = (int)(ROWBYTES / (B2 * ES)), NR = R / B1, NB = P / B0 * NR * NC;
+        for (int b = tid; b < NB; b += NT) {
+            const int p = b / (NR * NC) * B0, r = b / NC % NR * B1;
+            const long long c = (long long)(b % NC) * B2 * ES;
+            pg_tensor_store<RANK>(map, src + (p * R + r) * PITCH + c, (int)(o0 + p),
+                                  (int)(o1 + r), (int)((o2b + c) / ES));
+        }
+    } else {
+        (void)map;
+        pg_store_region<VEC, P, R, ROWBYTES, PITCH, NT>(base, src, o0, o1, o2b, n0, n1, n2b, tid);
+    }
+}
+
 /* Add to tx the bytes pg_tensor_region's boxes deliver for the same region: all of it, the
  * zero-filled part outside the array included, or nothing below 16-byte copies. */
 template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT>

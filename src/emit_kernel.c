@@ -483,6 +483,17 @@ void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk)
     emit_step_close(k, op);
 }
 
+void emit_store_call(kctx *k, int si, const char *fn)
+{
+    kp(k, "%s", fn);
+    emit_region_shape(k, si, "pg_cnt");
+    kp(k, "(pg_g_%s, ", k->s->arrays[k->s->stages[si].array].name);
+    emit_slot_addr(k, si);
+    kp(k, ",\n    ");
+    emit_region_place(k, si);
+    kp(k, ", pg_ctid");
+}
+
 /* STORE: every staged output of the step, written back with ordinary stores. */
 void emit_store_calls(kctx *k, const ir_op *op, const char *fn)
 {
@@ -490,13 +501,8 @@ void emit_store_calls(kctx *k, const ir_op *op, const char *fn)
     for (int i = 0; i < k->s->nstages; ++i) {
         if (!k->s->stages[i].is_output || (op->stage >= 0 && op->stage != i))
             continue;
-        kp(k, "%s", fn);
-        emit_region_shape(k, i, "pg_cnt");
-        kp(k, "(pg_g_%s, ", k->s->arrays[k->s->stages[i].array].name);
-        emit_slot_addr(k, i);
-        kp(k, ",\n    ");
-        emit_region_place(k, i);
-        kp(k, ", pg_ctid);\n");
+        emit_store_call(k, i, fn);
+        kp(k, ");\n");
     }
     emit_step_close(k, op);
 }

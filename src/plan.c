@@ -146,8 +146,10 @@ static void plan_stage(planner *p, int i, int nslots)
         widen(s, cp, esz, last);
     cp->row_bytes = cp->extent[last] * esz;
     cp->vec = copy_width(cp->row_bytes, origin_alignment(s, &cp->origin[last]), esz);
+    /* a staged output's rows too, where tensor stores could read them as a box */
     cp->pitch = row_pitch(cp->row_bytes, cp->vec, st,
-                          !st->is_output && mech_module_of(p->sc->mech)->dense_rows);
+                          mech_module_of(p->sc->mech)->dense_rows
+                              && (!st->is_output || cp->vec == 16));
     while (cp->pitch % cp->vec)
         cp->vec /= 2;
     long long rows = 1;

@@ -159,7 +159,7 @@ void emit_bulk_fence(kctx *k, const ir_op *op)
         emit_mbar_fence(k, op);
 }
 
-void emit_bulk_store(kctx *k, const ir_op *op)
+static void print_store(kctx *k, const ir_op *op)
 {
     emit_store_calls(k, op, "pg_bulk_store_region");
 }
@@ -184,7 +184,8 @@ static void print_arrive_tx(kctx *k, const ir_op *op)
 
 const mech_module mech_bulk_module = {
     .plan = plan_bulk,
-    .print = {MECH_BULK_PRINTERS, [OP_COPY] = print_copy, [OP_ARRIVE_TX] = print_arrive_tx},
+    .print = {MECH_BULK_PRINTERS, [OP_COPY] = print_copy, [OP_ARRIVE_TX] = print_arrive_tx,
+              [OP_STORE] = print_store},
     .setup = emit_mbar_setup,
     .header = "pipert_bulk.cuh",
     .roles = true,

@@ -87,6 +87,8 @@ void emit_print_store(kctx *k, const ir_op *op);
 /* STORE as FN<VEC, P, R, ROWBYTES, PITCH, pg_cnt>(array, slot, o0, o1, o2b, n0, n1, n2b,
  * pg_ctid) for each staged output (pg_store_region's shape and place). */
 void emit_store_calls(kctx *k, const ir_op *op, const char *fn);
+/* One such call for staged output si, left open after pg_ctid (for more arguments). */
+void emit_store_call(kctx *k, int si, const char *fn);
 
 typedef struct mech_module {
     bool (*plan)(planner *p);
@@ -160,18 +162,17 @@ void emit_bulk_arrive_tx(kctx *k, const ir_op *op, const char *bytes_fn);
  * policy (pg_pol_NAME where it has one). */
 void emit_bulk_copy_args(kctx *k, const spec_stage *st, const char *name);
 /* bulk's write-back of staged outputs (plan_bulk sets bulk_stores), tensor's too: FENCE
- * (the init fence, or fence.proxy.async after the compute's writes), STORE by bulk stores
- * (pg_bulk_store_region), COMMIT of the thread's bulk group, WAIT for its reads. */
+ * (the init fence, or fence.proxy.async after the compute's writes), COMMIT of the
+ * thread's bulk group (its row or box stores), WAIT for its reads. */
 void emit_bulk_fence(kctx *k, const ir_op *op);
-void emit_bulk_store(kctx *k, const ir_op *op);
 void emit_bulk_commit(kctx *k, const ir_op *op);
 void emit_bulk_wait(kctx *k, const ir_op *op);
-/* The printer table bulk and tensor share; each adds its OP_COPY and OP_ARRIVE_TX. */
+/* The printer table bulk and tensor share; each adds its OP_COPY, OP_ARRIVE_TX and OP_STORE. */
 #define MECH_BULK_PRINTERS                                                                  \
     [OP_INIT] = emit_mbar_init, [OP_FENCE] = emit_bulk_fence, [OP_WAIT_PARITY] = emit_mbar_wait, \
     [OP_ACQUIRE] = emit_mbar_wait, [OP_RELEASE] = emit_mbar_arrive,                          \
     [OP_BARRIER] = emit_mbar_barrier, [OP_COMPUTE] = emit_print_compute,                     \
-    [OP_STORE] = emit_bulk_store, [OP_COMMIT] = emit_bulk_commit, [OP_WAIT] = emit_bulk_wait
+    [OP_COMMIT] = emit_bulk_commit, [OP_WAIT] = emit_bulk_wait
 void emit_mbar_setup(kctx *k);
 void emit_mbar_init(kctx *k, const ir_op *op);
 void emit_mbar_fence(kctx *k, const ir_op *op);

@@ -66,6 +66,13 @@ static bool plan_box(const spec *s, const copy_plan *cp, int si, int swizzle,
     return !swizzle || unit % align == 0;
 }
 
+/* A staged output goes back by tensor stores where boxes tile it with its rows back to
+ * back (16-byte rows and origin steps, no `pad`); otherwise by bulk's row stores. */
+static bool tensor_store(const spec *s, const copy_plan *cp, int si, int box[AST_MAX_RANK])
+{
+    return cp->vec == 16 && cp->pitch == cp->row_bytes && plan_box(s, cp, si, 0, box);
+}
+
 static bool uses_var(const affine *a, const char *var)
 {
     for (int i = 0; i < a->nterms; ++i)
@@ -151,12 +158,15 @@ static bool has_map(const host_plan *hp, int stage)
     return false;
 }
 
-/* A map per staged input, encoded before the launch that passes it (once, whichever
- * variants are tensor's: their boxes are the same, planned from the same layout). */
+/* A map per staged input, and per staged output stored by tensor stores, encoded before
+ * the launch that passes it (once, whichever variants are tensor's: their boxes are the
+ * same, planned from the same layout). */
 static void plan_host_maps(host_planner *h, const sched *sc)
 {
     for (int i = 0; i < h->s->nstages; ++i) {
-        if (h->s->stages[i].is_output || has_map(h->hp, i))
+        int box[AST_MAX_RANK];
+        bool out = h->s->stages[i].is_output;
+        if ((out && !tensor_store(h->s, &sc->copy[i], i, box)) || has_map(h->hp, i))
             continue;
         host_op *op = plan_host_op(h, HOP_ENCODE_TENSOR_MAP, i);
         op->swizzle = sc->copy[i].swizzle;
@@ -189,6 +199,28 @@ static void print_copy(kctx *k, const ir_op *op)
     emit_copy_region_calls(k, op, "pg_tensor_region", copy_args);
 }
 
+/* Staged outputs by tensor stores where they can (tensor_store), else by bulk's. */
+static void print_store(kctx *k, const ir_op *op)
+{
+    emit_step_open(k, op);
+    for (int i = 0; i < k->s->nstages; ++i) {
+        const spec_stage *st = &k->s->stages[i];
+        int box[AST_MAX_RANK] = {1, 1, 1};
+        if (!st->is_output || (op->stage >= 0 && op->stage != i))
+            continue;
+        if (!tensor_store(k->s, &k->sc->copy[i], i, box + AST_MAX_RANK - st->rank)) {
+            emit_store_call(k, i, "pg_bulk_store_region");
+            kp(k, ");\n");
+            continue;
+        }
+        emit_store_call(k, i, "pg_tensor_store_region");
+        kp(k, ", &pg_tmap_%s, pg_tbox<%d, %d, %d, %d, %d>{});\n",
+           k->s->arrays[st->array].name, st->rank, ast_type_size(k->s->arrays[st->array].type),
+           box[0], box[1], box[2]);
+    }
+    emit_step_close(k, op);
+}
+
 static void print_arrive_tx(kctx *k, const ir_op *op)
 {
     emit_bulk_arrive_tx(k, op, "pg_tensor_bytes");
@@ -196,7 +228,8 @@ static void print_arrive_tx(kctx *k, const ir_op *op)
 
 const mech_module mech_tensor_module = {
     .plan = plan,
-    .print = {MECH_BULK_PRINTERS, [OP_COPY] = print_copy, [OP_ARRIVE_TX] = print_arrive_tx},
+    .print = {MECH_BULK_PRINTERS, [OP_COPY] = print_copy, [OP_ARRIVE_TX] = print_arrive_tx,
+              [OP_STORE] = print_store},
     .setup = emit_mbar_setup,
     .header = "pipert_tensor.cuh",
     .plan_host = plan_host_maps,
