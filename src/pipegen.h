@@ -566,10 +566,7 @@ int sema_ring_slots(const spec *s);
  *               producer waiting for the previous use to be released) for (k & 1) ^ 1,
  *               which the first use passes at once. `parity_flip` inverts it (a fault).
  *   ACQUIRE / RELEASE   cuda::pipeline's producer_acquire / consumer_release: WAIT_PARITY
- *               on the empty barrier / ARRIVE on it, under names the emitter keeps. A
- *               RELEASE with `per_warp` arrives once per warp of the role: each warp syncs
- *               its lanes (__syncwarp, which orders every lane's reads of the slot before
- *               the arrival), then its lane 0 arrives; the role's threads are whole warps.
+ *               on the empty barrier / ARRIVE on it, under names the emitter keeps.
  *   INIT        thread 0 initialises every barrier of the schedule (full and empty sets,
  *               their arrival counts); a block BARRIER after it publishes that, and a
  *               FENCE mbarrier_init before that barrier where the async proxy uses them.
@@ -613,10 +610,6 @@ typedef struct ir_op {
     bool dealt;              /* OP_COPY (transaction copies), OP_STORE (async proxy): issued
                                 by every thread of the role, each its share (bulk's rows);
                                 else by one */
-    bool per_warp;           /* OP_RELEASE: __syncwarp, then lane 0 of each warp of the role
-                                arrives once, for the warp; else every thread arrives */
-    bool no_syncwarp;        /* OP_RELEASE per_warp: lane 0 arrives without the warp's
-                                __syncwarp (a fault) */
     bool parity_flip;        /* OP_WAIT_PARITY: wait for the other parity (a fault) */
     bool implied;            /* OP_BARRIER: performed by the operation before it */
 } ir_op;
@@ -803,10 +796,7 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds);
  *
  * The verifier reads the IR above with these precisions (docs/verifier.md):
  *   - ARRIVE and RELEASE: every thread of the role arrives (ROLE_ALL: sc->threads, the
- *     producer: producer_threads, the consumer: threads - producer_threads); a per_warp
- *     RELEASE: one arrival per warp of the role, by its lane 0 after the warp's __syncwarp
- *     (the two simulated threads of the role stand for lane 0 and another lane of one
- *     warp: the sync joins their clocks, lane 0 brings every warp's arrival); ARRIVE_TX:
+ *     producer: producer_threads, the consumer: threads - producer_threads); ARRIVE_TX:
  *     one elected thread arrives once and expects `bytes` (with all_arrive every thread of
  *     the role arrives, the elected one's arrival expecting them).
  *   - Under TRACK_BARRIER, copies complete by transaction bytes on their slot's full
@@ -830,7 +820,7 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds);
 typedef enum fault_kind {
     FAULT_NONE, FAULT_DROP_WAIT, FAULT_WAIT_PLUS_ONE, FAULT_DROP_COMMIT, FAULT_FLIP_PARITY,
     FAULT_EXPECT_TX_SHORT, FAULT_EXPECT_TX_LONG, FAULT_DROP_FENCE, FAULT_ONE_SLOT_SHORT,
-    FAULT_DROP_RELEASE, FAULT_DROP_ARRIVE, FAULT_EARLY_RELEASE, FAULT_DROP_SYNCWARP,
+    FAULT_DROP_RELEASE, FAULT_DROP_ARRIVE, FAULT_EARLY_RELEASE,
     /* faults of the host plan */
     FAULT_DROP_ARRAY_CHECK, FAULT_LATE_SELECT, FAULT_DROP_PARAM,
     /* faults of its chunk ring */

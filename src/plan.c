@@ -277,8 +277,6 @@ void ir_op_print(strbuf *sb, const ir_op *op, const char *var)
         sb_puts(sb, " stores");
     if (op->dealt)
         sb_puts(sb, " dealt");
-    if (op->per_warp)
-        sb_puts(sb, op->no_syncwarp ? " per_warp no_syncwarp" : " per_warp");
     if (op->parity_flip)
         sb_puts(sb, " parity_flipped");
     if (op->kind == OP_STORE && op->fence != FENCE_NONE)

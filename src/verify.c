@@ -36,8 +36,7 @@ static const char *const fault_names[FAULT__COUNT] = {
     [FAULT_EXPECT_TX_SHORT] = "expect-tx-short", [FAULT_EXPECT_TX_LONG] = "expect-tx-long",
     [FAULT_DROP_FENCE] = "drop-fence", [FAULT_ONE_SLOT_SHORT] = "one-slot-short",
     [FAULT_DROP_RELEASE] = "drop-release", [FAULT_DROP_ARRIVE] = "drop-arrive",
-    [FAULT_EARLY_RELEASE] = "early-release", [FAULT_DROP_SYNCWARP] = "drop-syncwarp",
-    [FAULT_DROP_ARRAY_CHECK] = "drop-array-check",
+    [FAULT_EARLY_RELEASE] = "early-release", [FAULT_DROP_ARRAY_CHECK] = "drop-array-check",
     [FAULT_LATE_SELECT] = "late-select", [FAULT_DROP_PARAM] = "drop-param-source",
     [FAULT_CHUNK_BUFFERS_SHORT] = "chunk-buffers-short",
     [FAULT_CHUNK_COPY_OUT_EARLY] = "copy-out-early",
@@ -202,13 +201,6 @@ static bool vc_leq(const vclock *a, const vclock *b)
 }
 
 static bool uses_roles(const sched *sc) { return sc->producer_threads > 0; }
-
-/* The threads of the block that run the operations of role r. */
-static int role_threads(const sched *sc, ir_role r)
-{
-    return r == ROLE_ALL ? sc->threads : r == ROLE_PRODUCER ? sc->producer_threads
-                                                             : sc->threads - sc->producer_threads;
-}
 
 static const char *role_name(ir_role r)
 {
@@ -733,25 +725,9 @@ static int arrival_share(int nthreads, int k)
     return k == 0 ? nthreads - nthreads / 2 : nthreads / 2;
 }
 
-/* A per-warp release: the role's two threads stand for lane 0 and another lane of one
- * warp (every warp alike). The warp's __syncwarp joins their clocks, so that lane 0's
- * arrival carries every lane's reads of the slot; lane 0 then brings one arrival per warp
- * of the role. Without the sync (a fault) the other lane's reads are released by nothing. */
-static void arrive_per_warp(sim *s, const agent *a, const ir_op *op, int b, long long gs)
-{
-    if (!op->no_syncwarp)
-        join_threads(s, 3u << a->th);
-    if (bar_ready(s, a, a->th, false, gs))
-        bar_arrive(s, b, a->nthreads / 32, &s->th[a->th].vc, gs);
-}
-
 static void do_arrive(sim *s, const agent *a, const ir_op *op, int set, long long gs)
 {
     int b = bar_index(s, set, slot_of(s, gs));
-    if (op->per_warp) {
-        arrive_per_warp(s, a, op, b, gs);
-        return;
-    }
     if (op->kind == OP_ARRIVE_TX) {
         /* The elected thread expects the phase's bytes; it arrives alone, or (all_arrive)
          * with the role's other threads. */
@@ -1042,13 +1018,12 @@ static void sim_agents(sim *s)
     const sched *sc = s->sc;
     if (!uses_roles(sc)) {
         s->nagents = 1;
-        s->ag[0] = (agent){.role = ROLE_ALL, .nthreads = role_threads(sc, ROLE_ALL),
-                           .wait_bar = -1};
+        s->ag[0] = (agent){.role = ROLE_ALL, .nthreads = sc->threads, .wait_bar = -1};
     } else {
         s->nagents = 2;
-        s->ag[0] = (agent){.role = ROLE_PRODUCER, .nthreads = role_threads(sc, ROLE_PRODUCER),
+        s->ag[0] = (agent){.role = ROLE_PRODUCER, .nthreads = sc->producer_threads,
                            .wait_bar = -1};
-        s->ag[1] = (agent){.role = ROLE_CONSUMER, .nthreads = role_threads(sc, ROLE_CONSUMER),
+        s->ag[1] = (agent){.role = ROLE_CONSUMER, .nthreads = sc->threads - sc->producer_threads,
                            .th = 2, .wait_bar = -1};
     }
     s->nthr = 2 * s->nagents;
@@ -1158,10 +1133,6 @@ static bool check_ir(vreport *rep)
             else if (op->implied && !implied_ok(sec, j))
                 vfail_ir(rep, "an implied barrier must follow the wait or init that performs "
                          "it, not operation '%s'", name);
-            else if (op->per_warp && (op->kind != OP_RELEASE || role_threads(sc, op->role) % 32))
-                vfail_ir(rep, "a per-warp '%s' of %s (%d threads): only a release of whole "
-                         "warps arrives once per warp", name, role_name(op->role),
-                         role_threads(sc, op->role));
             bool on_empty = op->kind == OP_ACQUIRE || op->kind == OP_RELEASE
                             || ((op->kind == OP_ARRIVE || op->kind == OP_WAIT_PARITY
                                  || op->kind == OP_ARRIVE_TX) && op->bar == BAR_EMPTY);
@@ -1318,78 +1289,42 @@ static bool has_lookahead(const sched *sc)
     return false;
 }
 
-/* A barrier between positions a and b of a section that orders the reads of the threads
- * of `role` before b: a block-wide one, or one of that role (ROLE_ALL: block-wide only). */
-static bool barrier_between(const ir_section *sec, int a, int b, ir_role role)
+/* Move a release in front of the compute it follows (same section, step and threads). */
+/* A block-wide barrier between positions a and b of a section: it orders every thread's
+ * compute before any later write, wherever the release stands. */
+static bool block_barrier_between(const ir_section *sec, int a, int b)
 {
     for (int i = a + 1; i < b; ++i)
-        if (sec->ops[i].kind == OP_BARRIER
-            && (sec->ops[i].role == ROLE_ALL || sec->ops[i].role == role))
+        if (sec->ops[i].kind == OP_BARRIER && sec->ops[i].role == ROLE_ALL)
             return true;
     return false;
 }
 
-/* The first release pred accepts that follows, in its section, a compute of the same step
- * and threads with no barrier between them (block-wide, or with role_barriers one of the
- * release's role too): its section, and in *at the compute's position. */
-static ir_op *find_release_after_compute(sched *sc, op_pred pred, bool role_barriers,
-                                         ir_section **in, int *at)
+/* Move a release before the compute it follows. Where a block-wide barrier separates them
+ * the move is harmless (the barrier already orders the reads before any refill), so the
+ * fault does not apply there. */
+static bool move_release_early(sched *sc)
 {
     for (int i = 0; i < sc->nsecs; ++i) {
         ir_section *sec = &sc->secs[i];
         for (int j = 0; j < sec->nops; ++j) {
-            const ir_op *rel = &sec->ops[j];
-            if (!pred(rel))
+            if (!is_release(&sec->ops[j]))
                 continue;
-            int k = j - 1;
-            while (k >= 0 && !(sec->ops[k].kind == OP_COMPUTE
-                               && sec->ops[k].step_off == rel->step_off
-                               && roles_meet(sec->ops[k].role, rel->role)))
-                --k;
-            if (k < 0 || barrier_between(sec, k, j, role_barriers ? rel->role : ROLE_ALL))
-                continue;
-            *in = sec;
-            *at = k;
-            return &sec->ops[j];
+            for (int k = j - 1; k >= 0; --k) {
+                const ir_op *c = &sec->ops[k];
+                if (c->kind != OP_COMPUTE || c->step_off != sec->ops[j].step_off
+                    || !roles_meet(c->role, sec->ops[j].role))
+                    continue;
+                if (block_barrier_between(sec, k, j))
+                    break;
+                ir_op rel = sec->ops[j];
+                memmove(&sec->ops[k + 1], &sec->ops[k], sizeof rel * (size_t)(j - k));
+                sec->ops[k] = rel;
+                return true;
+            }
         }
     }
-    return NULL;
-}
-
-/* Move a release before the compute it follows. Where a block-wide barrier separates them
- * the move is harmless (the barrier already orders the reads before any refill), so the
- * fault does not apply there; a barrier of the role alone does not order the producers. */
-static bool move_release_early(sched *sc)
-{
-    ir_section *sec;
-    int k;
-    ir_op *op = find_release_after_compute(sc, is_release, false, &sec, &k);
-    if (!op)
-        return false;
-    int j = (int)(op - sec->ops);
-    ir_op rel = *op;
-    memmove(&sec->ops[k + 1], &sec->ops[k], sizeof rel * (size_t)(j - k));
-    sec->ops[k] = rel;
-    return true;
-}
-
-static bool is_synced_warp_release(const ir_op *op)
-{
-    return op->kind == OP_RELEASE && op->per_warp && !op->no_syncwarp;
-}
-
-/* Lane 0 of each warp releases the slot without the warp's __syncwarp: the other lanes'
- * reads of it are ordered before nothing. Where a barrier of the release's threads stands
- * between the compute and the release it orders every lane's reads already (no bug), so
- * the fault does not apply there. */
-static bool drop_syncwarp(sched *sc)
-{
-    ir_section *sec;
-    int k;
-    ir_op *op = find_release_after_compute(sc, is_synced_warp_release, true, &sec, &k);
-    if (op)
-        op->no_syncwarp = true;
-    return op != NULL;
+    return false;
 }
 
 static bool inject_tx(sched *sc, long long delta)
@@ -1439,7 +1374,6 @@ bool verify_inject(sched *sc, fault_kind k)
     case FAULT_DROP_RELEASE: return drop_first(sc, is_release);
     case FAULT_DROP_ARRIVE: return drop_first(sc, is_full_arrive) || drop_first(sc, is_any_arrive);
     case FAULT_EARLY_RELEASE: return move_release_early(sc);
-    case FAULT_DROP_SYNCWARP: return drop_syncwarp(sc);
     case FAULT_DROP_ARRAY_CHECK: case FAULT_LATE_SELECT: case FAULT_DROP_PARAM:
     case FAULT_CHUNK_BUFFERS_SHORT: case FAULT_CHUNK_COPY_OUT_EARLY:
     case FAULT_CHUNK_PART_OUT_EARLY: case FAULT_FOLD_BEFORE_END:

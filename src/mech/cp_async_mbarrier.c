@@ -5,9 +5,7 @@
  * counts one arrival per thread; a block barrier after each compute frees the slot for
  * the copy S steps ahead. With producer warps (warp specialization) the first warps only
  * copy and the others only compute, and a second barrier per slot (empty) counts the
- * consumers' releases, which the producers wait on before refilling the slot: one arrival
- * per consumer warp, by its lane 0 after a __syncwarp (a phase of 4 arrivals rather than
- * 128 for 4 warps; the sync is what lets lane 0 answer for its lanes' reads). Barriers are
+ * consumers' releases, which the producers wait on before refilling the slot. Barriers are
  * initialised by thread 0 and published by a block barrier before first use. */
 #include "mech.h"
 
@@ -26,16 +24,6 @@ ir_op *plan_role_op(planner *p, ir_section *sec, ir_op_kind kind, ir_role role)
     return op;
 }
 
-/* The consumers' release of the step's slot on its empty barrier, one arrival per warp:
- * sema makes threads a multiple of 32 (a warp) and producer warps are whole warps, so the
- * consumers are whole warps too. */
-static void plan_release(planner *p, ir_section *loop, ir_role role)
-{
-    ir_op *rel = plan_role_op(p, loop, OP_RELEASE, role);
-    rel->bar = BAR_EMPTY;
-    rel->per_warp = true;
-}
-
 /* The staged outputs' write-back after a step's compute by the role: a barrier (every
  * compute write done), the slot's release (with producer warps), the store, and a barrier
  * that keeps the next compute from overwriting what the store still reads. Bulk stores
@@ -47,7 +35,7 @@ static void plan_write_back(planner *p, ir_section *loop, ir_role role, bool rel
         plan_role_op(p, loop, OP_FENCE, role)->fence = FENCE_PROXY_ASYNC;
     plan_role_op(p, loop, OP_BARRIER, role);
     if (release)
-        plan_release(p, loop, role);
+        plan_role_op(p, loop, OP_RELEASE, role)->bar = BAR_EMPTY;
     ir_op *store = plan_role_op(p, loop, OP_STORE, role);
     if (p->bulk_stores) {
         store->fence = FENCE_PROXY_ASYNC;
@@ -83,7 +71,7 @@ ir_section *plan_mbar_roles_loop(planner *p)
     sched *sc = p->sc;
     sc->producer_threads = p->s->producer_warps * 32;
     sc->full_arrivals = sc->producer_threads;
-    sc->empty_arrivals = (sc->threads - sc->producer_threads) / 32;
+    sc->empty_arrivals = sc->threads - sc->producer_threads;
     ir_section *loop = plan_section(p, SEC_LOOP, 0);
     plan_role_op(p, loop, OP_ACQUIRE, ROLE_PRODUCER)->bar = BAR_EMPTY;
     return loop;
@@ -96,7 +84,7 @@ void plan_mbar_consume_role(planner *p, ir_section *loop)
     if (plan_has_outputs(p))
         plan_write_back(p, loop, ROLE_CONSUMER, true);
     else
-        plan_release(p, loop, ROLE_CONSUMER);
+        plan_role_op(p, loop, OP_RELEASE, ROLE_CONSUMER)->bar = BAR_EMPTY;
 }
 
 /* Every thread copies and computes. */
@@ -168,11 +156,6 @@ void emit_mbar_arrive(kctx *k, const ir_op *op)
 {
     const char *bar = op->bar == BAR_FULL ? "pg_full" : "pg_empty";
     emit_slot_open(k, op);
-    if (op->per_warp) {
-        /* The role's thread index is the lane's: its warps start at a multiple of 32. */
-        kp(k, "%sif ((%s & 31) == 0)\n    ", op->no_syncwarp ? "" : "__syncwarp();\n",
-           op->role == ROLE_PRODUCER ? "pg_ptid" : "pg_ctid");
-    }
     kp(k, "%s(&%s[pg_step %% %d]);\n", op->on_copies ? "pg_cp_async_mbar_arrive"
        : "pg_mbar_arrive", bar, k->sc->nslots);
     emit_step_close(k, op);

@@ -143,13 +143,12 @@ void plan_mbar_init(planner *p);
 void plan_mbar_consume(planner *p, ir_section *loop);
 /* An operation of one role, of the step (producer warps). */
 ir_op *plan_role_op(planner *p, ir_section *sec, ir_op_kind kind, ir_role role);
-/* With producer warps: every producer thread arrives on the full barrier, lane 0 of every
- * consumer warp on the empty one (empty_arrivals: the consumer warps); the loop, its first
- * operation the producers' wait for the slot's empty barrier. */
+/* With producer warps: every producer thread arrives on the full barrier, every consumer
+ * thread on the empty one; the loop, its first operation the producers' wait for the
+ * slot's empty barrier. */
 ir_section *plan_mbar_roles_loop(planner *p);
 /* With producer warps: the consumer warps wait for the full barrier, compute and release
- * the slot on its empty barrier, one arrival per warp (a staged output stored between two
- * consumer barriers). */
+ * the slot on its empty barrier (a staged output stored between two consumer barriers). */
 void plan_mbar_consume_role(planner *p, ir_section *loop);
 /* bulk's schedule (mech/bulk.c), shared with tensor, whose box copies complete the same
  * way: an elected thread arms the slot's full barrier with expect_tx and issues the
@@ -178,8 +177,7 @@ void emit_mbar_setup(kctx *k);
 void emit_mbar_init(kctx *k, const ir_op *op);
 void emit_mbar_fence(kctx *k, const ir_op *op);
 void emit_mbar_wait(kctx *k, const ir_op *op);
-/* ARRIVE and RELEASE: pg_mbar_arrive (on_copies: pg_cp_async_mbar_arrive); a per_warp
- * RELEASE: __syncwarp, then lane 0 of the warp arrives. */
+/* ARRIVE and RELEASE: pg_mbar_arrive (on_copies: pg_cp_async_mbar_arrive). */
 void emit_mbar_arrive(kctx *k, const ir_op *op);
 void emit_mbar_barrier(kctx *k, const ir_op *op);
 /* The module of a mechanism; NULL while it is not implemented (and for auto). */

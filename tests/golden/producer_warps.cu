@@ -13,7 +13,7 @@
 /* Schedule for sm_80 (also sm_90), lowering cp.async.mbarrier: a ring of 3 slot(s), 12288 bytes of shared memory
  * per block, 160 threads, persistent grid.
  *   frame: init; fence mbarrier_init; barrier
- *   loop t in [0,trips): producer: acquire step=t bar=empty; producer: copy step=t; producer: arrive step=t bar=full on_copies; consumer: wait_parity step=t bar=full; consumer: compute step=t; consumer: release step=t bar=empty per_warp
+ *   loop t in [0,trips): producer: acquire step=t bar=empty; producer: copy step=t; producer: arrive step=t bar=full on_copies; consumer: wait_parity step=t bar=full; consumer: compute step=t; consumer: release step=t bar=empty
  */
 /* Phase table of the cp.async.mbarrier ring: 3 slots, the first 7 steps of a block.
  * slot = step % 3, use = step / 3. A block's steps run on across its work
@@ -52,7 +52,7 @@ __global__ void __launch_bounds__(160) specialized_sm80(const struct specialized
     if (threadIdx.x == 0) {
         for (int pg_i = 0; pg_i < 3; ++pg_i) {
             pg_mbar_init(&pg_full[pg_i], 32);
-            pg_mbar_init(&pg_empty[pg_i], 4);
+            pg_mbar_init(&pg_empty[pg_i], 128);
         }
     }
     pg_fence_mbar_init();
@@ -106,9 +106,7 @@ __global__ void __launch_bounds__(160) specialized_sm80(const struct specialized
             }
             {
                 const int64_t pg_step = pg_t;
-                __syncwarp();
-                if ((pg_ctid & 31) == 0)
-                    pg_mbar_arrive(&pg_empty[pg_step % 3]);
+                pg_mbar_arrive(&pg_empty[pg_step % 3]);
             }
         }
     }

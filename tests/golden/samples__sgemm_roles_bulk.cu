@@ -13,7 +13,7 @@
 /* Schedule for sm_90, lowering bulk: a ring of 2 slot(s), 69632 bytes of shared memory
  * per block, 288 threads, one block per work item grid.
  *   frame: init; fence mbarrier_init; barrier
- *   loop t in [0,trips): producer: acquire step=t bar=empty; producer: copy step=t stores dealt; producer: arrive_tx step=t bar=full bytes=32768 all_arrive; consumer: wait_parity step=t bar=full; consumer: compute step=t; consumer: release step=t bar=empty per_warp
+ *   loop t in [0,trips): producer: acquire step=t bar=empty; producer: copy step=t stores dealt; producer: arrive_tx step=t bar=full bytes=32768 all_arrive; consumer: wait_parity step=t bar=full; consumer: compute step=t; consumer: release step=t bar=empty
  */
 /* Phase table of the bulk ring: 2 slots, the first 5 steps of a block.
  * slot = step % 2, use = step / 2. A block's steps run on across its work
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
     if (threadIdx.x == 0) {
         for (int pg_i = 0; pg_i < 2; ++pg_i) {
             pg_mbar_init(&pg_full[pg_i], 32);
-            pg_mbar_init(&pg_empty[pg_i], 8);
+            pg_mbar_init(&pg_empty[pg_i], 256);
         }
     }
     pg_fence_mbar_init();
@@ -174,9 +174,7 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
                 }
                 {
                     const int64_t pg_step = pg_t;
-                    __syncwarp();
-                    if ((pg_ctid & 31) == 0)
-                        pg_mbar_arrive(&pg_empty[pg_step % 2]);
+                    pg_mbar_arrive(&pg_empty[pg_step % 2]);
                 }
             }
 #line 53 "../../samples/sgemm/sgemm_roles.pipe"
@@ -190,7 +188,7 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 194 "samples__sgemm_roles_bulk.cu"
+#line 192 "samples__sgemm_roles_bulk.cu"
         }
     }
 }

@@ -30,7 +30,6 @@ declare -A expect=(
     [drop-release]='deadlock'
     [drop-arrive]='deadlock|arrivals'
     [early-release]='WAR'
-    [drop-syncwarp]='WAR'
     [drop-array-check]='checks'
     [late-select]='prepare'
     [drop-param-source]='params'
@@ -41,7 +40,7 @@ declare -A expect=(
 )
 # The device schedule's faults, then the host plan's (the launcher).
 kinds=(drop-wait wait-plus-one drop-commit flip-parity expect-tx-short expect-tx-long
-       drop-fence one-slot-short drop-release drop-arrive early-release drop-syncwarp
+       drop-fence one-slot-short drop-release drop-arrive early-release
        drop-array-check late-select drop-param-source chunk-buffers-short copy-out-early
        part-out-early fold-early)
 

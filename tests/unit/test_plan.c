@@ -490,8 +490,7 @@ START_TEST(cp_async_mbarrier_roles)
     planned p;
     plan_simple(&p, "float", 1, 1024, "threads 160; stages 3; grid persistent; producer_warps 1;",
                 MECH_CP_ASYNC_MBARRIER, 90);
-    /* The empty barrier counts one release per consumer warp (4 of them). */
-    expect_mbarriers(p.sc, 32, 4, 32);
+    expect_mbarriers(p.sc, 32, 128, 32);
     int producer = 0, consumer = 0;
     for (int i = 0; i < p.sc->nsecs; ++i)
         for (int j = 0; j < p.sc->secs[i].nops; ++j) {
@@ -502,8 +501,6 @@ START_TEST(cp_async_mbarrier_roles)
                 ck_assert_int_eq(op->role, ROLE_PRODUCER);
             if (op->kind == OP_COMPUTE || op->kind == OP_RELEASE)
                 ck_assert_int_eq(op->role, ROLE_CONSUMER);
-            if (op->kind == OP_RELEASE)
-                ck_assert(op->per_warp && !op->no_syncwarp);
         }
     ck_assert_int_gt(producer, 0);
     ck_assert_int_gt(consumer, 0);
@@ -573,7 +570,7 @@ START_TEST(bulk_roles)
     planned p;
     plan_simple(&p, "float", 2, 1024, "threads 160; stages 3; grid persistent; producer_warps 1;",
                 MECH_BULK, 90);
-    expect_mbarriers(p.sc, 32, 4, 32);
+    expect_mbarriers(p.sc, 32, 128, 32);
     const ir_section *loop = &p.sc->secs[p.sc->nsecs - 1];
     static const struct { ir_op_kind kind; ir_role role; } want[] = {
         {OP_ACQUIRE, ROLE_PRODUCER}, {OP_COPY, ROLE_PRODUCER}, {OP_ARRIVE_TX, ROLE_PRODUCER},
@@ -588,7 +585,6 @@ START_TEST(bulk_roles)
     ck_assert(loop->ops[1].stores);
     ck_assert(loop->ops[2].all_arrive);
     ck_assert_int_eq(loop->ops[2].bytes, 2 * 1024 * 4);
-    ck_assert(loop->ops[5].per_warp);
     planned_free(&p);
 }
 END_TEST
@@ -664,10 +660,6 @@ START_TEST(op_names_and_printing)
          "t", "arrive step=t+2 bar=full on_copies if<trips"},
         {{.kind = OP_RELEASE, .role = ROLE_CONSUMER, .bar = BAR_EMPTY}, "t",
          "consumer: release step=t bar=empty"},
-        {{.kind = OP_RELEASE, .role = ROLE_CONSUMER, .bar = BAR_EMPTY, .per_warp = true}, "t",
-         "consumer: release step=t bar=empty per_warp"},
-        {{.kind = OP_RELEASE, .role = ROLE_CONSUMER, .bar = BAR_EMPTY, .per_warp = true,
-          .no_syncwarp = true}, "t", "consumer: release step=t bar=empty per_warp no_syncwarp"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         strbuf sb;

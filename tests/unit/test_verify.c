@@ -414,8 +414,6 @@ START_TEST(ws_not_applicable)
     ck_assert(!verify_inject(&f.sc, FAULT_WAIT_PLUS_ONE));
     ck_assert(!verify_inject(&f.sc, FAULT_DROP_COMMIT));
     ck_assert(!verify_inject(&f.sc, FAULT_ONE_SLOT_SHORT));
-    /* Every consumer thread releases: there is no warp sync to drop. */
-    ck_assert(!verify_inject(&f.sc, FAULT_DROP_SYNCWARP));
     expect_proven(&f);
     fx_free(&f);
 }
@@ -476,113 +474,6 @@ START_TEST(ws_producer_first_and_consumer_first)
     ir_section *loop = &f.sc.secs[1];
     op_r(&f, loop, OP_COMPUTE, 0, ROLE_CONSUMER);
     expect_rule(&f, "WAR");
-    fx_free(&f);
-}
-END_TEST
-
-/* ------------------------------------------------------------------ per-warp release */
-
-/* The warp-specialized ring as cp.async.mbarrier, bulk and tensor plan it: the consumers'
- * release is one arrival per warp (lane 0, after the warp's __syncwarp), the empty
- * barrier counting the 8 consumer warps. */
-static void build_ws_warp_ring(fx *f, int S)
-{
-    build_ws_ring(f, S);
-    f->sc.empty_arrivals = 8;
-    ir_section *loop = &f->sc.secs[f->sc.nsecs - 1];
-    ir_op *rel = &loop->ops[loop->nops - 1];
-    ck_assert_int_eq(rel->kind, OP_RELEASE);
-    rel->per_warp = true;
-}
-
-START_TEST(ws_warp_release_proven)
-{
-    for (int S = 1; S <= 5; ++S) {
-        fx f;
-        build_ws_warp_ring(&f, S);
-        expect_proven(&f);
-        fx_free(&f);
-    }
-}
-END_TEST
-
-/* A phase takes exactly one arrival per warp: counting every thread it never completes,
- * counting a warp fewer it completes before the last warp arrived. */
-START_TEST(ws_warp_release_counts)
-{
-    fx f;
-    build_ws_warp_ring(&f, 2);
-    f.sc.empty_arrivals = 256;
-    expect_rule(&f, "deadlock");
-    ck_assert_ptr_nonnull(strstr(f.out, "empty barrier of slot 0 (phase 0: 8 of 256 arrivals)"));
-    fx_free(&f);
-    build_ws_warp_ring(&f, 2);
-    f.sc.empty_arrivals = 7;
-    expect_rule(&f, "arrivals");
-    ck_assert_ptr_nonnull(strstr(f.out, "bring phase 0 of the empty barrier of slot 0 to 8, "
-                                        "but it completes after 7"));
-    fx_free(&f);
-}
-END_TEST
-
-START_TEST(ws_warp_faults_caught)
-{
-    static const struct { fault_kind k; const char *rule; } cases[] = {
-        {FAULT_DROP_SYNCWARP, "WAR"}, {FAULT_DROP_RELEASE, "deadlock"},
-        {FAULT_EARLY_RELEASE, "WAR"}, {FAULT_FLIP_PARITY, "parity"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        fx f;
-        build_ws_warp_ring(&f, 3);
-        inject_expect(&f, cases[i].k, cases[i].rule);
-        fx_free(&f);
-    }
-}
-END_TEST
-
-/* Lane 0 alone arriving leaves the other lanes' reads unordered before the refill. */
-START_TEST(ws_warp_drop_syncwarp_message)
-{
-    fx f;
-    build_ws_warp_ring(&f, 2);
-    inject_expect(&f, FAULT_DROP_SYNCWARP, "WAR");
-    ck_assert(f.sc.secs[1].ops[5].no_syncwarp);
-    ck_assert_ptr_nonnull(strstr(f.out, "no barrier or release orders that read before this "
-                                        "write"));
-    ck_assert(!verify_inject(&f.sc, FAULT_DROP_SYNCWARP));   /* no synced release left */
-    fx_free(&f);
-}
-END_TEST
-
-/* A consumers' barrier between the compute and the release already orders every lane's
- * reads: lane 0 may arrive without the warp's sync, so dropping it is no fault there. */
-START_TEST(ws_warp_role_barrier_orders)
-{
-    fx f;
-    build_ws_warp_ring(&f, 2);
-    ir_section *loop = &f.sc.secs[1];
-    ir_op rel = loop->ops[5];
-    loop->ops[5] = (ir_op){.kind = OP_BARRIER, .role = ROLE_CONSUMER};
-    *plan_op(&f.p, loop, OP_RELEASE, 0) = rel;
-    ck_assert(!verify_inject(&f.sc, FAULT_DROP_SYNCWARP));
-    loop->ops[6].no_syncwarp = true;
-    expect_proven(&f);
-    fx_free(&f);
-}
-END_TEST
-
-/* Only a release of whole warps arrives per warp. */
-START_TEST(ws_warp_ir)
-{
-    fx f;
-    build_ws_warp_ring(&f, 2);
-    f.sc.threads = 280;                 /* 248 consumer threads: 7.75 warps */
-    expect_rule(&f, "IR");
-    ck_assert_ptr_nonnull(strstr(f.out, "a per-warp 'release' of the consumer (248 threads)"));
-    fx_free(&f);
-    build_ws_warp_ring(&f, 2);
-    f.sc.secs[1].ops[2].per_warp = true;    /* the producers' arrive_tx */
-    expect_rule(&f, "IR");
     fx_free(&f);
 }
 END_TEST
@@ -813,7 +704,7 @@ START_TEST(groups_not_applicable)
 {
     static const fault_kind na[] = {
         FAULT_FLIP_PARITY, FAULT_EXPECT_TX_SHORT, FAULT_EXPECT_TX_LONG, FAULT_DROP_FENCE,
-        FAULT_DROP_RELEASE, FAULT_DROP_ARRIVE, FAULT_EARLY_RELEASE, FAULT_DROP_SYNCWARP,
+        FAULT_DROP_RELEASE, FAULT_DROP_ARRIVE, FAULT_EARLY_RELEASE,
     };
     fx f;
     build_groups_ring(&f, 4);
@@ -1271,12 +1162,6 @@ static Suite *verify_suite(void)
     tcase_add_test(ws, implied_barrier_placement);
     tcase_add_test(ws, ws_producer_first_and_consumer_first);
     tcase_add_test(ws, ws_block_barrier_between_roles);
-    tcase_add_test(ws, ws_warp_release_proven);
-    tcase_add_test(ws, ws_warp_release_counts);
-    tcase_add_test(ws, ws_warp_faults_caught);
-    tcase_add_test(ws, ws_warp_drop_syncwarp_message);
-    tcase_add_test(ws, ws_warp_role_barrier_orders);
-    tcase_add_test(ws, ws_warp_ir);
     suite_add_tcase(s, ws);
 
     TCase *un = tcase_create("unified_ring");
