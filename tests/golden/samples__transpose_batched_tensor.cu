@@ -10,7 +10,7 @@
 #include "pipert_device.cuh"
 #include "pipert_tensor.cuh"
 
-/* Schedule for sm_90, lowering tensor: a ring of 3 slot(s), 34800 bytes of shared memory
+/* Schedule for sm_90, lowering tensor: a ring of 3 slot(s), 33776 bytes of shared memory
  * per block, 256 threads, persistent grid.
  *   frame: init; fence mbarrier_init; barrier
  *   prologue p in [0,3): arrive_tx step=p bar=full bytes=8192 if<trips; copy step=p stores dealt if<trips
@@ -35,7 +35,7 @@
  *     6    0    2    -1  (not waited for)      0      1               8192
  */
 template <int VEC>
-__global__ void __launch_bounds__(256) transpose_batched_sm90(const struct transpose_batched_args pg_args, const int64_t pg_ntiles, __grid_constant__ const CUtensorMap pg_tmap_a)
+__global__ void __launch_bounds__(256) transpose_batched_sm90(const struct transpose_batched_args pg_args, const int64_t pg_ntiles, __grid_constant__ const CUtensorMap pg_tmap_a, __grid_constant__ const CUtensorMap pg_tmap_b)
 {
     extern __shared__ __align__(1024) unsigned char pg_smem_raw[];
     unsigned char *const pg_smem = pg_smem_raw + ((0u - pg_smem_addr(pg_smem_raw)) & 1023u);
@@ -50,11 +50,11 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
     const int pg_ctid = threadIdx.x;
     constexpr int pg_pnt = 256;
     constexpr int pg_cnt = 256;
-    static_assert(34800LL <= 232448LL, "pipegen: the ring of 3 slot(s) fits sm_90's shared memory");
+    static_assert(33776LL <= 232448LL, "pipegen: the ring of 3 slot(s) fits sm_90's shared memory");
     constexpr int pg_vec_a = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     static_assert(0LL % 1024 == 0 && 8192LL % 1024 == 0 && 128LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of a are 1024-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_b = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(24576LL % 128 == 0 && 9216LL % 128 == 0 && 144LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of b are 128-byte aligned, rows keep 16-byte copies");
+    static_assert(24576LL % 128 == 0 && 8192LL % 128 == 0 && 128LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of b are 128-byte aligned, rows keep 16-byte copies");
     __shared__ __align__(8) uint64_t pg_full[3];
     if (threadIdx.x == 0) {
         for (int pg_i = 0; pg_i < 3; ++pg_i) {
@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
             const int64_t z0 = pg_rest * 2;
             const int pg_slot = (int)(pg_step % 3);
             const pg_sview3<const float, 32, 1024, (pg_vec_a == 16 ? 32 : 0), 64> a{(const float *)(pg_smem + 0 + pg_slot * 8192), (z0), (r0), (c0)};
-            const pg_sview3<float, 36, 1152> b{(float *)(pg_smem + 24576), (z0), (c0), (r0)};
+            const pg_sview3<float, 32, 1024> b{(float *)(pg_smem + 24576), (z0), (c0), (r0)};
             const int64_t pg_rest0 = batch - z0;
             const int pg_lim0 = pg_rest0 < 2 ? (int)pg_rest0 : 2;
             const int64_t pg_rest1 = cols - c0;
@@ -160,9 +160,9 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
             const int64_t c0 = pg_mod(pg_rest, pg_tiles1) * 32;
             pg_rest = pg_div(pg_rest, pg_tiles1);
             const int64_t z0 = pg_rest * 2;
-            pg_bulk_store_region<pg_vec_b, 2, 32, 128LL, 144LL, pg_cnt>(pg_g_b, pg_smem + 24576,
+            pg_tensor_store_region<pg_vec_b, 2, 32, 128LL, 128LL, pg_cnt>(pg_g_b, pg_smem + 24576,
                 (z0), (c0), (r0) * 4,
-                batch, cols, rows * 4, pg_ctid);
+                batch, cols, rows * 4, pg_ctid, &pg_tmap_b, pg_tbox<3, 4, 2, 32, 32>{});
         }
         pg_bulk_commit();
         pg_bulk_wait_read<0>();
@@ -209,9 +209,9 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
 }
 
 static pipert_kernel transpose_batched_k[1][3] = {
-    {{(const void *)transpose_batched_sm90<16>, 256, 34800, {0}, {0}, {0}},
-     {(const void *)transpose_batched_sm90<8>, 256, 34800, {0}, {0}, {0}},
-     {(const void *)transpose_batched_sm90<4>, 256, 34800, {0}, {0}, {0}}},
+    {{(const void *)transpose_batched_sm90<16>, 256, 33776, {0}, {0}, {0}},
+     {(const void *)transpose_batched_sm90<8>, 256, 33776, {0}, {0}, {0}},
+     {(const void *)transpose_batched_sm90<4>, 256, 33776, {0}, {0}, {0}}},
 };
 static const int transpose_batched_sm[1] = {90};
 
@@ -247,8 +247,14 @@ extern "C" cudaError_t transpose_batched_launch_ex(const struct transpose_batche
         const uint32_t pg_box[] = {8, 32, 2};
         PIPERT_TRY(pipert_encode_tensor_map(&pg_tmap_a, pg_a->a, 3, pg_dim, pg_box, 4, pg_vec == 16, 32));
     }
-    typedef void (*pg_fn)(const struct transpose_batched_args, const int64_t, const CUtensorMap);
-    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles, pg_tmap_a);
+    CUtensorMap pg_tmap_b;
+    {
+        const uint64_t pg_dim[] = {(uint64_t)pg_a->rows, (uint64_t)pg_a->cols, (uint64_t)pg_a->batch};
+        const uint32_t pg_box[] = {32, 32, 2};
+        PIPERT_TRY(pipert_encode_tensor_map(&pg_tmap_b, pg_a->b, 3, pg_dim, pg_box, 4, pg_vec == 16));
+    }
+    typedef void (*pg_fn)(const struct transpose_batched_args, const int64_t, const CUtensorMap, const CUtensorMap);
+    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles, pg_tmap_a, pg_tmap_b);
     PIPERT_TRY(cudaGetLastError());
     return cudaSuccess;
 }

@@ -10,7 +10,7 @@
 #include "pipert_device.cuh"
 #include "pipert_tensor.cuh"
 
-/* Schedule for sm_90, lowering tensor: a ring of 1 slot(s), 34800 bytes of shared memory
+/* Schedule for sm_90, lowering tensor: a ring of 1 slot(s), 33776 bytes of shared memory
  * per block, 256 threads, one block per work item grid.
  *   frame: init; fence mbarrier_init; barrier
  *   loop t in [0,trips): arrive_tx step=t bar=full bytes=16384; copy step=t stores dealt; barrier; wait_parity step=t bar=full; compute step=t; fence proxy_async; barrier; store step=t dealt proxy_async; commit step=t; wait 0; barrier
@@ -29,7 +29,7 @@
  *     2    0    2    -1  (not waited for)      0      1              16384
  */
 template <int VEC>
-__global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_args pg_args, const int64_t pg_ntiles, __grid_constant__ const CUtensorMap pg_tmap_a)
+__global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_args pg_args, const int64_t pg_ntiles, __grid_constant__ const CUtensorMap pg_tmap_a, __grid_constant__ const CUtensorMap pg_tmap_b)
 {
     extern __shared__ __align__(1024) unsigned char pg_smem_raw[];
     unsigned char *const pg_smem = pg_smem_raw + ((0u - pg_smem_addr(pg_smem_raw)) & 1023u);
@@ -43,11 +43,11 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
     const int pg_ctid = threadIdx.x;
     constexpr int pg_pnt = 256;
     constexpr int pg_cnt = 256;
-    static_assert(34800LL <= 232448LL, "pipegen: the ring of 1 slot(s) fits sm_90's shared memory");
+    static_assert(33776LL <= 232448LL, "pipegen: the ring of 1 slot(s) fits sm_90's shared memory");
     constexpr int pg_vec_a = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     static_assert(0LL % 1024 == 0 && 16384LL % 1024 == 0 && 256LL % 16 == 0 && 256LL % 16 == 0, "pipegen: slots of a are 1024-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_b = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(16384LL % 128 == 0 && 17408LL % 128 == 0 && 272LL % 16 == 0 && 256LL % 16 == 0, "pipegen: slots of b are 128-byte aligned, rows keep 16-byte copies");
+    static_assert(16384LL % 128 == 0 && 16384LL % 128 == 0 && 256LL % 16 == 0 && 256LL % 16 == 0, "pipegen: slots of b are 128-byte aligned, rows keep 16-byte copies");
     __shared__ __align__(8) uint64_t pg_full[1];
     if (threadIdx.x == 0) {
         for (int pg_i = 0; pg_i < 1; ++pg_i) {
@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
             pg_rest = pg_div(pg_rest, pg_tiles1);
             const int64_t c0 = pg_rest * 64;
             const pg_sview2<const float, 64, (pg_vec_a == 16 ? 128 : 0), 64> a{(const float *)(pg_smem + 0), (r0), (c0)};
-            const pg_sview2<float, 68> b{(float *)(pg_smem + 16384), (c0), (r0)};
+            const pg_sview2<float, 64> b{(float *)(pg_smem + 16384), (c0), (r0)};
             const int64_t pg_rest0 = cols - c0;
             const int pg_lim0 = pg_rest0 < 64 ? (int)pg_rest0 : 64;
             const int64_t pg_rest1 = rows - r0;
@@ -127,9 +127,9 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
             const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
             pg_rest = pg_div(pg_rest, pg_tiles1);
             const int64_t c0 = pg_rest * 64;
-            pg_bulk_store_region<pg_vec_b, 1, 64, 256LL, 272LL, pg_cnt>(pg_g_b, pg_smem + 16384,
+            pg_tensor_store_region<pg_vec_b, 1, 64, 256LL, 256LL, pg_cnt>(pg_g_b, pg_smem + 16384,
                 0, (c0), (r0) * 4,
-                1, cols, rows * 4, pg_ctid);
+                1, cols, rows * 4, pg_ctid, &pg_tmap_b, pg_tbox<2, 4, 1, 64, 64>{});
         }
         pg_bulk_commit();
         pg_bulk_wait_read<0>();
@@ -138,9 +138,9 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
 }
 
 static pipert_kernel transpose_k[1][3] = {
-    {{(const void *)transpose_sm90<16>, 256, 34800, {0}, {0}, {0}},
-     {(const void *)transpose_sm90<8>, 256, 34800, {0}, {0}, {0}},
-     {(const void *)transpose_sm90<4>, 256, 34800, {0}, {0}, {0}}},
+    {{(const void *)transpose_sm90<16>, 256, 33776, {0}, {0}, {0}},
+     {(const void *)transpose_sm90<8>, 256, 33776, {0}, {0}, {0}},
+     {(const void *)transpose_sm90<4>, 256, 33776, {0}, {0}, {0}}},
 };
 static const int transpose_sm[1] = {90};
 
@@ -178,8 +178,14 @@ extern "C" cudaError_t transpose_launch_ex(const struct transpose_args *pg_a, cu
         const uint32_t pg_box[] = {32, 64};
         PIPERT_TRY(pipert_encode_tensor_map(&pg_tmap_a, pg_a->a, 2, pg_dim, pg_box, 4, pg_vec == 16, 128));
     }
-    typedef void (*pg_fn)(const struct transpose_args, const int64_t, const CUtensorMap);
-    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles, pg_tmap_a);
+    CUtensorMap pg_tmap_b;
+    {
+        const uint64_t pg_dim[] = {(uint64_t)pg_a->rows, (uint64_t)pg_a->cols};
+        const uint32_t pg_box[] = {64, 64};
+        PIPERT_TRY(pipert_encode_tensor_map(&pg_tmap_b, pg_a->b, 2, pg_dim, pg_box, 4, pg_vec == 16));
+    }
+    typedef void (*pg_fn)(const struct transpose_args, const int64_t, const CUtensorMap, const CUtensorMap);
+    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles, pg_tmap_a, pg_tmap_b);
     PIPERT_TRY(cudaGetLastError());
     return cudaSuccess;
 }

@@ -2,7 +2,8 @@
 # make gpu-check: every case of tests/gpu/matrix through --emit-test on this machine's GPU,
 # then again under compute-sanitizer memcheck, racecheck and synccheck; then the watchdog.
 # A lowering's SASS is checked where it must hold an instruction (bulk: UBLKCP, tensor:
-# UTMALDG, through cuobjdump beside nvcc, or CUOBJDUMP); a case whose lowering needs a
+# UTMALDG, and UTMASTG for transpose's stores, through cuobjdump beside nvcc, or
+# CUOBJDUMP); a case whose lowering needs a
 # newer GPU is skipped.
 #   GPU_MATRIX=FILE   another case list
 #   GPU_JOBS=4        cases run at a time
@@ -79,19 +80,20 @@ run_case() {
 }
 # The instruction a lowering's kernels must hold in their SASS, where the PTX alone does not
 # show that the hardware path is taken (LOWERING:INSTRUCTION ...): bulk copies are the
-# bulk-copy unit's UBLKCP, tensor copies the TMA unit's UTMALDG.
-SASS_MUST="bulk:UBLKCP tensor:UTMALDG"
+# bulk-copy unit's UBLKCP, tensor copies the TMA unit's UTMALDG; LOWERING/SAMPLE:... holds
+# for that sample only (transpose's staged output goes back by tensor stores, UTMASTG).
+SASS_MUST="bulk:UBLKCP tensor:UTMALDG tensor/transpose:UTMASTG tensor/transpose_batched:UTMASTG"
 sass_check() {
-    local dir=$1 name=$2 mech=$3 want=
+    local dir=$1 name=$2 mech=$3 m want
     for m in $SASS_MUST; do
-        [ "${m%%:*}" = "$mech" ] && want=${m#*:}
+        [ "${m%%:*}" = "$mech" ] || [ "${m%%:*}" = "$mech/${name%% *}" ] || continue
+        want=${m#*:}
+        if "$CUOBJDUMP" --dump-sass "$dir/test" 2>&1 | grep -q "$want"; then
+            echo "ok   sass     $name: $want"
+        else
+            echo "FAIL sass     $name: no $want in cuobjdump --dump-sass"
+        fi
     done
-    [ -n "$want" ] || return 0
-    if "$CUOBJDUMP" --dump-sass "$dir/test" 2>&1 | grep -q "$want"; then
-        echo "ok   sass     $name: $want"
-    else
-        echo "FAIL sass     $name: no $want in cuobjdump --dump-sass"
-    fi
 }
 SAN=${SANITIZER:-compute-sanitizer}
 CUOBJDUMP=${CUOBJDUMP:-$(dirname "$(command -v "$NVCC" || echo nvcc)")/cuobjdump}
