@@ -524,12 +524,9 @@ static void emit_view_swizzle(kctx *k, int si)
 {
     const copy_plan *cp = &k->sc->copy[si];
     const spec_stage *st = &k->s->stages[si];
-    long long rows = 1;
-    for (int d = 0; d < st->rank - 1; ++d)
-        rows *= cp->extent[d];
     if (cp->swizzle)
         kp(k, ", (pg_vec_%s == 16 ? %d : 0), %lld", k->s->arrays[st->array].name, cp->swizzle,
-           rows);
+           plan_region_rows(cp, st->rank));
 }
 
 /* Dynamic shared memory, its base rounded up to the alignment the slots assume (sm_align

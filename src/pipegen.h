@@ -669,6 +669,9 @@ typedef struct sched {
     ir_section *secs; int nsecs, seccap;
 } sched;
 
+/* The rows of a region as copied: the product of its extents but the fastest. */
+long long plan_region_rows(const copy_plan *cp, int rank);
+
 /* Plan the schedule of spec s for mechanism m (s->mech; auto resolved with mech_auto) on
  * architecture sm, one of the targets sema_check accepted m for. Returns NULL with a
  * diagnostic (at the spec element that cannot be lowered) when m cannot lower s. */

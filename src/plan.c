@@ -134,6 +134,14 @@ static long long row_pitch(long long row_bytes, int vec, const spec_stage *st, b
     return pitch;
 }
 
+long long plan_region_rows(const copy_plan *cp, int rank)
+{
+    long long rows = 1;
+    for (int d = 0; d < rank - 1; ++d)
+        rows *= cp->extent[d];
+    return rows;
+}
+
 static void plan_stage(planner *p, int i, int nslots)
 {
     const spec *s = p->s;
@@ -152,9 +160,7 @@ static void plan_stage(planner *p, int i, int nslots)
                               && (!st->is_output || cp->vec == 16));
     while (cp->pitch % cp->vec)
         cp->vec /= 2;
-    long long rows = 1;
-    for (int d = 0; d < last; ++d)
-        rows *= cp->extent[d];
+    long long rows = plan_region_rows(cp, st->rank);
     const mech_module *mod = mech_module_of(p->sc->mech);
     cp->swizzle = !st->is_output && mod->swizzle ? mod->swizzle(s, cp, i) : 0;
     cp->slot_bytes = round_up(rows * cp->pitch, cp->swizzle ? SWIZZLE_ALIGN : 128);

@@ -110,9 +110,7 @@ static bool check_region(planner *p, int si)
     const copy_plan *cp = &p->sc->copy[si];
     const char *name = p->s->arrays[st->array].name;
     int box[AST_MAX_RANK];
-    long long rows = 1;
-    for (int d = 0; d < st->rank - 1; ++d)
-        rows *= cp->extent[d];
+    long long rows = plan_region_rows(cp, st->rank);
     if (cp->vec < 16)
         diag_error(p->d, st->loc, "a region whose rows or origin steps are not a multiple of "
                    "16 bytes ('%s': rows of %lld bytes as copied) is not implemented yet by "
@@ -182,15 +180,26 @@ static void plan_host_maps(host_planner *h, const sched *sc)
 
 /* ------------------------------------------------------------------ printing */
 
+/* "&pg_tmap_NAME, pg_tbox<...>{}": stage si's map and its box (rank entries, slowest
+ * first), as the runtime's region copies and stores take them. */
+static void print_map_box(kctx *k, int si, const int *box, int swizzle)
+{
+    const spec_stage *st = &k->s->stages[si];
+    int b[AST_MAX_RANK] = {1, 1, 1};
+    memcpy(b + AST_MAX_RANK - st->rank, box, st->rank * sizeof *box);
+    kp(k, "&pg_tmap_%s, pg_tbox<%d, %d, %d, %d, %d", k->s->arrays[st->array].name, st->rank,
+       ast_type_size(k->s->arrays[st->array].type), b[0], b[1], b[2]);
+    kp(k, swizzle ? ", %d>{}" : ">{}", swizzle);
+}
+
 /* The stage's map and box, then bulk's barrier and L2 policy. */
 static void copy_args(kctx *k, const spec_stage *st, const char *name)
 {
-    int si = (int)(st - k->s->stages), box[AST_MAX_RANK] = {1, 1, 1};
+    int si = (int)(st - k->s->stages), box[AST_MAX_RANK];
     const copy_plan *cp = &k->sc->copy[si];
-    plan_box(k->s, cp, si, cp->swizzle, box + AST_MAX_RANK - st->rank);
-    kp(k, "&pg_tmap_%s, pg_tbox<%d, %d, %d, %d, %d", name, st->rank,
-       ast_type_size(k->s->arrays[st->array].type), box[0], box[1], box[2]);
-    kp(k, cp->swizzle ? ", %d>{}, " : ">{}, ", cp->swizzle);
+    plan_box(k->s, cp, si, cp->swizzle, box);
+    print_map_box(k, si, box, cp->swizzle);
+    kp(k, ", ");
     emit_bulk_copy_args(k, st, name);
 }
 
@@ -204,19 +213,17 @@ static void print_store(kctx *k, const ir_op *op)
 {
     emit_step_open(k, op);
     for (int i = 0; i < k->s->nstages; ++i) {
-        const spec_stage *st = &k->s->stages[i];
-        int box[AST_MAX_RANK] = {1, 1, 1};
-        if (!st->is_output || (op->stage >= 0 && op->stage != i))
+        int box[AST_MAX_RANK];
+        if (!k->s->stages[i].is_output || (op->stage >= 0 && op->stage != i))
             continue;
-        if (!tensor_store(k->s, &k->sc->copy[i], i, box + AST_MAX_RANK - st->rank)) {
+        if (tensor_store(k->s, &k->sc->copy[i], i, box)) {
+            emit_store_call(k, i, "pg_tensor_store_region");
+            kp(k, ", ");
+            print_map_box(k, i, box, 0);
+        } else {
             emit_store_call(k, i, "pg_bulk_store_region");
-            kp(k, ");\n");
-            continue;
         }
-        emit_store_call(k, i, "pg_tensor_store_region");
-        kp(k, ", &pg_tmap_%s, pg_tbox<%d, %d, %d, %d, %d>{});\n",
-           k->s->arrays[st->array].name, st->rank, ast_type_size(k->s->arrays[st->array].type),
-           box[0], box[1], box[2]);
+        kp(k, ");\n");
     }
     emit_step_close(k, op);
 }
