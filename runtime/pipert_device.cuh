@@ -31,6 +31,7 @@ template <class T> struct pg_row {
     __host__ __device__ T &operator[](int64_t i) const { return row[i - origin]; }
 };
 template <class T> struct pg_view2 {
+    static constexpr int swizzle = 0;
     T *base;
     int64_t origin0, origin1, pitch;
     __host__ __device__ pg_row<T> operator[](int64_t j) const {
@@ -65,6 +66,7 @@ template <class T, int SW, int ROWS> struct pg_zrow {
 /* Slot views, unswizzled (SW 0: rows PITCH elements apart) or swizzled (pg_zrow; ROWS
  * the region's rows, planes included, and row0 the first of a plane's). */
 template <class T, int PITCH, int SW = 0, int ROWS = 0> struct pg_sview2 {
+    static constexpr int swizzle = SW;
     T *base;
     int64_t origin0, origin1;
     int row0 = 0;
@@ -76,6 +78,7 @@ template <class T, int PITCH, int SW = 0, int ROWS = 0> struct pg_sview2 {
     }
 };
 template <class T, int PITCH1, int PITCH0, int SW = 0, int ROWS = 0> struct pg_sview3 {
+    static constexpr int swizzle = SW;
     T *base;
     int64_t origin0, origin1, origin2;
     __device__ pg_sview2<T, PITCH1, SW, ROWS> operator[](int64_t k) const {
@@ -88,6 +91,7 @@ template <class T, int PITCH1, int PITCH0, int SW = 0, int ROWS = 0> struct pg_s
 
 /* A rank-3 view: v[k][j][i]. */
 template <class T> struct pg_view3 {
+    static constexpr int swizzle = 0;
     T *base;
     int64_t origin0, origin1, origin2, pitch0, pitch1;
     __host__ __device__ pg_view2<T> operator[](int64_t k) const {

@@ -1,8 +1,8 @@
 /* emit_test: the standalone drivers that --emit-test and --emit-bench write.
  *
  * The test driver runs the generated launcher on random, non-constant inputs over the
- * sizes and trip counts that break pipelines (0, 1, tile-1, tile, tile+1, a prime, a size
- * of at least 2^26 elements; forced grids that give blocks 0, 1, < stages and > stages
+ * sizes and trip counts that break pipelines (0, 1, tile-1, tile, tile+1, a prime, sizes
+ * in multiples of 16 elements past the ring, a size of at least 2^26 elements; forced grids that give blocks 0, 1, < stages and > stages
  * trips; pointers misaligned to each copy width, each array by its own element size),
  * checks every output element against the spec's own host reference, checks that nothing
  * was written outside an output, and that accumulators are deterministic. The bench driver times the launcher against
@@ -417,14 +417,18 @@ static long long large_side(const spec *s)
     return side;
 }
 
-/* One row of sizes per case: 0, 1, unit-1, unit, unit+1, uneven sizes, primes, and the
- * large case last (PG_TEST_QUICK leaves it out). */
+/* One row of sizes per case: 0, 1, unit-1, unit, unit+1, uneven sizes, primes, sizes
+ * past the ring in multiples of 16 elements, and the large case last (PG_TEST_QUICK
+ * leaves it out). The others give some size that is odd, so rows of 16 bytes and with
+ * them bulk and tensor copies (and what a body does only on those, gemm_bf16's wgmma)
+ * would meet only trip counts below the ring's slots without the eighth row. */
 static void emit_size_cases(strbuf *o, const spec *s)
 {
     static const long long primes[3][3] = {{1000003}, {1009, 1013}, {101, 103, 107}};
     int n = s->nsizes ? s->nsizes : 1;
+    long long past_ring = s->nstages_ring + 1;
     sb_printf(o, "static const int64_t pg_cases[][%d] = {\n", n);
-    for (int c = 0; c < 9; ++c) {
+    for (int c = 0; c < 10; ++c) {
         sb_puts(o, "    {");
         for (int i = 0; i < n; ++i) {
             long long u = s->nsizes ? size_unit(s, s->sizes[i]) : 1;
@@ -432,7 +436,8 @@ static void emit_size_cases(strbuf *o, const spec *s)
                             : s->has_steps ? 515 : 64 + i;
             long long v = c == 0 ? 0 : c == 1 ? 1 : c == 2 ? u - 1 : c == 3 ? u : c == 4 ? u + 1
                         : c == 5 ? 3 * u + 7 + 2 * i : c == 6 ? 2 * u - 1 + i
-                        : c == 7 ? primes[s->tile_rank - 1][i % s->tile_rank] : big;
+                        : c == 7 ? primes[s->tile_rank - 1][i % s->tile_rank]
+                        : c == 8 ? (u + 15) / 16 * 16 * past_ring + 16 * (i + 1) : big;
             sb_printf(o, "%s%lld", i ? ", " : "", v < 1 && c ? 1 : v);
         }
         sb_puts(o, "},\n");
@@ -676,7 +681,9 @@ static void emit_main(strbuf *o, const emit_unit *u)
                "        (unsigned)((items + S) / (S + 1)), 7, 2, 1};\n"
                "    for (size_t i = 0; i < sizeof grids / sizeof grids[0]; ++i)\n"
                "        if (grids[i] > 0)\n            pg_case(mid, 0, grids[i]);\n"
-               "    pg_case(pg_cases[2], 0, 3);\n");
+               "    pg_case(pg_cases[2], 0, 3);\n"
+               "    /* 16-byte rows over several work items a block: parities across items. */\n"
+               "    pg_case(pg_cases[8], 0, 2);\n");
     if (s->host_stream)
         emit_stream_calls(o);
     sb_printf(o, "    printf(\"%s: %%d passed, %%d failed\\n\", pg_passes, pg_failures);\n"

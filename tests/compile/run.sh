@@ -4,7 +4,8 @@
 # with the spec's own lowering) and both grids, goes through
 #   1. pipegen SPEC --lower=L --grid=G -o SPEC.cu --emit-test=test.cu --emit-bench=bench.cu
 #   2. nvcc -std=c++17 -c SPEC.cu for sm_80 and sm_90 (only sm_90 for sm_90-only
-#      mechanisms) with -Werror all-warnings; any "warning" in nvcc's output fails too
+#      mechanisms; sm_90a for a spec that tests __CUDA_ARCH_FEAT_SM90_ALL) with -Werror
+#      all-warnings; any "warning" in nvcc's output fails too
 #   3. the PTX of each architecture (kept from that compile, -keep): it must hold (or
 #      lack) what tests/compile/expect lists for the lowering the schedule resolved to
 #      (--dump-ir's mech=)
@@ -92,10 +93,13 @@ if [ "${1:-}" = --job ]; then
     "${gen[@]}" --dump-ir >"$dir/ir" 2>>"$log" || result "FAIL pipegen --dump-ir"
     "$pipegen" "$spec" --dump-ast >"$dir/ast" 2>>"$log" || result "FAIL pipegen --dump-ast"
 
-    # 2. the source, for every architecture at once, keeping each one's PTX
+    # 2. the source, for every architecture at once, keeping each one's PTX. A spec whose
+    # bodies test __CUDA_ARCH_FEAT_SM90_ALL (gemm_bf16's wgmma) has its sm_90 compiled as
+    # sm_90a, the arch-specific target that defines it (sm_80 compiles its other branch).
+    feat() { [ "$1" = sm_90 ] && grep -q __CUDA_ARCH_FEAT_SM90_ALL "$spec" && echo a; }
     gencode=()
     for a in ${archs//,/ }; do
-        gencode+=(-gencode "arch=compute_${a#sm_},code=$a")
+        gencode+=(-gencode "arch=compute_${a#sm_}$(feat "$a"),code=$a$(feat "$a")")
     done
     inc=(-I"$root/runtime" -I"$dir")
     mkdir -p "$dir/keep"
@@ -103,7 +107,7 @@ if [ "${1:-}" = --job ]; then
         -o "$dir/$name.o" -keep -keep-dir "$dir/keep"
     for a in ${archs//,/ }; do
         # (with one -gencode, nvcc names the PTX without the architecture)
-        { mv "$dir/keep/$name.compute_${a#sm_}.ptx" "$dir/$name.$a.ptx" 2>/dev/null \
+        { mv "$dir/keep/$name.compute_${a#sm_}$(feat "$a").ptx" "$dir/$name.$a.ptx" 2>/dev/null \
             || { [ "$archs" = "$a" ] && mv "$dir/keep/$name.ptx" "$dir/$name.$a.ptx"; }; } \
             || result "FAIL nvcc -keep left no PTX for $a"
     done

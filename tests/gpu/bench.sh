@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # make bench: every case of tests/gpu/matrix through --emit-bench on this machine's GPU,
-# and sgemm against cuBLAS. Each row is a ratio to a reference measured in the same
+# and the GEMMs against cuBLAS. Each row is a ratio to a reference measured in the same
 # process: cudaMemcpy device-to-device (bytes read + written) for the streaming samples,
-# cuBLAS SGEMM (FLOP/s) for sgemm; medians of 30 (20 for sgemm) runs after warm-up, on
+# cuBLAS (FLOP/s) for sgemm (SGEMM) and gemm_bf16 (GemmEx, BF16 in, FP32 out); medians of
+# 30 (20 for the GEMMs) runs after warm-up, on
 # inputs far larger than L2. Writes build/bench/bench.csv, docs/performance.csv,
 # docs/performance.md (tests/gpu/report.py: the targets, then every row) and
 # docs/performance.png (the chart, where matplotlib is there), through
@@ -35,7 +36,7 @@ start=$SECONDS
 echo "bench: $shard$selection"
 
 # rows.csv: the CSV of docs/performance.csv with a first column, the row's place in the
-# report: the streaming rows in matrix order, then sgemm's (tests/gpu/bench-report.sh
+# report: the streaming rows in matrix order, then the GEMMs' (tests/gpu/bench-report.sh
 # sorts every shard's rows by it). info: what the report needs to know of the run.
 echo "order,sample,lowering,grid,flags,value,reference,ratio" >"$W/rows.csv"
 {
@@ -48,13 +49,13 @@ echo "order,sample,lowering,grid,flags,value,reference,ratio" >"$W/rows.csv"
     echo "cuda=$cuda"
     echo "date=$(date -u +%Y-%m-%d)"
 } >"$W/info"
-order() { printf '%d%04d' "$1" "$2"; }   # order KIND LINE (KIND 0: streaming, 1: sgemm)
+order() { printf '%d%04d' "$1" "$2"; }   # order KIND LINE (KIND 0: streaming, 1: GEMM)
 
-# sgemm is measured against cuBLAS in FLOP/s below, not in bytes against a copy.
-streaming=() streaming_lines=() sgemm=() sgemm_lines=()
+# The GEMMs are measured against cuBLAS in FLOP/s below, not in bytes against a copy.
+streaming=() streaming_lines=() gemm=() gemm_lines=()
 for i in "${!cases[@]}"; do
     case ${cases[$i]} in
-    'sgemm '* | sgemm_*) sgemm+=("${cases[$i]}") sgemm_lines+=("${case_lines[$i]}") ;;
+    'sgemm '* | sgemm_* | 'gemm_bf16 '*) gemm+=("${cases[$i]}") gemm_lines+=("${case_lines[$i]}") ;;
     *) streaming+=("${cases[$i]}") streaming_lines+=("${case_lines[$i]}") ;;
     esac
 done
@@ -123,16 +124,16 @@ for i in "${!streaming[@]}"; do
     fi
 done
 
-# sgemm against cuBLAS in one process (FLOP/s, not bytes), with each lowering of the
+# The GEMMs against cuBLAS in one process (FLOP/s, not bytes), with each lowering of the
 # matrix: built in parallel, then run one at a time.
-build_cases ref "${sgemm[@]}"
-for i in "${!sgemm[@]}"; do
-    set -- ${sgemm[$i]}
+build_cases ref "${gemm[@]}"
+for i in "${!gemm[@]}"; do
+    set -- ${gemm[$i]}
     s=$1 m=$2 g=$3 f=${4:-}
     sg=$(case_dir "$@")
     if [ -x "$sg/ref" ]; then
         "$sg/ref" 4096 8192 | sed "s/^/$s $m $g: /" | tee "$sg/result.txt"
-        sed -n "s/^.*SGEMM n=\([0-9]*\) pipegen \([0-9.]*\) .*cublas \([0-9.]*\) .*ratio=\([0-9.]*\).*/$(order 1 "${sgemm_lines[$i]}"),$s-\1,$m,$g,$f,\2,\3,\4/p" \
+        sed -n "s/^.*GEMM[A-Z0-9_]* n=\([0-9]*\) pipegen \([0-9.]*\) .*cublas \([0-9.]*\) .*ratio=\([0-9.]*\).*/$(order 1 "${gemm_lines[$i]}"),$s-\1,$m,$g,$f,\2,\3,\4/p" \
             "$sg/result.txt" >>"$W/rows.csv"
     else
         echo "$s $m $g: build failed"; tail -n 5 "$sg/build.log"

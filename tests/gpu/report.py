@@ -40,11 +40,11 @@ def saxpy_every_async():
     return per[low][0], f"lowest of {len(per)} async lowerings: {per[low][1]}"
 
 
-def sgemm_both_sizes():
+def gemm_both_sizes(sample):
     """The configuration whose worse size is best."""
     per = {}
     for r in rows:
-        if r["sample"].startswith("sgemm-"):
+        if r["sample"].startswith(sample + "-"):
             per.setdefault(config(r), []).append(float(r["ratio"]))
     if not per:
         return None
@@ -70,7 +70,8 @@ targets = [
     ("saxpy, every async lowering", 0.95, saxpy_every_async()),
     ("jacobi2d, best lowering", 0.90, best("jacobi2d")),
     ("transpose, best lowering", 0.85, best("transpose")),
-    ("sgemm vs cuBLAS, best lowering", 0.70, sgemm_both_sizes()),
+    ("sgemm vs cuBLAS, best lowering", 0.70, gemm_both_sizes("sgemm")),
+    ("gemm_bf16 vs cuBLAS BF16, best lowering", 0.70, gemm_both_sizes("gemm_bf16")),
     ("reduce_sum (bytes read), best lowering", 0.98, best("reduce_sum")),
     ("host-streamed saxpy (256 MiB arrays) vs max(H2D, D2H, kernel)", 0.95,
      best("saxpy_host-stream", plain=True)),
@@ -88,9 +89,11 @@ with open(out_path, "w") as out:
     w("Each ratio is to a reference measured in the same process: `cudaMemcpy`\n"
       "device-to-device (bytes read + written, median of 30 runs after 5 warm-up runs)\n"
       "for the streaming samples, whose value is GB/s of bytes the pipeline must move\n"
-      "(inputs read once, outputs written once); cuBLAS SGEMM (median of 20 after 3) for\n"
-      "sgemm, whose value is TFLOP/s. Sizes: saxpy and reduce_sum 2^28 floats, jacobi2d and\n"
-      "transpose 16384 x 16384 floats, sgemm 4096^3 and 8192^3 (all far larger than L2).\n"
+      "(inputs read once, outputs written once); cuBLAS (median of 20 after 3) for the\n"
+      "GEMMs, whose value is TFLOP/s: SGEMM for sgemm, GemmEx with BF16 inputs and FP32\n"
+      "output and compute for gemm_bf16 (C = A B^T, both K-major). Sizes: saxpy and\n"
+      "reduce_sum 2^28 floats, jacobi2d and transpose 16384 x 16384 floats, the GEMMs\n"
+      "4096^3 and 8192^3 (all far larger than L2).\n"
       "Host streaming (NAME-stream rows, NAME-serial for one stream and one chunk): value\n"
       "the milliseconds of NAME_stream over page-locked host arrays of 256 MiB each\n"
       "(median of 10 after 2), reference the bound max(H2D, D2H, kernel), each measured\n"

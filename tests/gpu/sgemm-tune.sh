@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Developer tool: sgemm variants against cuBLAS in one run (tests/gpu/sgemm_ref.cu).
+# Developer tool: sgemm variants against cuBLAS in one run (tests/gpu/gemm_ref.cu).
 #   tests/gpu/sgemm-tune.sh PIPEGEN [DIR]
 # With DIR, its *.pipe files are the variants (spec files of sgemm); without, sed edits of
 # the sample listed below.
@@ -20,7 +20,7 @@ variant() {
     fi
     (cd "$dir" && "$PG" sgemm.pipe $flags --arch="$ARCH" -o sgemm.cu) >"$dir/build.log" 2>&1 &&
     nvcc -O3 -std=c++17 -arch="$ARCH" -I"$ROOT/runtime" -I"$dir" -o "$dir/ref" \
-        "$ROOT/tests/gpu/sgemm_ref.cu" "$dir/sgemm.cu" "$ROOT/build/libpipert.a" -lcublas \
+        "$ROOT/tests/gpu/gemm_ref.cu" "$dir/sgemm.cu" "$ROOT/build/libpipert.a" -lcublas \
         >>"$dir/build.log" 2>&1
 }
 export -f variant
