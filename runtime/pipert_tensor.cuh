@@ -115,6 +115,23 @@ __device__ __forceinline__ void pg_tensor_copy(unsigned char *dst, const CUtenso
 }
 #undef PG_TENSOR_COPY
 
+/* The boxes (B0 planes, B1 rows, B2 elements of ES bytes) that tile a region of P planes of
+ * R rows of ROWBYTES, PITCH apart, dealt to NT threads: f(at, p, r, c) for each box of
+ * thread tid, at its byte offset in the slot, p and r its first plane and row, c its first
+ * byte in the row. Swizzled by a span of SW bytes, column block c / SW holds every row's
+ * bytes [c, c + SW) back to back. */
+template <int P, int R, long long ROWBYTES, long long PITCH, int NT, int ES, int B0, int B1,
+          int B2, int SW, class F>
+__device__ __forceinline__ void pg_tensor_boxes(int tid, F f)
+{
+    constexpr int NC = (int)(ROWBYTES / (B2 * ES)), NR = R / B1, NB = P / B0 * NR * NC;
+    for (int b = tid; b < NB; b += NT) {
+        const int p = b / (NR * NC) * B0, r = b / NC % NR * B1;
+        const long long c = (long long)(b % NC) * B2 * ES;
+        f(SW ? c / SW * P * R * SW + (p * R + r) * SW : (p * R + r) * PITCH + c, p, r, c);
+    }
+}
+
 /* ---- A staged region through tensor copies: with 16-byte copies (VEC, the launch's copy
  * width: every staged pointer and row pitch 16-byte aligned, as the map needs) the boxes
  * that tile the region as copied, dealt to the copying threads in turn (box b by thread
@@ -140,16 +157,11 @@ __device__ __forceinline__ void pg_tensor_region(unsigned char *dst, const unsig
                          : (B0 == 1 && B1 == 1) || (PITCH == ROWBYTES && B2 * ES == ROWBYTES),
                       "pipert: a box of several rows spans whole rows (of its column block "
                       "where swizzled), stored back to back");
-        constexpr int NC = (int)(ROWBYTES / (B2 * ES)), NR = R / B1, NB = P / B0 * NR * NC;
-        for (int b = tid; b < NB; b += NT) {
-            const int p = b / (NR * NC) * B0, r = b / NC % NR * B1;
-            const long long c = (long long)(b % NC) * B2 * ES;
-            /* swizzled: column block c / SW holds every row's bytes [c, c + SW) */
-            const long long at = SW ? c / SW * P * R * SW + (p * R + r) * SW
-                                    : (p * R + r) * PITCH + c;
-            pg_tensor_copy<RANK>(dst + at, map, (int)(o0 + p), (int)(o1 + r),
-                                 (int)((o2b + c) / ES), bar, l2);
-        }
+        pg_tensor_boxes<P, R, ROWBYTES, PITCH, NT, ES, B0, B1, B2, SW>(
+            tid, [&](long long at, int p, int r, long long c) {
+                pg_tensor_copy<RANK>(dst + at, map, (int)(o0 + p), (int)(o1 + r),
+                                     (int)((o2b + c) / ES), bar, l2);
+            });
     } else {
         (void)map;
         pg_bulk_region<VEC, P, R, ROWBYTES, PITCH, NT>(dst, base, o0, o1, o2b, n0, n1, n2b, tid,
@@ -198,13 +210,11 @@ __device__ __forceinline__ void pg_tensor_store_region(unsigned char *base,
         static_assert(P % B0 == 0 && R % B1 == 0 && ROWBYTES % (B2 * ES) == 0
                           && ((B0 == 1 && B1 == 1) || (PITCH == ROWBYTES && B2 * ES == ROWBYTES)),
                       "pipert: the boxes tile the region, whole rows back to back");
-        constexpr int NC = (int)(ROWBYTES / (B2 * ES)), NR = R / B1, NB = P / B0 * NR * NC;
-        for (int b = tid; b < NB; b += NT) {
-            const int p = b / (NR * NC) * B0, r = b / NC % NR * B1;
-            const long long c = (long long)(b % NC) * B2 * ES;
-            pg_tensor_store<RANK>(map, src + (p * R + r) * PITCH + c, (int)(o0 + p),
-                                  (int)(o1 + r), (int)((o2b + c) / ES));
-        }
+        pg_tensor_boxes<P, R, ROWBYTES, PITCH, NT, ES, B0, B1, B2, 0>(
+            tid, [&](long long at, int p, int r, long long c) {
+                pg_tensor_store<RANK>(map, src + at, (int)(o0 + p), (int)(o1 + r),
+                                      (int)((o2b + c) / ES));
+            });
     } else {
         (void)map;
         pg_store_region<VEC, P, R, ROWBYTES, PITCH, NT>(base, src, o0, o1, o2b, n0, n1, n2b, tid);

@@ -261,7 +261,7 @@ static void emit_stage_consts(kctx *k)
             kdecl(k, v, "constexpr int %s = VEC < %d ? %d : (VEC > %d ? %d : VEC);\n", v, esz,
                   esz, vec, vec);
         const copy_plan *cp = &k->sc->copy[i];
-        int align = cp->swizzle ? SWIZZLE_ALIGN : 128;
+        int align = plan_slot_align(cp);
         kp(k, "static_assert(%lldLL %% %d == 0 && %lldLL %% %d == 0 && %lldLL %% %d == 0 && "
               "%lldLL %% %d == 0, \"pipegen: slots of %s are %d-byte aligned, rows keep "
               "%d-byte copies\");\n", cp->off, align, cp->slot_bytes, align, cp->pitch, vec,

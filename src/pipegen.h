@@ -671,6 +671,8 @@ typedef struct sched {
 
 /* The rows of a region as copied: the product of its extents but the fastest. */
 long long plan_region_rows(const copy_plan *cp, int rank);
+/* The alignment of a stage's slots in shared memory: 128, or SWIZZLE_ALIGN swizzled. */
+int plan_slot_align(const copy_plan *cp);
 
 /* Plan the schedule of spec s for mechanism m (s->mech; auto resolved with mech_auto) on
  * architecture sm, one of the targets sema_check accepted m for. Returns NULL with a

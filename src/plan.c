@@ -134,6 +134,11 @@ static long long row_pitch(long long row_bytes, int vec, const spec_stage *st, b
     return pitch;
 }
 
+int plan_slot_align(const copy_plan *cp)
+{
+    return cp->swizzle ? SWIZZLE_ALIGN : 128;
+}
+
 long long plan_region_rows(const copy_plan *cp, int rank)
 {
     long long rows = 1;
@@ -147,6 +152,7 @@ static void plan_stage(planner *p, int i, int nslots)
     const spec *s = p->s;
     const spec_stage *st = &s->stages[i];
     copy_plan *cp = &p->sc->copy[i];
+    const mech_module *mod = mech_module_of(p->sc->mech);
     int esz = ast_type_size(s->arrays[st->array].type), last = st->rank - 1;
     memcpy(cp->origin, st->origin, sizeof cp->origin);
     memcpy(cp->extent, st->extent, sizeof cp->extent);
@@ -156,14 +162,11 @@ static void plan_stage(planner *p, int i, int nslots)
     cp->vec = copy_width(cp->row_bytes, origin_alignment(s, &cp->origin[last]), esz);
     /* a staged output's rows too, where tensor stores could read them as a box */
     cp->pitch = row_pitch(cp->row_bytes, cp->vec, st,
-                          mech_module_of(p->sc->mech)->dense_rows
-                              && (!st->is_output || cp->vec == 16));
+                          mod->dense_rows && (!st->is_output || cp->vec == 16));
     while (cp->pitch % cp->vec)
         cp->vec /= 2;
-    long long rows = plan_region_rows(cp, st->rank);
-    const mech_module *mod = mech_module_of(p->sc->mech);
     cp->swizzle = !st->is_output && mod->swizzle ? mod->swizzle(s, cp, i) : 0;
-    cp->slot_bytes = round_up(rows * cp->pitch, cp->swizzle ? SWIZZLE_ALIGN : 128);
+    cp->slot_bytes = round_up(plan_region_rows(cp, st->rank) * cp->pitch, plan_slot_align(cp));
     cp->nslots = st->is_output ? 1 : nslots;
 }
 
@@ -192,10 +195,9 @@ void plan_layout(planner *p, int nslots)
     sc->smem_align = 128;
     for (int i = 0; i < p->s->nstages; ++i) {
         plan_stage(p, i, nslots);
-        if (sc->copy[i].swizzle) {
-            sc->smem_align = SWIZZLE_ALIGN;
-            off = round_up(off, SWIZZLE_ALIGN);
-        }
+        const int align = plan_slot_align(&sc->copy[i]);
+        sc->smem_align = align > sc->smem_align ? align : sc->smem_align;
+        off = round_up(off, align);
         sc->copy[i].off = off;
         off += sc->copy[i].slot_bytes * sc->copy[i].nslots;
     }
