@@ -305,6 +305,12 @@ static void print_select_variant(hctx *h, const host_op *op)
                       "    PIPERT_TRY(pipert_select_variant(&%s_k[0][0], %s_sm, %d, %d, "
                       "pipert_vec_index(%d, pg_vec), &pg_caps, &pg_k));\n",
               n, n, h->u->host->nvariants, nvecs(h->u), maxvec);
+    bool per_variant = false;
+    for (int i = 0; i < h->u->host->nops; ++i)
+        per_variant |= h->u->host->ops[i].variants != 0;
+    if (per_variant)
+        sb_printf(h->out, "    const unsigned pg_variant = (unsigned)(pg_k - &%s_k[0][0]) / %d;\n",
+                  n, nvecs(h->u));
 }
 
 static void print_grid(hctx *h, const host_op *op)
@@ -357,7 +363,8 @@ static void print_follow_on(hctx *h, const host_op *op)
 
 /* The stage's CUtensorMap over its whole array (dimensions and pitches fastest first), with
  * the planned box; only where the launch's copy width is 16 bytes (every staged pointer
- * and row pitch 16-byte aligned, as a tensor map needs), else zeroed and unused. */
+ * and row pitch 16-byte aligned, as a tensor map needs) and the selected kernel is one
+ * that copies by it, else zeroed and unused. */
 static void print_encode_tensor_map(hctx *h, const host_op *op)
 {
     const spec_array *arr = &h->s->arrays[h->s->stages[op->index].array];
@@ -374,6 +381,8 @@ static void print_encode_tensor_map(hctx *h, const host_op *op)
     sb_printf(h->out, "        PIPERT_TRY(pipert_encode_tensor_map(&pg_tmap_%s, pg_a->%s, %d, "
                       "pg_dim, pg_box, %d, pg_vec == 16",
               arr->name, arr->name, arr->rank, ast_type_size(arr->type));
+    if (op->variants)
+        sb_printf(h->out, " && (0x%xu >> pg_variant & 1)", op->variants);
     sb_printf(h->out, op->swizzle ? ", %d));\n    }\n" : "));\n    }\n", op->swizzle);
 }
 
@@ -727,7 +736,8 @@ void emit_source(strbuf *out, const emit_unit *u)
         const sched *sc = u->scheds[hp->variant[v]];
         emit_schedule_comment(out, sc, twins_of(out->arena, u, v));
         verify_phase_table(out, sc);
-        emit_kernel(out, u, sc, sc->sm, v < hp->nvariants - 1);
+        emit_kernel(out, u, sc, sc->sm, v < hp->nvariants - 1 ? sc->sm : 0,
+                    v > 0 ? u->scheds[hp->variant[v - 1]]->sm : 0);
     }
     emit_kernel_table(out, u);
     if (s->naccums)

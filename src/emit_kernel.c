@@ -862,14 +862,15 @@ static void emit_roles(kctx *k)
     kdecl(k, "pg_cnt", "constexpr int pg_cnt = %d;\n", n - p);
 }
 
-/* The kernel's frame around its sections. guarded: the body compiles for sm and above
- * only (a variant above the lowest one the unit is generated for). */
-void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, bool guarded)
+/* The kernel's frame around its sections. Its body compiles for architectures from lo up
+ * to below hi (0: no bound): the launcher selects a variant only on devices it is the
+ * highest variant for, so the others' cubins need not carry its code. */
+void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, int lo, int hi)
 {
     const spec *s = u->spec;
     strbuf body;
     sb_init(&body, out->arena);
-    kctx k = {&body, u, s, sc, "pg_t", guarded ? 4 : 0, ROLE_ALL, sm};
+    kctx k = {&body, u, s, sc, "pg_t", 0, ROLE_ALL, sm};
     kp(&k, "template <int VEC>\n__global__ void __launch_bounds__(%d", sc->threads);
     if (s->blocks_per_sm)
         kp(&k, ", %d", s->blocks_per_sm);
@@ -881,8 +882,15 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, bool 
            prm->ctype, prm->name);
     }
     kp(&k, ")\n{\n");
+    const bool guarded = lo || hi;
     if (guarded)
-        kp(&k, "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= %d0\n", sm);
+        kp(&k, "#if defined(__CUDA_ARCH__)");
+    if (lo)
+        kp(&k, " && __CUDA_ARCH__ >= %d0", lo);
+    if (hi)
+        kp(&k, " && __CUDA_ARCH__ < %d0", hi);
+    if (guarded)
+        kp(&k, "\n");
     k.ind = 4;
     emit_smem_base(&k);
     emit_bindings(&k);

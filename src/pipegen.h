@@ -674,7 +674,7 @@ long long plan_region_rows(const copy_plan *cp, int rank);
 /* The alignment of a stage's slots in shared memory: 128, or SWIZZLE_ALIGN swizzled. */
 int plan_slot_align(const copy_plan *cp);
 
-/* Plan the schedule of spec s for mechanism m (s->mech; auto resolved with mech_auto) on
+/* Plan the schedule of spec s for mechanism m (s->mech; auto as mech_auto_first says) on
  * architecture sm, one of the targets sema_check accepted m for. Returns NULL with a
  * diagnostic (at the spec element that cannot be lowered) when m cannot lower s. */
 sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm);
@@ -724,6 +724,8 @@ typedef struct host_op {
     int box[AST_MAX_RANK];       /* ENCODE_TENSOR_MAP: the box, in elements, slowest first
                                     (as the array's dimensions) */
     int swizzle;                 /* ENCODE_TENSOR_MAP: the map's swizzle span (bytes), or 0 */
+    unsigned variants;           /* the variants (bit v: hp->variant[v]) whose kernel needs
+                                    the step; 0: every one */
 } host_op;
 
 /* What the launcher passes for a kernel parameter, and the step that makes it. */
@@ -786,6 +788,7 @@ typedef struct host_planner {
     arena *a;
     const spec *s;
     host_plan *hp;
+    int variant;                 /* in a hook: the variant it is called for */
 } host_planner;
 host_op *plan_host_op(host_planner *h, host_op_kind kind, int index);
 kernel_param *plan_host_param(host_planner *h, const char *ctype, const char *name,
@@ -851,10 +854,16 @@ bool verify_host(diag_ctx *d, const spec *s, const host_plan *hp);
  * comment, for the generated source. */
 void verify_phase_table(strbuf *out, const sched *sc);
 
-/* What `auto` (and an unset mechanism) lowers s with on sm: cp.async on sm_80+, or
- * cp.async.mbarrier when s has producer warps; sync below sm_80 (mech/registry.c).
- * sema_check (to check the lowering of each target) and plan_schedule resolve auto with it. */
+/* What `auto` (and an unset mechanism) lowers s with on sm where nothing better plans it:
+ * cp.async on sm_80+, or cp.async.mbarrier when s has producer warps; sync below sm_80
+ * (mech/registry.c). sema_check checks each target's lowering with it. */
 mech mech_auto(const spec *s, int sm);
+/* What auto tries first on sm: tensor on sm_90 for a product of staged operands (`steps`
+ * over two or more staged inputs that move with it, none padded), else mech_auto. plan_schedule plans it quietly and keeps it if it plans, else
+ * plans mech_auto's lowering. */
+mech mech_auto_first(const spec *s, int sm);
+/* The hints (1 << HINT_*) either of auto's lowerings on sm takes. */
+unsigned mech_auto_hints(const spec *s, int sm);
 
 /* ====================================================================== emit*.c */
 
@@ -889,8 +898,8 @@ void emit_elems(strbuf *out, const spec_array *arr, const char *prefix);
 void emit_ntiles(strbuf *out, const spec *s, const char *prefix);
 /* The kernel of one schedule, printed for architecture sm (the schedule's own, or a lower
  * one whose kernel it shares), and the grid-wide combine of the accumulators
- * (emit_kernel.c). guarded: its body compiles only for sm and above. */
-void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, bool guarded);
+ * (emit_kernel.c). Its body compiles only for sm_lo and above, below sm_hi (0: no bound). */
+void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, int lo, int hi);
 void emit_combine_kernel(strbuf *out, const emit_unit *u);
 /* The identity of an accumulator, and its fold of x and y as an expression ("x + y"). */
 const char *emit_accum_identity(const spec_accum *acc);

@@ -215,10 +215,25 @@ static void drop_vacuous_guards(sched *sc)
                 sc->secs[i].ops[j].guarded = false;
 }
 
+/* auto: the lowering it tries first if that plans the spec (its refusals are not the
+ * user's errors: planned without diagnostics), else the one that plans every spec. */
+static sched *plan_auto(arena *a, diag_ctx *d, const spec *s, int sm)
+{
+    const mech first = mech_auto_first(s, sm), sure = mech_auto(s, sm);
+    if (first != sure) {
+        diag_ctx quiet;
+        diag_init(&quiet, NULL, d->file, d->src, d->src_len);
+        sched *sc = plan_schedule(a, &quiet, s, first, sm);
+        if (sc && !quiet.errors)
+            return sc;
+    }
+    return plan_schedule(a, d, s, sure, sm);
+}
+
 sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm)
 {
     if (m == MECH_AUTO)
-        m = mech_auto(s, sm);
+        return plan_auto(a, d, s, sm);
     sched *sc = arena_alloc(a, sizeof *sc);
     *sc = (sched){.spec = s, .mech = m, .sm = sm, .threads = s->threads, .grid = s->grid};
     planner p = {.a = a, .d = d, .s = s, .sc = sc};

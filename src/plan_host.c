@@ -171,7 +171,7 @@ static stream_ring *plan_ring(arena *a, const spec *s)
 host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
 {
     host_plan *hp = arena_alloc(a, sizeof *hp);
-    host_planner h = {a, s, hp};
+    host_planner h = {a, s, hp, 0};
     plan_checks(&h);
     plan_host_op(&h, HOP_COUNT_TILES, -1);
     plan_host_op(&h, HOP_RETURN_IF_EMPTY, -1);
@@ -183,11 +183,14 @@ host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
         plan_host_op(&h, HOP_CHECK_WORKSPACE, -1);
     plan_host_param(&h, arena_printf(a, "const struct %s_args", s->name), "pg_args", HV_ARGS);
     plan_host_param(&h, "const int64_t", "pg_ntiles", HV_NTILES);
-    for (int v = 0; v < hp->nvariants; ++v) {
-        const mech_module *m = mech_module_of(scheds[hp->variant[v]]->mech);
-        if (m->plan_host)
-            m->plan_host(&h, scheds[hp->variant[v]]);
+    for (h.variant = 0; h.variant < hp->nvariants; ++h.variant) {
+        const sched *sc = scheds[hp->variant[h.variant]];
+        if (mech_module_of(sc->mech)->plan_host)
+            mech_module_of(sc->mech)->plan_host(&h, sc);
     }
+    for (int i = 0; i < hp->nops; ++i)
+        if (hp->ops[i].variants == (1u << hp->nvariants) - 1)
+            hp->ops[i].variants = 0;
     plan_host_op(&h, HOP_LAUNCH, -1);
     if (s->naccums)
         plan_host_op(&h, HOP_FOLLOW_ON, -1);
@@ -225,6 +228,9 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds)
             dump_box(out, s, op);
         if (op->kind == HOP_CHECK_DISJOINT)
             fprintf(out, " %s", s->arrays[op->other].name);
+        for (int v = 0; v < hp->nvariants && op->variants; ++v)
+            if (op->variants & (1u << v))
+                fprintf(out, " for-sm_%d", scheds[hp->variant[v]]->sm);
         if (op->kind == HOP_SELECT_VARIANT)
             for (int v = 0; v < hp->nvariants; ++v)
                 fprintf(out, " sm_%d", scheds[hp->variant[v]]->sm);

@@ -976,7 +976,7 @@ static void check_producer_warps(checker *c)
 
 /* Stage hints the lowering m ignores, each once per `stage` statement (its names share
  * the options and their locations). */
-static void check_hints(checker *c, mech m)
+static void check_hints(checker *c, unsigned taken, const char *lowering)
 {
     static const char *const words[HINT__COUNT] = {
         [HINT_CACHE] = "cache", [HINT_PREFETCH] = "prefetch", [HINT_EVICT] = "evict",
@@ -986,11 +986,11 @@ static void check_hints(checker *c, mech m)
     for (int i = 0; i < s->nstages; ++i)
         for (int h = 0; h < HINT__COUNT; ++h) {
             srcloc at = s->stages[i].hint_loc[h];
-            if (!at.line || (mech_hints(m) & (1u << h))
+            if (!at.line || (taken & (1u << h))
                 || (i > 0 && same_loc(at, s->stages[i - 1].hint_loc[h])))
                 continue;
             diag_warning(c->d, W_HINTS, at, "the %s lowering ignores '%s' (docs/mechanisms.md "
-                         "lists the hints each lowering takes)", mech_name(m), words[h]);
+                         "lists the hints each lowering takes)", lowering, words[h]);
         }
 }
 
@@ -1004,6 +1004,17 @@ static void check_pad(checker *c, mech m)
             diag_error(c->d, s->stages[i].loc, "the %s lowering writes a region's rows back "
                        "to back in shared memory, so it cannot pad them (pad %d): give pad 0 "
                        "or no pad", mech_name(m), s->stages[i].pad);
+}
+
+/* Under auto a hint is for whichever lowering takes it: ignored only where none of the
+ * lowerings auto may pick for the targets takes it. */
+static void check_auto_hints(checker *c)
+{
+    unsigned taken = 0;
+    for (int i = 0; i < c->tgt->narch && c->s->mech == MECH_AUTO; ++i)
+        taken |= mech_auto_hints(c->s, c->tgt->sm[i]);
+    if (c->s->mech == MECH_AUTO)
+        check_hints(c, taken, "auto");
 }
 
 /* The lowering of every target (auto as mech_auto resolves it): implemented, new enough
@@ -1040,12 +1051,13 @@ static void check_lowering(checker *c)
                             "pipeline-roles, bulk and tensor, not by the %s lowering", mech_name(m));
             return;
         }
-        if (m != warned) {
-            check_hints(c, m);
+        if (m != warned && s->mech != MECH_AUTO)
+            check_hints(c, mech_hints(m), mech_name(m));
+        if (m != warned)
             check_pad(c, m);
-        }
         warned = m;
     }
+    check_auto_hints(c);
 }
 
 /* `stages N` with a ring of one slot, where the default grid is the reason: with `grid

@@ -57,3 +57,41 @@ mech mech_auto(const spec *s, int sm)
     /* Producer warps need a lowering that plans roles: cp.async refuses them. */
     return s->producer_warps ? MECH_CP_ASYNC_MBARRIER : MECH_CP_ASYNC;
 }
+
+static bool moves_with_step(const spec *s, const spec_stage *st)
+{
+    for (int d = 0; d < st->rank; ++d)
+        for (int t = 0; t < st->origin[d].nterms; ++t)
+            if (strcmp(st->origin[d].var[t], s->step_var) == 0)
+                return true;
+    return false;
+}
+
+/* A product of staged operands (a `steps` loop over two or more staged inputs whose
+ * regions move with the step, no `pad`: the matmuls) ran fastest under tensor on the
+ * H100, by far (docs/mechanisms.md): tried first on sm_90. */
+static bool is_staged_product(const spec *s)
+{
+    int operands = 0;
+    for (int i = 0; i < s->nstages && s->has_steps; ++i) {
+        const spec_stage *st = &s->stages[i];
+        if (st->is_output)
+            continue;
+        if (st->pad > 0)
+            return false;
+        operands += moves_with_step(s, st);
+    }
+    return operands >= 2;
+}
+
+mech mech_auto_first(const spec *s, int sm)
+{
+    if (sm >= 90 && is_staged_product(s))
+        return MECH_TENSOR;
+    return mech_auto(s, sm);
+}
+
+unsigned mech_auto_hints(const spec *s, int sm)
+{
+    return mech_hints(mech_auto_first(s, sm)) | mech_hints(mech_auto(s, sm));
+}

@@ -148,25 +148,30 @@ static bool plan(planner *p)
 
 /* ------------------------------------------------------------------ host */
 
-static bool has_map(const host_plan *hp, int stage)
+static host_op *map_of(const host_plan *hp, int stage)
 {
     for (int i = 0; i < hp->nops; ++i)
         if (hp->ops[i].kind == HOP_ENCODE_TENSOR_MAP && hp->ops[i].index == stage)
-            return true;
-    return false;
+            return &hp->ops[i];
+    return NULL;
 }
 
 /* A map per staged input, and per staged output stored by tensor stores, encoded before
- * the launch that passes it (once, whichever variants are tensor's: their boxes are the
- * same, planned from the same layout). */
+ * the launch that passes it (once, for whichever variants are tensor's: their boxes are
+ * the same, planned from the same layout). */
 static void plan_host_maps(host_planner *h, const sched *sc)
 {
     for (int i = 0; i < h->s->nstages; ++i) {
         int box[AST_MAX_RANK];
         bool out = h->s->stages[i].is_output;
-        if ((out && !tensor_store(h->s, &sc->copy[i], i, box)) || has_map(h->hp, i))
+        if (out && !tensor_store(h->s, &sc->copy[i], i, box))
             continue;
+        if (map_of(h->hp, i)) {
+            map_of(h->hp, i)->variants |= 1u << h->variant;
+            continue;
+        }
         host_op *op = plan_host_op(h, HOP_ENCODE_TENSOR_MAP, i);
+        op->variants = 1u << h->variant;
         op->swizzle = sc->copy[i].swizzle;
         plan_box(h->s, &sc->copy[i], i, op->swizzle, op->box);
         kernel_param *prm = plan_host_param(

@@ -594,6 +594,35 @@ c_auto_producer_warps() {
     rm -f pw.pipe
     expect_files k.cu k.cuh
 }
+c_auto_per_arch() {
+    # auto tries tensor on sm_90 for a product of staged operands (sgemm) and keeps it when
+    # it plans: cp.async on sm_80, tensor on sm_90, the maps encoded for the sm_90 kernel
+    # only. Where tensor refuses the spec (rows of 12 bytes: no 16-byte copies) auto takes
+    # cp.async on sm_90 too, without a word; a spec that is no product stays on cp.async.
+    cp "$root/samples/sgemm/sgemm.pipe" sg.pipe
+    pg sg.pipe --dump-ir
+    expect_status 0; expect_no_err
+    expect_out_has "mech=cp.async sm_80"; expect_out_has "mech=tensor sm_90"
+    expect_out_has "encode-tensor-map A box=256x32 for-sm_90"
+    sed 's/by 32;/by 3;/; s/\[k : 32\]/[k : 3]/; s/\[k : 32\]\[n0/[k : 3][n0/' sg.pipe >sg3.pipe
+    grep -q 'A\[m0 : 256\]\[k : 3\]' sg3.pipe || fail "sg3.pipe: no 3-wide step"
+    pg sg3.pipe --dump-ir
+    expect_status 0; expect_no_err
+    expect_out_has "mech=cp.async sm_90"
+    grep -q "tensor" "$case_dir/.out" && fail "tensor kept where it refuses the spec"
+    pg saxpy.pipe --arch=sm_90 --dump-ir
+    expect_status 0; expect_out_has "mech=cp.async sm_90"
+    # A hint is for whichever of auto's lowerings takes it: swizzle (tensor's) is no
+    # warning on sgemm, and is one on saxpy, where no lowering auto picks takes it.
+    sed 's/^  stage   A\[m0 : 256\]\[k : 32\];/  stage   A[m0 : 256][k : 32] swizzle 128;/' sg.pipe >sw.pipe
+    grep -q 'swizzle 128' sw.pipe || fail "sw.pipe has no swizzle"
+    pg sw.pipe --verify; expect_status 0; expect_no_err
+    sed 's/^  stage   x, y;/  stage   x, y swizzle 32;/' saxpy.pipe >h.pipe
+    pg h.pipe --verify; expect_status 0
+    expect_err_has "warning: the auto lowering ignores 'swizzle'"
+    rm -f sg.pipe sg3.pipe sw.pipe h.pipe
+    expect_files
+}
 c_l2_policy_only_where_used() {
     # A stage's `evict` policy (createpolicy) is made under the lowerings whose copies take
     # it (cp.async, cp.async.mbarrier, bulk, tensor); under the others it would be made and

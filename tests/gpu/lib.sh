@@ -82,8 +82,9 @@ export -f spec_path case_dir build_case
 #
 # The shards are balanced by what each case is estimated to add to its shard's time on an
 # H100 (the cost below, in seconds): the longest first, each to the shard with the least
-# so far (ties: matrix order, the lower shard). The costs are fitted to the whole matrix
-# (80 lines): make gpu-check took 9m17s, make bench 5m05s. For gpu-check a case is its
+# so far (ties: matrix order, the lower shard). The costs were fitted when the matrix had
+# 80 lines (make gpu-check took 9m17s, make bench 5m05s) and still order the shards of
+# today's (4 shards of about 4-6 minutes each, gpu-check and bench, on the H100). For gpu-check a case is its
 # nvcc build (16 at a time) and its four runs (GPU_JOBS=4 cases at a time); the GEMMs are
 # the slow ones, a case whose synccheck is skipped is a fifth shorter; the watchdog is one
 # build and run after the others. For bench a case is its build and its measurement, one
