@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Generate every sample (its own lowering, for sm_80 and sm_90) with its test driver into
+# Generate every sample (its own lowering, for sm_80 and sm_90; sm_90a for a sample whose
+# body tests __CUDA_ARCH_FEAT_SM90_ALL, gemm_bf16's wgmma) with its test driver into
 # build/samples/NAME/, and compile it with nvcc. Prints one line per sample. A sample whose
 # last result is newer than its spec, pipegen and libpipert is not done again (make demo
 # is incremental). PIPEGEN, SAMPLES_OUT: another pipegen, another output directory.
@@ -32,14 +33,18 @@ for spec in "$ROOT"/samples/*/*.pipe; do
     if up_to_date "$last" "$spec"; then
         echo "sample $name: up to date in $dir"; continue
     fi
-    if ! (cd "$(dirname "$spec")" && "$PG" "$name.pipe" -o "$dir/$name.cu" \
+    arch=sm_80,sm_90 gencode=$GENCODE
+    if grep -q __CUDA_ARCH_FEAT_SM90_ALL "$spec"; then
+        arch=sm_80,sm_90a gencode=${GENCODE//compute_90,code=sm_90/compute_90a,code=sm_90a}
+    fi
+    if ! (cd "$(dirname "$spec")" && "$PG" "$name.pipe" --arch=$arch -o "$dir/$name.cu" \
             --emit-test="$dir/${name}_test.cu" --emit-bench="$dir/${name}_bench.cu"); then
         echo "sample $name: pipegen failed"; fail=1; continue
     fi
     if [ ! -x "$NVCC" ]; then
         echo "sample $name: generated in $dir (no nvcc here: not compiled)"; continue
     fi
-    if "$NVCC" -std=c++17 -O2 $GENCODE -I"$ROOT/runtime" -I"$dir" -o "$dir/${name}_test" \
+    if "$NVCC" -std=c++17 -O2 $gencode -I"$ROOT/runtime" -I"$dir" -o "$dir/${name}_test" \
             "$dir/${name}_test.cu" "$dir/$name.cu" "$LIB" >"$dir/build.log" 2>&1; then
         echo "sample $name: generated and compiled in $dir"
     else

@@ -98,25 +98,30 @@ static void bad_arch(const char *list, diag_ctx *d)
     for (int i = 0; i < NKNOWN_ARCHS; ++i)
         snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%ssm_%d",
                  i ? ", " : "", known_archs[i]);
-    diag_fatal_noloc(d, "bad --arch '%s' (expected a comma-separated list of %s; nvcc's "
-                     "other names, such as sm_75, sm_90a or sm_101, have no kernel here)",
-                     list, valid);
+    diag_fatal_noloc(d, "bad --arch '%s' (expected a comma-separated list of %s, those from "
+                     "sm_90 on also arch-specific as sm_90a; nvcc's other names, such as sm_75 "
+                     "or sm_101, have no kernel here)", list, valid);
 }
 
-/* Insert sm into the ascending list: the launcher tries the highest first. */
-static bool add_arch(target *t, int sm, diag_ctx *d)
+/* Insert sm into the ascending list: the launcher tries the highest first. sm_90 and
+ * sm_90a are one target, arch-specific if either was. */
+static bool add_arch(target *t, int sm, bool specific, diag_ctx *d)
 {
     int i = 0;
     while (i < t->narch && t->sm[i] < sm)
         ++i;
-    if (i < t->narch && t->sm[i] == sm)
+    if (i < t->narch && t->sm[i] == sm) {
+        t->specific[i] |= specific;
         return true;
+    }
     if (t->narch == MAX_ARCHS) {
         diag_fatal_noloc(d, "too many architectures in --arch");
         return false;
     }
     memmove(&t->sm[i + 1], &t->sm[i], sizeof t->sm[0] * (size_t)(t->narch - i));
+    memmove(&t->specific[i + 1], &t->specific[i], sizeof t->specific[0] * (size_t)(t->narch - i));
     t->sm[i] = sm;
+    t->specific[i] = specific;
     t->narch++;
     return true;
 }
@@ -136,15 +141,17 @@ static bool parse_arch(const char *list, target *t, diag_ctx *d)
     t->narch = 0;
     for (const char *p = list; *p;) {
         /* Each name exactly sm_NN or sm_NNN, as nvcc spells it (not "sm_ 80", "sm_+80",
-         * "sm_080"). */
+         * "sm_080"), from sm_90 on also with nvcc's arch-specific "a". */
         size_t n = strcspn(p, ",");
-        int sm = (n == 5 || n == 6) && !strncmp(p, "sm_", 3) && all_digits(p + 3, n - 3)
-                 && p[3] != '0' ? atoi(p + 3) : 0;
-        if (!arch_known(sm) || (p[n] == ',' && !p[n + 1])) {
+        const bool specific = n > 3 && p[n - 1] == 'a';
+        const size_t digits = n - 3 - specific;
+        int sm = (digits == 2 || digits == 3) && !strncmp(p, "sm_", 3)
+                 && all_digits(p + 3, digits) && p[3] != '0' ? atoi(p + 3) : 0;
+        if (!arch_known(sm) || (specific && sm < 90) || (p[n] == ',' && !p[n + 1])) {
             bad_arch(list, d);
             return false;
         }
-        if (!add_arch(t, sm, d))
+        if (!add_arch(t, sm, specific, d))
             return false;
         p += n + (p[n] == ',');
     }
@@ -631,6 +638,7 @@ static int plan_all(run *r)
         sched *sc = plan_schedule(r->a, &r->d, s, s->mech, r->o.tgt.sm[i]);
         if (!sc)
             return 1;
+        sc->specific = r->o.tgt.specific[i];
         if (r->o.fault != FAULT_NONE && r->o.fault < FAULT_DROP_ARRAY_CHECK
             && !verify_inject(sc, r->o.fault)) {
             diag_error_from(&r->d, (diag_origin){.opt = r->o.fault_opt}, "fault '%s' is not "

@@ -510,6 +510,7 @@ typedef struct cmd_override {
 #define MAX_ARCHS 4
 typedef struct target {
     int sm[MAX_ARCHS];
+    bool specific[MAX_ARCHS];    /* sm_NNa: compiled for the arch-specific target */
     int narch;
     cmd_override lower, grid, producer_warps;
 } target;
@@ -654,6 +655,8 @@ typedef struct sched {
     const spec *spec;
     mech mech;               /* never MECH_AUTO here */
     int sm;                  /* the architecture this schedule is for */
+    bool specific;           /* ... as its arch-specific target (sm_90a): the generated
+                                source refuses to compile for plain sm_90 */
     int nslots;              /* ring size */
     ir_track track;          /* how copy completion is known (see above) */
     int full_arrivals;       /* arrivals that complete a phase of a full barrier */

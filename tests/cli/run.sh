@@ -805,12 +805,22 @@ c_warning_hints() {
 }
 c_arch_lists_valid_names() {
     local a
-    for a in sm_90a sm_101 sm_75 compute_90; do
+    for a in sm_86a sm_90aa sm_101 sm_75 compute_90 sm_a; do
         pg saxpy.pipe --arch=$a
         expect_status 1
-        expect_err "pipegen: error: bad --arch '$a' (expected a comma-separated list of sm_80, sm_86, sm_87, sm_89, sm_90, sm_100, sm_103, sm_120; nvcc's other names, such as sm_75, sm_90a or sm_101, have no kernel here)"
+        expect_err "pipegen: error: bad --arch '$a' (expected a comma-separated list of sm_80, sm_86, sm_87, sm_89, sm_90, sm_100, sm_103, sm_120, those from sm_90 on also arch-specific as sm_90a; nvcc's other names, such as sm_75 or sm_101, have no kernel here)"
     done
     expect_files
+    # sm_90a: sm_90's kernel, compiled for the arch-specific target or refused by an #error
+    # (sm_90 and sm_90a together are the one target, arch-specific).
+    pg saxpy.pipe --arch=sm_80,sm_90,sm_90a -o k.cu
+    expect_status 0; expect_no_err
+    grep -q 'pipegen --arch=sm_80,sm_90a: compile for those, e.g. nvcc -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90a,code=sm_90a -gencode arch=compute_90a,code=compute_90a' k.cu \
+        || fail "no sm_90a flags in the guard"
+    grep -q '__CUDA_ARCH__ == 900 && !defined(__CUDA_ARCH_FEAT_SM90_ALL)' k.cu || fail "no sm_90a feature check"
+    pg saxpy.pipe --arch=sm_90 -o k.cu
+    grep -q 'FEAT_SM90_ALL' k.cu && fail "plain sm_90 checks the arch-specific feature"
+    rm -f k.cu k.cuh
     # Blackwell's names are targets: their kernels are sm_80's where the plan is the same.
     pg saxpy.pipe --arch=sm_80,sm_100,sm_120 -o k.cu
     expect_status 0; expect_no_err
