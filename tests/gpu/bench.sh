@@ -84,12 +84,15 @@ host_multi_rows() {
     grep -E '^BENCH_(HOST_MULTI|HOST_DEVICE|HOST_LINK|ALONE) ' "$out" | sed 's/^/  /'
 }
 
+# A case's flags as one CSV field: every flag, commas as '+'.
+csv_flags() { shift 3; local f="$*"; echo "${f//,/+}"; }
+
 printf '%-11s %-18s %-11s %-19s %9s %9s %6s\n' sample lowering grid flags "GB/s" "D2D GB/s" ratio
 for i in "${!streaming[@]}"; do
     c=${streaming[$i]}
     set -- $c
     dir=$(case_dir "$@")
-    flags=${4:-}
+    flags=$(csv_flags "$@")
     if [ ! -x "$dir/bench" ]; then
         echo "$c: build failed"; tail -n 5 "$dir/build.log"; continue
     fi
@@ -129,7 +132,7 @@ done
 build_cases ref "${gemm[@]}"
 for i in "${!gemm[@]}"; do
     set -- ${gemm[$i]}
-    s=$1 m=$2 g=$3 f=${4:-}
+    s=$1 m=$2 g=$3 f=$(csv_flags "$@")
     sg=$(case_dir "$@")
     if [ -x "$sg/ref" ]; then
         "$sg/ref" 4096 8192 | sed "s/^/$s $m $g: /" | tee "$sg/result.txt"

@@ -25,7 +25,8 @@ spec_path() {
 }
 
 # A case's directory names its flags too: saxpy.cp.async.persistent.producer-warps=1
-case_dir() { local d="$W/$1.$2.$3"; shift 3; for f in "$@"; do d="$d.${f#--}"; done; echo "$d"; }
+# (commas become '+': nvcc splits an -I value at commas)
+case_dir() { local d="$W/$1.$2.$3"; shift 3; for f in "$@"; do d="$d.${f#--}"; done; echo "${d//,/+}"; }
 
 # build_case DRIVER SAMPLE LOWERING GRID DIR [FLAGS...]: the case's source and a driver
 # built by nvcc for ARCH into DIR/DRIVER, the log in DIR/build.log. DRIVER is test (the
