@@ -1010,11 +1010,12 @@ static void check_pad(checker *c, mech m)
  * lowerings auto may pick for the targets takes it. */
 static void check_auto_hints(checker *c)
 {
+    if (c->s->mech != MECH_AUTO)
+        return;
     unsigned taken = 0;
-    for (int i = 0; i < c->tgt->narch && c->s->mech == MECH_AUTO; ++i)
+    for (int i = 0; i < c->tgt->narch; ++i)
         taken |= mech_auto_hints(c->s, c->tgt->sm[i]);
-    if (c->s->mech == MECH_AUTO)
-        check_hints(c, taken, "auto");
+    check_hints(c, taken, "auto");
 }
 
 /* The lowering of every target (auto as mech_auto resolves it): implemented, new enough

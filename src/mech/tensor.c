@@ -166,8 +166,9 @@ static void plan_host_maps(host_planner *h, const sched *sc)
         bool out = h->s->stages[i].is_output;
         if (out && !tensor_store(h->s, &sc->copy[i], i, box))
             continue;
-        if (map_of(h->hp, i)) {
-            map_of(h->hp, i)->variants |= 1u << h->variant;
+        host_op *planned = map_of(h->hp, i);
+        if (planned) {
+            planned->variants |= 1u << h->variant;
             continue;
         }
         host_op *op = plan_host_op(h, HOP_ENCODE_TENSOR_MAP, i);
