@@ -100,7 +100,7 @@ static void yyerror(const srcloc *loc, yyscan_t scanner, parse_ctx *ctx, const c
 
 %token KW_PIPELINE "pipeline" KW_PARAM "param" KW_IN "in" KW_OUT "out" KW_INOUT "inout"
 %token KW_THREADS "threads" KW_STAGES "stages" KW_PRODUCER_WARPS "producer_warps"
-%token KW_BLOCKS_PER_SM "blocks_per_sm"
+%token KW_BLOCKS_PER_SM "blocks_per_sm" KW_CLUSTER "cluster"
 %token KW_MARCH "march" KW_GRID "grid" KW_HOST_STREAM "host_stream" KW_TILE "tile" KW_STEPS "steps"
 %token KW_STAGE "stage"
 %token KW_ACCUM "accum" KW_COMPUTE "compute" KW_PROLOGUE "prologue"
@@ -158,6 +158,7 @@ item
     | "producer_warps" INT ';' { $$ = ast_int_item(ctx->a, @1, IT_PRODUCER_WARPS, $2, @2); }
     | "blocks_per_sm" INT ';'  { $$ = ast_int_item(ctx->a, @1, IT_BLOCKS_PER_SM, $2, @2); }
     | "march" INT ';'          { $$ = ast_int_item(ctx->a, @1, IT_MARCH, $2, @2); }
+    | "cluster" INT ';'        { $$ = ast_int_item(ctx->a, @1, IT_CLUSTER, $2, @2); }
     | "grid" "per_tile" ';'    { $$ = ast_grid_item(ctx->a, @1, GRID_PER_TILE); }
     | "grid" "persistent" ';'  { $$ = ast_grid_item(ctx->a, @1, GRID_PERSISTENT); }
     | "host_stream" ';'        { $$ = ast_item_new(ctx->a, IT_HOST_STREAM, @1); }

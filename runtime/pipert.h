@@ -69,6 +69,14 @@ typedef struct pipert_kernel {
 PIPERT_API unsigned pipert_persistent_grid(const pipert_kernel *k, const pipert_caps *caps,
                                            int64_t work_items);
 
+/* Blocks for a kernel compiled in clusters of `cluster` blocks (__cluster_dims__, the
+ * kernel prepared) over `groups` work items of a cluster each: a cluster per item, or
+ * (persistent) as many clusters as the device runs at once, at most one per item. An
+ * occupancy query, capture-safe. cudaErrorInvalidValue past 2^31 - 1 blocks,
+ * cudaErrorInvalidConfiguration where no cluster fits on the device. */
+PIPERT_API cudaError_t pipert_cluster_grid(const pipert_kernel *k, int cluster, int64_t groups,
+                                           int persistent, unsigned *grid);
+
 /* The largest power of two <= 16 that divides the address (16 for NULL). */
 PIPERT_API unsigned pipert_ptr_alignment(const void *p);
 /* The smaller of width and the alignment of p. */

@@ -134,6 +134,15 @@ __device__ __forceinline__ void pg_copy_chunk_sync(unsigned char *dst, const uns
         dst[b] = b < valid ? src[b] : (unsigned char)0;
 }
 
+/* A kernel run in clusters of N blocks (sm_90 and newer): where a variant's kernel is
+ * also compiled for an older architecture (its body compiled out there) nvcc refuses the
+ * attribute. */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+#define PG_CLUSTER_DIMS(N)
+#else
+#define PG_CLUSTER_DIMS(N) __cluster_dims__(N, 1, 1)
+#endif
+
 __device__ __forceinline__ unsigned pg_smem_addr(const void *p)
 {
     return (unsigned)__cvta_generic_to_shared(p);

@@ -80,8 +80,10 @@ static inline cudaError_t pipert_encode_tensor_map(CUtensorMap *map, const void 
 #ifdef __CUDACC__
 /* The planned box of a stage's map: the array's rank, its element size, the box's
  * extents B0 (planes), B1 (rows), B2 (elements of a row), and the map's swizzle span SW
- * (bytes; 0 none); the box tiles the region. */
-template <int RANK, int ES, int B0, int B1, int B2, int SW = 0> struct pg_tbox {};
+ * (bytes; 0 none); the box tiles the region. MC > 1: the region is multicast to the MC
+ * blocks of the cluster, block r copying share r of its slowest dimension (planes of rank
+ * 3, rows of rank 2) into every block. */
+template <int RANK, int ES, int B0, int B1, int B2, int SW = 0, int MC = 1> struct pg_tbox {};
 
 /* The PTX of one box copy of RANK dimensions, coordinates {%3[, %4[, %5]]} fastest first. */
 #define PG_TENSOR_COPY(DIM, COORDS, HINT_SFX, HINT_OP)                                        \
@@ -115,17 +117,52 @@ __device__ __forceinline__ void pg_tensor_copy(unsigned char *dst, const CUtenso
 }
 #undef PG_TENSOR_COPY
 
+/* The PTX of one box copy multicast to the blocks of mask %7 (rank 2 or 3). */
+#define PG_TENSOR_COPY_MC(DIM, COORDS, HINT_SFX, HINT_OP)                                     \
+    asm volatile("cp.async.bulk.tensor." DIM ".shared::cluster.global.mbarrier::complete_tx"  \
+                 "::bytes.multicast::cluster" HINT_SFX " [%0], [%1, " COORDS "], [%2], %7"    \
+                 HINT_OP ";\n" ::"r"(pg_smem_addr(dst)), "l"((uint64_t)map),                  \
+                 "r"(pg_smem_addr(bar)), "r"(c2), "r"(c1), "r"(c0), "l"(l2.policy), "h"(mask)  \
+                 : "memory")
+
+/* pg_tensor_copy's box into the same place of every block in mask, completing on each
+ * one's barrier at bar's address. */
+template <int RANK, bool HINT>
+__device__ __forceinline__ void pg_tensor_copy_mc(unsigned char *dst, const CUtensorMap *map,
+                                                  int c0, int c1, int c2, uint64_t *bar,
+                                                  pg_l2_hint<HINT> l2, unsigned short mask)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    static_assert(RANK >= 2, "pipert: multicast regions have rank 2 or 3");
+    if constexpr (HINT && RANK == 2)
+        PG_TENSOR_COPY_MC("2d", "{%3, %4}", ".L2::cache_hint", ", %6");
+    else if constexpr (HINT)
+        PG_TENSOR_COPY_MC("3d", "{%3, %4, %5}", ".L2::cache_hint", ", %6");
+    else if constexpr (RANK == 2)
+        PG_TENSOR_COPY_MC("2d", "{%3, %4}", "", "");
+    else
+        PG_TENSOR_COPY_MC("3d", "{%3, %4, %5}", "", "");
+#endif
+}
+#undef PG_TENSOR_COPY_MC
+
 /* The boxes (B0 planes, B1 rows, B2 elements of ES bytes) that tile a region of P planes of
  * R rows of ROWBYTES, PITCH apart, dealt to NT threads: f(at, p, r, c) for each box of
  * thread tid, at its byte offset in the slot, p and r its first plane and row, c its first
  * byte in the row. Swizzled by a span of SW bytes, column block c / SW holds every row's
- * bytes [c, c + SW) back to back. */
+ * bytes [c, c + SW) back to back. With MC > 1 only share `share` of MC, the boxes of that
+ * share of the slowest dimension (consecutive in this order), dealt from thread 0 on. */
 template <int P, int R, long long ROWBYTES, long long PITCH, int NT, int ES, int B0, int B1,
-          int B2, int SW, class F>
-__device__ __forceinline__ void pg_tensor_boxes(int tid, F f)
+          int B2, int SW, int MC = 1, class F>
+__device__ __forceinline__ void pg_tensor_boxes(int tid, F f, unsigned share = 0)
 {
     constexpr int NC = (int)(ROWBYTES / (B2 * ES)), NR = R / B1, NB = P / B0 * NR * NC;
-    for (int b = tid; b < NB; b += NT) {
+    constexpr int NS = NB / MC;
+    /* One box per share (gemm's operands): thread 0's, with no loop around it (a loop of
+     * the same single trip cost gemm_bf16 over 10% of its speed). */
+    const int first = NS == 1 ? (tid == 0 ? 0 : NS) : tid;
+    for (int i = first; i < NS; i += NT) {
+        const int b = (int)share * NS + i;
         const int p = b / (NR * NC) * B0, r = b / NC % NR * B1;
         const long long c = (long long)(b % NC) * B2 * ES;
         f(SW ? c / SW * P * R * SW + (p * R + r) * SW : (p * R + r) * PITCH + c, p, r, c);
@@ -142,13 +179,13 @@ __device__ __forceinline__ void pg_tensor_boxes(int tid, F f)
  * Below 16 bytes the map is not encoded: every thread stores the region with ordinary
  * loads and stores, as bulk does, and the barrier expects no bytes. ---- */
 template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT, int RANK, int ES,
-          int B0, int B1, int B2, int SW, bool HINT>
+          int B0, int B1, int B2, int SW, int MC, bool HINT>
 __device__ __forceinline__ void pg_tensor_region(unsigned char *dst, const unsigned char *base,
                                                  int64_t o0, int64_t o1, int64_t o2b,
                                                  int64_t n0, int64_t n1, int64_t n2b, int tid,
                                                  const CUtensorMap *map,
-                                                 pg_tbox<RANK, ES, B0, B1, B2, SW>, uint64_t *bar,
-                                                 pg_l2_hint<HINT> l2)
+                                                 pg_tbox<RANK, ES, B0, B1, B2, SW, MC>,
+                                                 uint64_t *bar, pg_l2_hint<HINT> l2)
 {
     if constexpr (VEC == 16) {
         static_assert(P % B0 == 0 && R % B1 == 0 && ROWBYTES % (B2 * ES) == 0,
@@ -157,11 +194,21 @@ __device__ __forceinline__ void pg_tensor_region(unsigned char *dst, const unsig
                          : (B0 == 1 && B1 == 1) || (PITCH == ROWBYTES && B2 * ES == ROWBYTES),
                       "pipert: a box of several rows spans whole rows (of its column block "
                       "where swizzled), stored back to back");
-        pg_tensor_boxes<P, R, ROWBYTES, PITCH, NT, ES, B0, B1, B2, SW>(
-            tid, [&](long long at, int p, int r, long long c) {
-                pg_tensor_copy<RANK>(dst + at, map, (int)(o0 + p), (int)(o1 + r),
-                                     (int)((o2b + c) / ES), bar, l2);
-            });
+        static_assert(MC == 1 || (RANK == 3 ? P % (MC * B0) == 0 : P == 1 && R % (MC * B1) == 0),
+                      "pipert: a multicast region's shares are whole boxes");
+        if constexpr (MC == 1)
+            pg_tensor_boxes<P, R, ROWBYTES, PITCH, NT, ES, B0, B1, B2, SW>(
+                tid, [&](long long at, int p, int r, long long c) {
+                    pg_tensor_copy<RANK>(dst + at, map, (int)(o0 + p), (int)(o1 + r),
+                                         (int)((o2b + c) / ES), bar, l2);
+                });
+        else
+            pg_tensor_boxes<P, R, ROWBYTES, PITCH, NT, ES, B0, B1, B2, SW, MC>(
+                tid, [&](long long at, int p, int r, long long c) {
+                    pg_tensor_copy_mc<RANK>(dst + at, map, (int)(o0 + p), (int)(o1 + r),
+                                            (int)((o2b + c) / ES), bar, l2,
+                                            (unsigned short)((1u << MC) - 1));
+                }, pg_cluster_rank());
     } else {
         (void)map;
         pg_bulk_region<VEC, P, R, ROWBYTES, PITCH, NT>(dst, base, o0, o1, o2b, n0, n1, n2b, tid,

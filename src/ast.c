@@ -537,6 +537,7 @@ static const char *item_int_name(ast_item_kind k)
     case IT_STAGES: return "stages";
     case IT_PRODUCER_WARPS: return "producer_warps";
     case IT_BLOCKS_PER_SM: return "blocks_per_sm";
+    case IT_CLUSTER: return "cluster";
     default: return "march";
     }
 }
@@ -551,6 +552,7 @@ static void dump_item_body(FILE *out, const ast_item *it)
         dump_dims(out, it->dims, it->rank);
         break;
     case IT_THREADS: case IT_STAGES: case IT_PRODUCER_WARPS: case IT_MARCH: case IT_BLOCKS_PER_SM:
+    case IT_CLUSTER:
         fprintf(out, "%s %lld", item_int_name(it->kind), it->value);
         break;
     case IT_GRID:

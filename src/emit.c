@@ -326,6 +326,28 @@ static void print_grid(hctx *h, const host_op *op)
                     "        pg_grid = pg_opts->grid_blocks;\n");
 }
 
+/* Clusters of N blocks: one per group of N tiles along the first dimension (the other
+ * dimensions' tiles times the groups), or as many as fit at once on a persistent grid;
+ * a forced grid is kept to whole clusters. */
+static void print_cluster_grid(hctx *h, const host_op *op)
+{
+    const spec *s = h->s;
+    const char *ind = op->variants ? "        " : "    ";
+    if (op->variants)
+        sb_printf(h->out, "    if (0x%xu >> pg_variant & 1) {\n", op->variants);
+    sb_printf(h->out, "%sconst int64_t pg_tiles0 = pipert_div_up(", ind);
+    emit_extent(h->out, &s->arrays[s->tile_array].dims[0], "pg_a->");
+    sb_printf(h->out, ", %lld);\n", s->tile[0]);
+    sb_printf(h->out, "%sPIPERT_TRY(pipert_cluster_grid(pg_k, %d, pg_ntiles / pg_tiles0 * "
+              "pipert_div_up(pg_tiles0, %d), %d, &pg_grid));\n", ind, op->index, op->index,
+              h->u->scheds[0]->grid == GRID_PERSISTENT);
+    sb_printf(h->out, "%sif (pg_opts && pg_opts->grid_blocks)\n%s    pg_grid = pg_opts->"
+              "grid_blocks < %d ? %d : pg_opts->grid_blocks / %d * %d;\n", ind, ind,
+              op->index, op->index, op->index, op->index);
+    if (op->variants)
+        sb_puts(h->out, "    }\n");
+}
+
 static void print_check_workspace(hctx *h, const host_op *op)
 {
     (void)op;
@@ -392,6 +414,7 @@ static const host_printer host_printers[HOP__COUNT] = {
     [HOP_CHECK_ARRAY] = print_check_array, [HOP_CHECK_DISJOINT] = print_check_disjoint,
     [HOP_COUNT_TILES] = print_count_tiles, [HOP_RETURN_IF_EMPTY] = print_return_if_empty,
     [HOP_COPY_WIDTH] = print_copy_width, [HOP_SELECT_VARIANT] = print_select_variant,
+    [HOP_CLUSTER_GRID] = print_cluster_grid,
     [HOP_GRID] = print_grid, [HOP_CHECK_WORKSPACE] = print_check_workspace,
     [HOP_ENCODE_TENSOR_MAP] = print_encode_tensor_map,
     [HOP_LAUNCH] = print_launch, [HOP_FOLLOW_ON] = print_follow_on,

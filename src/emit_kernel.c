@@ -278,6 +278,26 @@ static bool one_step(const spec *s)
     return !s->has_steps && !s->march;
 }
 
+/* In clusters of N blocks, the work items are groups of N tiles along the first
+ * dimension (the last group's tail blocks get tiles past the array, which copy zeros and
+ * run like the others: their peers need their shares and releases), dealt to clusters as
+ * tiles are to blocks; block r of a cluster takes tile r of its group. */
+static void emit_cluster_items(kctx *k)
+{
+    const spec *s = k->s;
+    int n = k->sc->cluster;
+    kdecl(k, "pg_cid", "const int64_t pg_cid = (int64_t)blockIdx.x / %d;\n", n);
+    kdecl(k, "pg_ncl", "const int64_t pg_ncl = (int64_t)gridDim.x / %d;\n", n);
+    kdecl(k, "pg_crank", "const int64_t pg_crank = (int64_t)blockIdx.x %% %d;\n", n);
+    kdecl(k, "pg_tiles0", "const int64_t pg_tiles0 = (");
+    emit_dim(k, &s->arrays[s->tile_array].dims[0]);
+    kp(k, " + %lld) / %lld;\n", s->tile[0] - 1, s->tile[0]);
+    kdecl(k, "pg_groups", "const int64_t pg_groups = pg_tiles0 > 0 ? pg_ntiles / pg_tiles0 * "
+          "((pg_tiles0 + %d) / %d) : 0;\n", n - 1, n);
+    kdecl(k, "pg_items", "const int64_t pg_items = pg_cid < pg_groups ? "
+          "(pg_groups - 1 - pg_cid) / pg_ncl + 1 : 0;\n");
+}
+
 /* Steps per work item: the inner `steps` loop (at least one, so that an empty K still
  * runs the prologue and epilogue), the tiles of a march strip, or 1. */
 static void emit_work_counts(kctx *k)
@@ -292,8 +312,11 @@ static void emit_work_counts(kctx *k)
     } else {
         kdecl(k, "pg_ks", "constexpr int64_t pg_ks = %lld;\n", s->march ? s->march : 1);
     }
-    kdecl(k, "pg_items", "const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? "
-          "(pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;\n");
+    if (k->sc->cluster > 1)
+        emit_cluster_items(k);
+    else
+        kdecl(k, "pg_items", "const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? "
+              "(pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;\n");
     kdecl(k, "pg_trips", one_step(s) ? "const int64_t pg_trips = pg_items;\n"
                                      : "const int64_t pg_trips = pg_items * pg_ks;\n");
 }
@@ -305,12 +328,15 @@ static void emit_tile_origin(kctx *k)
 {
     const spec *s = k->s;
     const spec_array *arr = &s->arrays[s->tile_array];
+    const bool clusters = k->sc->cluster > 1;
+    const char *first = clusters ? "pg_cid" : "(int64_t)blockIdx.x";
+    const char *stride = clusters ? "pg_ncl" : "gridDim.x";
     if (one_step(s)) {
-        kdecl(k, "pg_rest", "int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;\n");
+        kdecl(k, "pg_rest", "int64_t pg_rest = %s + pg_step * %s;\n", first, stride);
     } else {
         kdecl(k, "pg_sub", "const int64_t pg_sub = pg_mod(pg_step, pg_ks);\n");
-        kdecl(k, "pg_rest", "int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * "
-              "gridDim.x;\n");
+        kdecl(k, "pg_rest", "int64_t pg_rest = %s + pg_div(pg_step, pg_ks) * %s;\n", first,
+              stride);
     }
     for (int d = s->tile_rank - 1; d > 0; --d) {
         const char *tiles = arena_printf(k->out->arena, "pg_tiles%d", d);
@@ -321,7 +347,10 @@ static void emit_tile_origin(kctx *k)
               s->tile_at[d], tiles, s->tile[d]);
         kdecl(k, "pg_rest", "pg_rest = pg_div(pg_rest, %s);\n", tiles);
     }
-    if (s->march)
+    if (clusters)
+        kdecl(k, s->tile_at[0], "const int64_t %s = (pg_rest * %d + pg_crank) * %lld;\n",
+              s->tile_at[0], k->sc->cluster, s->tile[0]);
+    else if (s->march)
         kdecl(k, s->tile_at[0], "const int64_t %s = (pg_rest * %lld + pg_sub) * %lld;\n",
               s->tile_at[0], s->march, s->tile[0]);
     else
@@ -874,6 +903,8 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, int l
     kp(&k, "template <int VEC>\n__global__ void __launch_bounds__(%d", sc->threads);
     if (s->blocks_per_sm)
         kp(&k, ", %d", s->blocks_per_sm);
+    if (sc->cluster > 1)
+        kp(&k, ") PG_CLUSTER_DIMS(%d", sc->cluster);
     /* The parameters are the host plan's: what the launcher passes, the kernel reads. */
     kp(&k, ") %s_sm%d(", s->name, sm);
     for (int i = 0; i < u->host->nparams; ++i) {

@@ -635,10 +635,9 @@ static int plan_all(run *r)
     r->u.spec = s;
     r->u.scheds = arena_alloc(r->a, sizeof(sched *) * MAX_ARCHS);
     for (int i = 0; i < r->o.tgt.narch; ++i) {
-        sched *sc = plan_schedule(r->a, &r->d, s, s->mech, r->o.tgt.sm[i]);
+        sched *sc = plan_schedule(r->a, &r->d, s, s->mech, r->o.tgt.sm[i], r->o.tgt.specific[i]);
         if (!sc)
             return 1;
-        sc->specific = r->o.tgt.specific[i];
         if (r->o.fault != FAULT_NONE && r->o.fault < FAULT_DROP_ARRAY_CHECK
             && !verify_inject(sc, r->o.fault)) {
             diag_error_from(&r->d, (diag_origin){.opt = r->o.fault_opt}, "fault '%s' is not "

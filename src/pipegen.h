@@ -217,7 +217,7 @@ typedef struct ast_stage_opts {
 } ast_stage_opts;
 
 typedef enum ast_item_kind {
-    IT_PARAM, IT_ARRAY, IT_THREADS, IT_STAGES, IT_PRODUCER_WARPS, IT_BLOCKS_PER_SM, IT_GRID, IT_TILE,
+    IT_PARAM, IT_ARRAY, IT_THREADS, IT_STAGES, IT_PRODUCER_WARPS, IT_BLOCKS_PER_SM, IT_CLUSTER, IT_GRID, IT_TILE,
     IT_STEPS, IT_MARCH, IT_STAGE, IT_ACCUM, IT_HOST_STREAM, IT_BODY
 } ast_item_kind;
 
@@ -239,7 +239,8 @@ typedef struct ast_item {
     /* IT_TILE: optional `at (a[, b[, c]])` names bound to the tile's origin per dimension */
     const char *at[AST_MAX_RANK]; srcloc at_loc[AST_MAX_RANK]; int nat;
 
-    /* IT_THREADS, IT_STAGES, IT_PRODUCER_WARPS, IT_MARCH: the integer */
+    /* IT_THREADS, IT_STAGES, IT_PRODUCER_WARPS, IT_BLOCKS_PER_SM, IT_CLUSTER, IT_MARCH: the
+     * integer */
     long long value; srcloc value_loc;
 
     /* IT_GRID */
@@ -336,7 +337,7 @@ void ast_opts_halo(diag_ctx *d, ast_stage_opts *o, long long width, srcloc loc,
 ast_item *ast_param(arena *a, srcloc loc, elem_type t, srcloc tloc, const char *name, srcloc nloc);
 ast_item *ast_array(arena *a, diag_ctx *d, srcloc loc, ast_dir dir, elem_type t, srcloc tloc,
                     const char *name, srcloc nloc, const ast_dims *dims);
-/* IT_THREADS, IT_STAGES, IT_PRODUCER_WARPS, IT_MARCH */
+/* IT_THREADS, IT_STAGES, IT_PRODUCER_WARPS, IT_BLOCKS_PER_SM, IT_CLUSTER, IT_MARCH */
 ast_item *ast_int_item(arena *a, srcloc loc, ast_item_kind k, long long v, srcloc vloc);
 ast_item *ast_grid_item(arena *a, srcloc loc, ast_grid g);
 /* at may be NULL (no `at` clause). */
@@ -472,6 +473,12 @@ typedef struct spec {
                                         0: not given */
     ast_grid grid;                   /* default GRID_PER_TILE */
     srcloc grid_loc;
+    int cluster;                     /* `cluster N`: blocks per cluster (1, 2, 4, 8; default
+                                        1). Under tensor with producer warps (sm_90+) they
+                                        take tiles adjacent in the tile's first dimension
+                                        and share the staged inputs that do not move along
+                                        it: each block copies a share, multicast to all */
+    srcloc cluster_loc;
 
     int tile_array;                  /* the array the tile is over */
     int tile_rank;
@@ -574,12 +581,18 @@ int sema_ring_slots(const spec *s);
  *   FENCE       a proxy fence (generic <-> async proxy) in each executing thread.
  *   BARRIER     every thread of the block (or of the role: a named barrier) waits for
  *               all; data complete in a thread before it becomes visible to all after.
+ *               With `cluster`, every thread of every block of the cluster.
  *               `implied`: the operation before it performs it (cg's wait syncs the
  *               block, cuda::make_pipeline does after its INIT), so nothing is printed.
  *   COMPUTE     the role's threads read step's slot (and write staged outputs' slots).
  *   STORE       write back step's staged outputs from their slot (async proxy for TMA).
  * A phase of a barrier completes when its arrival count (sched.full_arrivals or
  * .empty_arrivals) is reached and its expected transaction bytes have all arrived.
+ * Clusters (sched.cluster > 1): the blocks of a cluster run the same schedule in step. A
+ * multicast COPY writes the step's slot in every block, each block issuing a share, so a
+ * block's slot holds the whole region once all shares landed, counted on its own full
+ * barrier; a RELEASE with `cluster` arrives on the empty barrier of every block, whose
+ * count is the arrivals of all of them, so no block refills a slot any block still reads.
  */
 
 typedef enum ir_op_kind {
@@ -613,6 +626,10 @@ typedef struct ir_op {
                                 else by one */
     bool parity_flip;        /* OP_WAIT_PARITY: wait for the other parity (a fault) */
     bool implied;            /* OP_BARRIER: performed by the operation before it */
+    bool per_warp;           /* OP_RELEASE: one arrival per warp, after the warp's reads */
+    bool cluster;            /* OP_BARRIER: every thread of every block of the cluster;
+                                OP_RELEASE: arrives on the slot's barrier in every block of
+                                the cluster */
 } ir_op;
 
 typedef enum ir_section_kind {
@@ -649,6 +666,8 @@ typedef struct copy_plan {
                                 line l at chunk c ^ (l % (span / 16)) (docs/mechanisms.md) */
     int nslots;              /* the ring's slots, or 1 for a staged output */
     long long off;           /* offset of slot 0 in dynamic shared memory */
+    bool multicast;          /* copied once per cluster: each block copies a share of the
+                                region's slowest dimension into every block's slot */
 } copy_plan;
 
 typedef struct sched {
@@ -662,6 +681,9 @@ typedef struct sched {
     int full_arrivals;       /* arrivals that complete a phase of a full barrier */
     int empty_arrivals;      /* ... of an empty barrier */
     int producer_threads;    /* threads of ROLE_PRODUCER (0: no roles) */
+    int cluster;             /* blocks per cluster (1: none): they run the same steps over
+                                tiles adjacent in the tile's first dimension, each block's
+                                slots filled by every block's multicast shares */
     long long smem_bytes;    /* dynamic shared memory per block */
     int smem_align;          /* the alignment the slots' offsets assume of dynamic shared
                                 memory: 128, or 1024 for swizzled slots (the kernel rounds
@@ -680,7 +702,7 @@ int plan_slot_align(const copy_plan *cp);
 /* Plan the schedule of spec s for mechanism m (s->mech; auto as mech_auto_first says) on
  * architecture sm, one of the targets sema_check accepted m for. Returns NULL with a
  * diagnostic (at the spec element that cannot be lowered) when m cannot lower s. */
-sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm);
+sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm, bool specific);
 const char *ir_op_name(ir_op_kind k);
 /* One operation as text ("copy step=t+3 if<trips"); var names the section's loop variable. */
 void ir_op_print(strbuf *sb, const ir_op *op, const char *var);
@@ -706,6 +728,9 @@ void ir_dump(FILE *out, const sched *sc);
  *   SELECT_VARIANT    the kernel of the highest architecture the device runs (pg_k),
  *                     prepared once per device: dynamic shared memory opt-in, occupancy
  *   GRID              blocks: one per work item, or persistent by occupancy (pg_grid)
+ *   CLUSTER_GRID      for the variants whose kernel runs in clusters of `index` blocks
+ *                     (__cluster_dims__): a cluster per group of `index` tiles along the
+ *                     first dimension, or persistent by the clusters that fit at once
  *   CHECK_WORKSPACE   the accumulators' workspace holds the grid's partials
  *   ENCODE_TENSOR_MAP the CUtensorMap of staged input `index` (tensor): its array, its
  *                     box (`box`), encoded on the host (pg_tmap_NAME; zeroed where the
@@ -715,14 +740,16 @@ void ir_dump(FILE *out, const sched *sc);
  */
 typedef enum host_op_kind {
     HOP_CHECK_ARGS, HOP_CHECK_SIZE, HOP_CHECK_ARRAY, HOP_CHECK_DISJOINT, HOP_COUNT_TILES,
-    HOP_RETURN_IF_EMPTY, HOP_COPY_WIDTH, HOP_SELECT_VARIANT, HOP_GRID, HOP_CHECK_WORKSPACE,
+    HOP_RETURN_IF_EMPTY, HOP_COPY_WIDTH, HOP_SELECT_VARIANT, HOP_GRID, HOP_CLUSTER_GRID,
+    HOP_CHECK_WORKSPACE,
     HOP_ENCODE_TENSOR_MAP, HOP_LAUNCH, HOP_FOLLOW_ON, HOP__COUNT
 } host_op_kind;
 
 typedef struct host_op {
     host_op_kind kind;
     int index;                   /* CHECK_SIZE: a size; CHECK_ARRAY, CHECK_DISJOINT: an array;
-                                    ENCODE_TENSOR_MAP: a stage */
+                                    ENCODE_TENSOR_MAP: a stage; CLUSTER_GRID: blocks per
+                                    cluster */
     int other;                   /* CHECK_DISJOINT: the other array */
     int box[AST_MAX_RANK];       /* ENCODE_TENSOR_MAP: the box, in elements, slowest first
                                     (as the array's dimensions) */
@@ -807,7 +834,8 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds);
  *
  * The verifier reads the IR above with these precisions (docs/verifier.md):
  *   - ARRIVE and RELEASE: every thread of the role arrives (ROLE_ALL: sc->threads, the
- *     producer: producer_threads, the consumer: threads - producer_threads); ARRIVE_TX:
+ *     producer: producer_threads, the consumer: threads - producer_threads), or with
+ *     per_warp one thread of each warp, times the cluster's blocks with `cluster`; ARRIVE_TX:
  *     one elected thread arrives once and expects `bytes` (with all_arrive every thread of
  *     the role arrives, the elected one's arrival expecting them).
  *   - Under TRACK_BARRIER, copies complete by transaction bytes on their slot's full
@@ -831,7 +859,8 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds);
 typedef enum fault_kind {
     FAULT_NONE, FAULT_DROP_WAIT, FAULT_WAIT_PLUS_ONE, FAULT_DROP_COMMIT, FAULT_FLIP_PARITY,
     FAULT_EXPECT_TX_SHORT, FAULT_EXPECT_TX_LONG, FAULT_DROP_FENCE, FAULT_ONE_SLOT_SHORT,
-    FAULT_DROP_RELEASE, FAULT_DROP_ARRIVE, FAULT_EARLY_RELEASE,
+    FAULT_DROP_RELEASE, FAULT_DROP_ARRIVE, FAULT_EARLY_RELEASE, FAULT_LOCAL_RELEASE,
+    FAULT_CLUSTER_COUNT_SHORT,
     /* faults of the host plan */
     FAULT_DROP_ARRAY_CHECK, FAULT_LATE_SELECT, FAULT_DROP_PARAM,
     /* faults of its chunk ring */

@@ -217,25 +217,26 @@ static void drop_vacuous_guards(sched *sc)
 
 /* auto: the lowering it tries first if that plans the spec (its refusals are not the
  * user's errors: planned without diagnostics), else the one that plans every spec. */
-static sched *plan_auto(arena *a, diag_ctx *d, const spec *s, int sm)
+static sched *plan_auto(arena *a, diag_ctx *d, const spec *s, int sm, bool specific)
 {
     const mech first = mech_auto_first(s, sm), sure = mech_auto(s, sm);
     if (first != sure) {
         diag_ctx quiet;
         diag_init(&quiet, NULL, d->file, d->src, d->src_len);
-        sched *sc = plan_schedule(a, &quiet, s, first, sm);
+        sched *sc = plan_schedule(a, &quiet, s, first, sm, specific);
         if (sc && !quiet.errors)
             return sc;
     }
-    return plan_schedule(a, d, s, sure, sm);
+    return plan_schedule(a, d, s, sure, sm, specific);
 }
 
-sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm)
+sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm, bool specific)
 {
     if (m == MECH_AUTO)
-        return plan_auto(a, d, s, sm);
+        return plan_auto(a, d, s, sm, specific);
     sched *sc = arena_alloc(a, sizeof *sc);
-    *sc = (sched){.spec = s, .mech = m, .sm = sm, .threads = s->threads, .grid = s->grid};
+    *sc = (sched){.spec = s, .mech = m, .sm = sm, .specific = specific, .threads = s->threads,
+                  .grid = s->grid, .cluster = 1};
     planner p = {.a = a, .d = d, .s = s, .sc = sc};
     /* sema_check refused a lowering that is not implemented, too new for sm or without
      * the producer warps the spec has. */
@@ -282,6 +283,8 @@ void ir_op_print(strbuf *sb, const ir_op *op, const char *var)
         sb_puts(sb, fences[op->fence]);
     if (op->implied)
         sb_puts(sb, " implied");
+    if (op->cluster)
+        sb_puts(sb, " cluster");
     if (op->kind == OP_BARRIER || op->kind == OP_FENCE || op->kind == OP_INIT)
         return;
     if (op->step_off)
@@ -300,6 +303,8 @@ void ir_op_print(strbuf *sb, const ir_op *op, const char *var)
         sb_puts(sb, " stores");
     if (op->dealt)
         sb_puts(sb, " dealt");
+    if (op->per_warp)
+        sb_puts(sb, " per_warp");
     if (op->parity_flip)
         sb_puts(sb, " parity_flipped");
     if (op->kind == OP_STORE && op->fence != FENCE_NONE)
@@ -318,9 +323,15 @@ void ir_dump(FILE *out, const sched *sc)
     arena *a = arena_new();
     strbuf sb;
     sb_init(&sb, a);
-    sb_printf(&sb, "schedule %s mech=%s sm_%d slots=%d smem=%lld threads=%d grid=%s\n",
+    sb_printf(&sb, "schedule %s mech=%s sm_%d slots=%d smem=%lld threads=%d grid=%s",
               sc->spec->name, mech_name(sc->mech), sc->sm, sc->nslots, sc->smem_bytes,
               sc->threads, sc->grid == GRID_PERSISTENT ? "persistent" : "per_tile");
+    if (sc->cluster > 1)
+        sb_printf(&sb, " cluster=%d", sc->cluster);
+    sb_puts(&sb, "\n");
+    for (int i = 0; i < sc->spec->nstages; ++i)
+        if (sc->copy[i].multicast)
+            sb_printf(&sb, "multicast %s\n", sc->spec->arrays[sc->spec->stages[i].array].name);
     if (sc->track == TRACK_BARRIER)
         sb_printf(&sb, "barriers: full %d arrivals, empty %d arrivals, producers %d threads\n",
                   sc->full_arrivals, sc->empty_arrivals, sc->producer_threads);

@@ -14,7 +14,8 @@ static const char *const host_op_names[HOP__COUNT] = {
     [HOP_CHECK_ARRAY] = "check-array", [HOP_CHECK_DISJOINT] = "check-disjoint",
     [HOP_COUNT_TILES] = "count-tiles", [HOP_RETURN_IF_EMPTY] = "return-if-empty",
     [HOP_COPY_WIDTH] = "copy-width", [HOP_SELECT_VARIANT] = "select-variant",
-    [HOP_GRID] = "grid", [HOP_CHECK_WORKSPACE] = "check-workspace",
+    [HOP_GRID] = "grid", [HOP_CLUSTER_GRID] = "cluster-grid",
+    [HOP_CHECK_WORKSPACE] = "check-workspace",
     [HOP_ENCODE_TENSOR_MAP] = "encode-tensor-map", [HOP_LAUNCH] = "launch",
     [HOP_FOLLOW_ON] = "follow-on",
 };
@@ -78,7 +79,8 @@ static bool same_ops(const ir_section *a, const ir_section *b)
             || x->stage != y->stage || x->n != y->n || x->bytes != y->bytes || x->bar != y->bar
             || x->fence != y->fence || x->guarded != y->guarded || x->on_copies != y->on_copies
             || x->all_arrive != y->all_arrive || x->stores != y->stores
-            || x->parity_flip != y->parity_flip || x->implied != y->implied)
+            || x->parity_flip != y->parity_flip || x->implied != y->implied
+            || x->per_warp != y->per_warp || x->cluster != y->cluster)
             return false;
     }
     return true;
@@ -88,7 +90,7 @@ static bool same_copy(const copy_plan *a, const copy_plan *b, int rank)
 {
     if (a->vec != b->vec || a->row_bytes != b->row_bytes || a->pitch != b->pitch
         || a->slot_bytes != b->slot_bytes || a->nslots != b->nslots || a->off != b->off
-        || a->swizzle != b->swizzle)
+        || a->swizzle != b->swizzle || a->multicast != b->multicast)
         return false;
     for (int d = 0; d < rank; ++d) {
         const affine *x = &a->origin[d], *y = &b->origin[d];
@@ -106,7 +108,7 @@ static bool same_kernel(const sched *a, const sched *b)
     if (a->mech != b->mech || a->nslots != b->nslots || a->track != b->track
         || a->full_arrivals != b->full_arrivals || a->empty_arrivals != b->empty_arrivals
         || a->producer_threads != b->producer_threads || a->smem_bytes != b->smem_bytes
-        || a->smem_align != b->smem_align
+        || a->smem_align != b->smem_align || a->cluster != b->cluster
         || a->threads != b->threads || a->grid != b->grid || a->nsecs != b->nsecs)
         return false;
     for (int i = 0; i < a->spec->nstages; ++i)
@@ -168,6 +170,20 @@ static stream_ring *plan_ring(arena *a, const spec *s)
     return r;
 }
 
+/* The grid of the variants whose kernel runs in clusters (one size per spec). */
+static void plan_cluster_grid(host_planner *h, sched *const *scheds)
+{
+    unsigned variants = 0;
+    int cluster = 1;
+    for (int v = 0; v < h->hp->nvariants; ++v)
+        if (scheds[h->hp->variant[v]]->cluster > 1) {
+            variants |= 1u << v;
+            cluster = scheds[h->hp->variant[v]]->cluster;
+        }
+    if (variants)
+        plan_host_op(h, HOP_CLUSTER_GRID, cluster)->variants = variants;
+}
+
 host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
 {
     host_plan *hp = arena_alloc(a, sizeof *hp);
@@ -179,6 +195,7 @@ host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
     plan_variants(hp, scheds, nscheds);
     plan_host_op(&h, HOP_SELECT_VARIANT, -1);
     plan_host_op(&h, HOP_GRID, -1);
+    plan_cluster_grid(&h, scheds);
     if (s->naccums)
         plan_host_op(&h, HOP_CHECK_WORKSPACE, -1);
     plan_host_param(&h, arena_printf(a, "const struct %s_args", s->name), "pg_args", HV_ARGS);
@@ -222,6 +239,8 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds)
         fprintf(out, "  %s", host_op_name(op->kind));
         if (op->kind == HOP_CHECK_SIZE)
             fprintf(out, " %s", s->sizes[op->index]);
+        else if (op->kind == HOP_CLUSTER_GRID)
+            fprintf(out, " %d", op->index);
         else if (op->kind == HOP_CHECK_ARRAY || op->kind == HOP_CHECK_DISJOINT)
             fprintf(out, " %s", s->arrays[op->index].name);
         else if (op->kind == HOP_ENCODE_TENSOR_MAP)

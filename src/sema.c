@@ -72,7 +72,7 @@ static const char *item_word(const ast_item *it)
 {
     static const char *words[] = {
         [IT_THREADS] = "threads", [IT_STAGES] = "stages", [IT_PRODUCER_WARPS] = "producer_warps",
-        [IT_BLOCKS_PER_SM] = "blocks_per_sm",
+        [IT_BLOCKS_PER_SM] = "blocks_per_sm", [IT_CLUSTER] = "cluster",
         [IT_GRID] = "grid", [IT_TILE] = "tile", [IT_STEPS] = "steps", [IT_MARCH] = "march",
         [IT_HOST_STREAM] = "host_stream",
     };
@@ -273,6 +273,14 @@ static void check_scalar_item(checker *c, const ast_item *it)
     case IT_BLOCKS_PER_SM:
         if (in_range(c, it, 1, 32))
             s->blocks_per_sm = (int)it->value;
+        break;
+    case IT_CLUSTER:
+        if (in_range(c, it, 1, 8)) {
+            if (it->value & (it->value - 1))
+                diag_error(c->d, it->value_loc, "cluster must be 1, 2, 4 or 8 blocks");
+            s->cluster = (int)it->value;
+            s->cluster_loc = it->loc;
+        }
         break;
     case IT_PRODUCER_WARPS:
         if (in_range(c, it, 0, 31))
@@ -1018,6 +1026,50 @@ static void check_auto_hints(checker *c)
     check_hints(c, taken, "auto");
 }
 
+static bool any_tensor(const checker *c)
+{
+    for (int i = 0; i < c->tgt->narch; ++i)
+        if ((c->s->mech == MECH_AUTO ? mech_auto_first(c->s, c->tgt->sm[i]) : c->s->mech)
+            == MECH_TENSOR)
+            return true;
+    return false;
+}
+
+/* `cluster N` multicasts tensor copies to the blocks of a cluster: tensor (auto's first
+ * choice counts) for an arch-specific target (sm_90a) takes it, with producer warps, whose
+ * consumers release each slot to every block. A target or spec that does not multicast is
+ * told so. */
+static void check_cluster(checker *c)
+{
+    const spec *s = c->s;
+    bool taken = false;
+    if (s->cluster < 2)
+        return;
+    if (s->march) {
+        diag_error(c->d, s->cluster_loc, "'cluster' and march mode cannot be combined: a "
+                   "cluster's blocks take neighbouring tiles, a march strip a column of them");
+        return;
+    }
+    for (int i = 0; i < c->tgt->narch; ++i) {
+        int sm = c->tgt->sm[i];
+        mech m = s->mech == MECH_AUTO ? mech_auto_first(s, sm) : s->mech;
+        if (m == MECH_TENSOR && !c->tgt->specific[i])
+            diag_warning(c->d, W_HINTS, s->cluster_loc, "the tensor lowering for sm_%d ignores "
+                         "'cluster %d': multicast is for the arch-specific target (--arch="
+                         "sm_%da)", sm, s->cluster, sm);
+        taken |= m == MECH_TENSOR && c->tgt->specific[i];
+    }
+    if (taken && !s->producer_warps)
+        diag_error(c->d, s->cluster_loc, "'cluster %d' needs producer warps (producer_warps "
+                   "N): the consumers release each slot to every block of the cluster",
+                   s->cluster);
+    else if (!taken && !any_tensor(c))
+        diag_warning(c->d, W_HINTS, s->cluster_loc, "the %s lowering ignores 'cluster %d': "
+                     "only tensor copies on sm_90 or newer multicast to a cluster",
+                     mech_name(s->mech == MECH_AUTO ? mech_auto(s, c->tgt->sm[0]) : s->mech),
+                     s->cluster);
+}
+
 /* The lowering of every target (auto as mech_auto resolves it): implemented, new enough
  * for the architecture, planning the producer warps the spec has. Each refusal is
  * reported once, at what chose the lowering: --lower, --producer-warps or the `using`. */
@@ -1219,6 +1271,7 @@ static void check_whole(checker *c, const ast_pipeline *p)
     if (s->host_stream)
         check_host_stream(c);
     check_lowering(c);
+    check_cluster(c);
     if (c->d->errors == 0)
         check_budget(c, p);
 }
@@ -1265,6 +1318,7 @@ bool sema_check(arena *a, diag_ctx *d, const ast_file *f, const target *t, spec 
     out->file = p->loc.file;
     out->threads = 256;
     out->nstages_ring = 2;
+    out->cluster = 1;
     out->grid = GRID_PER_TILE;
     out->tile_array = -1;
     for (const ast_item *it = p->items; it; it = it->next)

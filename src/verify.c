@@ -36,7 +36,9 @@ static const char *const fault_names[FAULT__COUNT] = {
     [FAULT_EXPECT_TX_SHORT] = "expect-tx-short", [FAULT_EXPECT_TX_LONG] = "expect-tx-long",
     [FAULT_DROP_FENCE] = "drop-fence", [FAULT_ONE_SLOT_SHORT] = "one-slot-short",
     [FAULT_DROP_RELEASE] = "drop-release", [FAULT_DROP_ARRIVE] = "drop-arrive",
-    [FAULT_EARLY_RELEASE] = "early-release", [FAULT_DROP_ARRAY_CHECK] = "drop-array-check",
+    [FAULT_EARLY_RELEASE] = "early-release", [FAULT_LOCAL_RELEASE] = "local-release",
+    [FAULT_CLUSTER_COUNT_SHORT] = "cluster-count-short",
+    [FAULT_DROP_ARRAY_CHECK] = "drop-array-check",
     [FAULT_LATE_SELECT] = "late-select", [FAULT_DROP_PARAM] = "drop-param-source",
     [FAULT_CHUNK_BUFFERS_SHORT] = "chunk-buffers-short",
     [FAULT_CHUNK_COPY_OUT_EARLY] = "copy-out-early",
@@ -744,7 +746,10 @@ static void do_arrive(sim *s, const agent *a, const ir_op *op, int set, long lon
         int t = a->th + k;
         if (!bar_ready(s, a, t, false, gs))
             return;
-        int m = arrival_share(a->nthreads, k);
+        /* One arrival per warp; cluster-wide on every block's barrier, the cluster's other
+         * blocks (in step with this one) bringing theirs to this one's. */
+        int m = arrival_share(op->per_warp ? a->nthreads / 32 : a->nthreads, k)
+                * (op->cluster ? s->sc->cluster : 1);
         if (op->on_copies && op->kind == OP_ARRIVE) {
             event *e = new_event(s, b, t);
             e->arrivals = m;
@@ -1097,6 +1102,22 @@ static void simulate(arena *a, vreport *rep, int trips, int first,
 
 /* ------------------------------------------------------------------ the checks */
 
+static bool is_cluster_barrier(const ir_op *op)
+{
+    return op->kind == OP_BARRIER && op->cluster && op->role == ROLE_ALL;
+}
+
+/* The frame's barrier and the last operation of the last section sync the cluster. */
+static bool cluster_bracketed(const sched *sc)
+{
+    const ir_section *first = &sc->secs[0], *last = &sc->secs[sc->nsecs - 1];
+    bool init = false;
+    for (int j = 0; first->kind == SEC_FRAME && j < first->nops; ++j)
+        init |= is_cluster_barrier(&first->ops[j]);
+    return init && sc->nsecs > 1 && last->nops > 0
+           && is_cluster_barrier(&last->ops[last->nops - 1]);
+}
+
 /* What the simulation relies on; a schedule that breaks it is reported as such. */
 static bool check_ir(vreport *rep)
 {
@@ -1140,6 +1161,10 @@ static bool check_ir(vreport *rep)
             full = full || (is_bar_op(op) && !on_empty);
         }
     }
+    if (!rep->broken && sc->cluster > 1 && !cluster_bracketed(sc))
+        vfail_ir(rep, "a schedule of clusters of %d blocks must sync the cluster after the "
+                 "barriers' initialisation and last, before a block exits while others may "
+                 "still copy into it or arrive on its barriers", sc->cluster);
     if (!rep->broken && full && sc->full_arrivals < 1)
         vfail_ir(rep, "full barriers are used but full_arrivals is %d", sc->full_arrivals);
     else if (!rep->broken && empty && sc->empty_arrivals < 1)
@@ -1347,6 +1372,17 @@ static bool inject_drop_fence(sched *sc)
     return true;
 }
 
+static bool is_cluster_release(const ir_op *op) { return op->kind == OP_RELEASE && op->cluster; }
+
+/* Each cluster-wide release arrives on its own block's barrier only. */
+static bool inject_local_release(sched *sc)
+{
+    bool any = false;
+    for (ir_op *op = NULL; (op = find_op(sc, is_cluster_release, NULL)); any = true)
+        op->cluster = false;
+    return any;
+}
+
 bool verify_inject(sched *sc, fault_kind k)
 {
     ir_op *op;
@@ -1374,6 +1410,12 @@ bool verify_inject(sched *sc, fault_kind k)
     case FAULT_DROP_RELEASE: return drop_first(sc, is_release);
     case FAULT_DROP_ARRIVE: return drop_first(sc, is_full_arrive) || drop_first(sc, is_any_arrive);
     case FAULT_EARLY_RELEASE: return move_release_early(sc);
+    case FAULT_LOCAL_RELEASE: return inject_local_release(sc);
+    case FAULT_CLUSTER_COUNT_SHORT:
+        if (sc->cluster < 2)
+            return false;
+        sc->empty_arrivals /= sc->cluster;
+        return true;
     case FAULT_DROP_ARRAY_CHECK: case FAULT_LATE_SELECT: case FAULT_DROP_PARAM:
     case FAULT_CHUNK_BUFFERS_SHORT: case FAULT_CHUNK_COPY_OUT_EARLY:
     case FAULT_CHUNK_PART_OUT_EARLY: case FAULT_FOLD_BEFORE_END:

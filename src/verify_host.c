@@ -107,6 +107,10 @@ static void check_order(hcheck *c)
     if (!(width < select && select < grid && grid < c->launch))
         hfail(c, "prepare", "the variant must be chosen (after the copy width) and prepared "
               "before the grid is sized and the kernel launched");
+    int cgrid = first(hp, HOP_CLUSTER_GRID, -1), ws = first(hp, HOP_CHECK_WORKSPACE, -1);
+    if (cgrid < hp->nops && !(grid < cgrid && cgrid < c->launch && cgrid < ws))
+        hfail(c, "prepare", "the grid of clusters must be sized after the grid, before the "
+              "workspace is checked and the kernel launched");
 }
 
 static void check_follow_on(hcheck *c)

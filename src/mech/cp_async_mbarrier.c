@@ -156,8 +156,12 @@ void emit_mbar_arrive(kctx *k, const ir_op *op)
 {
     const char *bar = op->bar == BAR_FULL ? "pg_full" : "pg_empty";
     emit_slot_open(k, op);
-    kp(k, "%s(&%s[pg_step %% %d]);\n", op->on_copies ? "pg_cp_async_mbar_arrive"
-       : "pg_mbar_arrive", bar, k->sc->nslots);
+    if (op->per_warp)
+        kp(k, "pg_mbar_arrive_warp<%d>(&%s[pg_step %% %d]);\n", op->cluster ? k->sc->cluster : 1,
+           bar, k->sc->nslots);
+    else
+        kp(k, "%s(&%s[pg_step %% %d]);\n", op->on_copies ? "pg_cp_async_mbar_arrive"
+           : "pg_mbar_arrive", bar, k->sc->nslots);
     emit_step_close(k, op);
 }
 
@@ -176,7 +180,9 @@ void emit_mbar_wait(kctx *k, const ir_op *op)
 void emit_mbar_barrier(kctx *k, const ir_op *op)
 {
     /* A barrier of one role is the consumers' (the producers meet on the mbarriers). */
-    if (op->role == ROLE_ALL)
+    if (op->cluster)
+        kp(k, "pg_cluster_sync();\n");
+    else if (op->role == ROLE_ALL)
         emit_print_barrier(k, op);
     else
         kp(k, "pg_role_barrier<%d>();\n", k->sc->threads - k->sc->producer_threads);

@@ -141,9 +141,85 @@ static bool check_regions(planner *p)
     return ok;
 }
 
+/* ------------------------------------------------------------------ clusters */
+
+/* The box of stage si's copies: of the share each block copies where it is multicast
+ * (its slowest dimension split in equal shares, each landing where the whole region's
+ * boxes would put it). */
+static bool stage_box(const spec *s, const sched *sc, int si, int box[AST_MAX_RANK])
+{
+    copy_plan share = sc->copy[si];
+    if (share.multicast)
+        share.extent[0] /= sc->cluster;
+    return plan_box(s, &share, si, share.swizzle, box);
+}
+
+static bool moves_with_first(const spec *s, const spec_stage *st)
+{
+    for (int d = 0; d < st->rank; ++d)
+        if (uses_var(&st->origin[d], s->tile_at[0]))
+            return true;
+    return false;
+}
+
+/* Multicast every staged input (rank 2 or more) that does not move with the tile's first
+ * coordinate, the one the cluster's blocks differ in: they all read the same region. */
+static bool plan_multicast(planner *p)
+{
+    const spec *s = p->s;
+    bool any = false;
+    for (int i = 0; i < s->nstages; ++i) {
+        const spec_stage *st = &s->stages[i];
+        copy_plan *cp = &p->sc->copy[i];
+        int box[AST_MAX_RANK];
+        if (st->is_output || st->rank < 2 || moves_with_first(s, st))
+            continue;
+        cp->multicast = true;
+        if (cp->extent[0] % s->cluster || !stage_box(s, p->sc, i, box)) {
+            diag_error(p->d, s->cluster_loc, "cluster %d cannot share '%s': the %lld %s of "
+                       "its region do not split in %d equal shares that boxes tile, each "
+                       "starting a 128-byte line (1024 bytes swizzled)", s->cluster,
+                       s->arrays[st->array].name, cp->extent[0], st->rank == 2 ? "rows"
+                       : "planes", s->cluster);
+            return false;
+        }
+        any = true;
+    }
+    if (!any)
+        diag_error(p->d, s->cluster_loc, "cluster %d shares no staged input: every one of "
+                   "rank 2 or more moves with '%s', the tile coordinate its blocks differ in",
+                   s->cluster, s->tile_at[0]);
+    return any;
+}
+
+/* Clusters (for an arch-specific target, sm_90a: ptxas warns that multicast may be slow on
+ * later plain targets): consumers release a slot to every block (one arrival per warp each), the
+ * cluster syncs once its barriers are initialised (before any block copies into another
+ * or arrives on its barriers) and last, before any block exits. */
+static bool plan_cluster(planner *p)
+{
+    sched *sc = p->sc;
+    if (p->s->cluster < 2 || !sc->specific)
+        return true;
+    sc->cluster = p->s->cluster;
+    if (!plan_multicast(p))
+        return false;
+    sc->empty_arrivals = (sc->threads - sc->producer_threads) / 32 * sc->cluster;
+    for (int i = 0; i < sc->nsecs; ++i)
+        for (int j = 0; j < sc->secs[i].nops; ++j) {
+            ir_op *op = &sc->secs[i].ops[j];
+            if (op->kind == OP_RELEASE)
+                op->per_warp = op->cluster = true;
+            if (op->kind == OP_BARRIER && sc->secs[i].kind == SEC_FRAME)
+                op->cluster = true;
+        }
+    plan_op(p, plan_section(p, SEC_EPILOGUE, 0), OP_BARRIER, 0)->cluster = true;
+    return true;
+}
+
 static bool plan(planner *p)
 {
-    return plan_bulk(p) && check_regions(p);
+    return plan_bulk(p) && check_regions(p) && plan_cluster(p);
 }
 
 /* ------------------------------------------------------------------ host */
@@ -174,7 +250,7 @@ static void plan_host_maps(host_planner *h, const sched *sc)
         host_op *op = plan_host_op(h, HOP_ENCODE_TENSOR_MAP, i);
         op->variants = 1u << h->variant;
         op->swizzle = sc->copy[i].swizzle;
-        plan_box(h->s, &sc->copy[i], i, op->swizzle, op->box);
+        stage_box(h->s, sc, i, op->box);
         kernel_param *prm = plan_host_param(
             h, "const CUtensorMap",
             arena_printf(h->a, "pg_tmap_%s", h->s->arrays[h->s->stages[i].array].name),
@@ -188,14 +264,17 @@ static void plan_host_maps(host_planner *h, const sched *sc)
 
 /* "&pg_tmap_NAME, pg_tbox<...>{}": stage si's map and its box (rank entries, slowest
  * first), as the runtime's region copies and stores take them. */
-static void print_map_box(kctx *k, int si, const int *box, int swizzle)
+static void print_map_box(kctx *k, int si, const int *box, int swizzle, int multicast)
 {
     const spec_stage *st = &k->s->stages[si];
     int b[AST_MAX_RANK] = {1, 1, 1};
     memcpy(b + AST_MAX_RANK - st->rank, box, st->rank * sizeof *box);
     kp(k, "&pg_tmap_%s, pg_tbox<%d, %d, %d, %d, %d", k->s->arrays[st->array].name, st->rank,
        ast_type_size(k->s->arrays[st->array].type), b[0], b[1], b[2]);
-    kp(k, swizzle ? ", %d>{}" : ">{}", swizzle);
+    if (multicast > 1)
+        kp(k, ", %d, %d>{}", swizzle, multicast);
+    else
+        kp(k, swizzle ? ", %d>{}" : ">{}", swizzle);
 }
 
 /* The stage's map and box, then bulk's barrier and L2 policy. */
@@ -203,8 +282,8 @@ static void copy_args(kctx *k, const spec_stage *st, const char *name)
 {
     int si = (int)(st - k->s->stages), box[AST_MAX_RANK];
     const copy_plan *cp = &k->sc->copy[si];
-    plan_box(k->s, cp, si, cp->swizzle, box);
-    print_map_box(k, si, box, cp->swizzle);
+    stage_box(k->s, k->sc, si, box);
+    print_map_box(k, si, box, cp->swizzle, cp->multicast ? k->sc->cluster : 1);
     kp(k, ", ");
     emit_bulk_copy_args(k, st, name);
 }
@@ -225,7 +304,7 @@ static void print_store(kctx *k, const ir_op *op)
         if (tensor_store(k->s, &k->sc->copy[i], i, box)) {
             emit_store_call(k, i, "pg_tensor_store_region");
             kp(k, ", ");
-            print_map_box(k, i, box, 0);
+            print_map_box(k, i, box, 0, 1);
         } else {
             emit_store_call(k, i, "pg_bulk_store_region");
         }

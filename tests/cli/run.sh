@@ -623,6 +623,33 @@ c_auto_per_arch() {
     rm -f sg.pipe sg3.pipe sw.pipe h.pipe
     expect_files
 }
+c_cluster_per_target() {
+    # gemm_bf16's `cluster 2` is planned for tensor on the arch-specific target only: there
+    # B is multicast, the kernel runs in clusters (__cluster_dims__) and the launcher sizes
+    # a grid of clusters for that variant alone; tensor on plain sm_90, and cp.async, are
+    # told they ignore it.
+    cp "$root/samples/gemm_bf16/gemm_bf16.pipe" g.pipe
+    pg g.pipe --arch=sm_80,sm_90a --dump-ir
+    expect_status 0; expect_no_err
+    expect_out_has "mech=tensor sm_90 slots=3 smem=148464 threads=384 grid=per_tile cluster=2"
+    expect_out_has "multicast B"
+    expect_out_has "release cluster step=t bar=empty per_warp"
+    expect_out_has "cluster-grid 2 for-sm_90"
+    expect_out_has "encode-tensor-map B box=128x64 swizzle=128 for-sm_90"
+    pg g.pipe --arch=sm_80,sm_90a -o k.cu
+    expect_status 0
+    grep -q "PG_CLUSTER_DIMS(2) gemm_bf16_sm90" k.cu || fail "the sm_90 kernel is not in clusters"
+    grep -q "PG_CLUSTER_DIMS(2) gemm_bf16_sm80" k.cu && fail "the sm_80 kernel is in clusters"
+    pg g.pipe --lower=tensor --arch=sm_90 --dump-ir
+    expect_status 0
+    expect_err_has "warning: the tensor lowering for sm_90 ignores 'cluster 2': multicast is for the arch-specific target (--arch=sm_90a)"
+    grep -q "cluster" "$case_dir/.out" && fail "clusters planned for plain sm_90"
+    pg g.pipe --lower=cp.async.mbarrier --arch=sm_80 --dump-ir
+    expect_status 0
+    expect_err_has "warning: the cp.async.mbarrier lowering ignores 'cluster 2'"
+    rm -f g.pipe k.cu k.cuh
+    expect_files
+}
 c_l2_policy_only_where_used() {
     # A stage's `evict` policy (createpolicy) is made under the lowerings whose copies take
     # it (cp.async, cp.async.mbarrier, bulk, tensor); under the others it would be made and

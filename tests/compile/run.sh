@@ -73,9 +73,16 @@ if [ "${1:-}" = --job ]; then
     name=$(basename "$spec" .pipe)
     lower_opt=()
     [ "$lower" = default ] || lower_opt=(--lower="$lower")
+    # A spec whose bodies test __CUDA_ARCH_FEAT_SM90_ALL (gemm_bf16's wgmma) is generated
+    # and compiled for sm_90 as sm_90a, the arch-specific target (its `cluster` too).
+    feat() { [ "$1" = sm_90 ] && grep -q __CUDA_ARCH_FEAT_SM90_ALL "$spec" && echo a; }
+    gen_archs=
+    for a in ${archs//,/ }; do
+        gen_archs+=${gen_archs:+,}$a$(feat "$a")
+    done
     # The matrix runs specs under lowerings they were not written for: the hints such a
     # lowering ignores are expected, and any other output fails the job.
-    gen=("$pipegen" "$spec" "${lower_opt[@]}" --grid="$grid" --arch="$archs" -Wno-hints)
+    gen=("$pipegen" "$spec" "${lower_opt[@]}" --grid="$grid" --arch="$gen_archs" -Wno-hints)
 
     # 1. generate
     echo "+ ${gen[*]} -o $dir/$name.cu ..." >>"$log"
@@ -94,10 +101,8 @@ if [ "${1:-}" = --job ]; then
     "${gen[@]}" --dump-ir >"$dir/ir" 2>>"$log" || result "FAIL pipegen --dump-ir"
     "$pipegen" "$spec" --dump-ast >"$dir/ast" 2>>"$log" || result "FAIL pipegen --dump-ast"
 
-    # 2. the source, for every architecture at once, keeping each one's PTX. A spec whose
-    # bodies test __CUDA_ARCH_FEAT_SM90_ALL (gemm_bf16's wgmma) has its sm_90 compiled as
-    # sm_90a, the arch-specific target that defines it (sm_80 compiles its other branch).
-    feat() { [ "$1" = sm_90 ] && grep -q __CUDA_ARCH_FEAT_SM90_ALL "$spec" && echo a; }
+    # 2. the source, for every architecture at once, keeping each one's PTX (sm_90a's
+    # defines __CUDA_ARCH_FEAT_SM90_ALL; sm_80 compiles the bodies' other branch).
     gencode=()
     for a in ${archs//,/ }; do
         gencode+=(-gencode "arch=compute_${a#sm_}$(feat "$a"),code=$a$(feat "$a")")

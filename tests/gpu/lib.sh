@@ -32,16 +32,19 @@ case_dir() { local d="$W/$1.$2.$3"; shift 3; for f in "$@"; do d="$d.${f#--}"; d
 # built by nvcc for ARCH into DIR/DRIVER, the log in DIR/build.log. DRIVER is test (the
 # --emit-test driver, -O2), bench (the --emit-bench driver) or ref (tests/gpu/gemm_ref.cu
 # against cuBLAS; the source is then sgemm.cu, or gemm_bf16.cu for gemm_bf16). A flag
-# nvcc:FLAG goes to nvcc, the others to pipegen; nvcc:-arch=sm_90a replaces -arch=ARCH (a
-# body with sm_90a instructions, gemm_bf16's wgmma, needs the arch-specific target).
+# nvcc:FLAG goes to nvcc, the others to pipegen; nvcc:-arch=A replaces -arch=ARCH, and so
+# does an nvcc:-gencode without one (a body with sm_90a instructions, gemm_bf16's wgmma,
+# needs the arch-specific target, which nvcc -arch=sm_90a does not give alone: it adds a
+# plain compute_90 pass).
 build_case() {
     local driver=$1 sample=$2 mech=$3 grid=$4 dir=$5
     shift 5
     local out=$sample opt=-O3 emit=() main=("$dir/$driver.cu") libs=() nvcc_flags=() f
-    local arch=-arch=$ARCH
+    local arch=(-arch="$ARCH") arch_named=0
     for f; do
         case $f in
-        nvcc:-arch=*) arch=${f#nvcc:} ;;
+        nvcc:-arch=*) arch=("${f#nvcc:}") arch_named=1 ;;
+        nvcc:-gencode=*) nvcc_flags+=("${f#nvcc:}"); [ $arch_named = 1 ] || arch=() ;;
         nvcc:*) nvcc_flags+=("${f#nvcc:}") ;;
         *) set -- "$@" "$f" ;;
         esac
@@ -56,7 +59,7 @@ build_case() {
     mkdir -p "$dir"
     "$PG" "$(spec_path "$sample")" --lower="$mech" --grid="$grid" --arch="$ARCH" "$@" \
         -o "$dir/$out.cu" "${emit[@]}" >"$dir/build.log" 2>&1 &&
-    "$NVCC" "$opt" -std=c++17 "$arch" "${nvcc_flags[@]}" -I"$ROOT/runtime" -I"$dir" -o "$dir/$driver" \
+    "$NVCC" "$opt" -std=c++17 "${arch[@]}" "${nvcc_flags[@]}" -I"$ROOT/runtime" -I"$dir" -o "$dir/$driver" \
         "${main[@]}" "$dir/$out.cu" "$ROOT/build/libpipert.a" "${libs[@]}" >>"$dir/build.log" 2>&1
 }
 

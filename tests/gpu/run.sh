@@ -91,10 +91,11 @@ run_case() {
 # show that the hardware path is taken (LOWERING:INSTRUCTION ...): bulk copies are the
 # bulk-copy unit's UBLKCP, tensor copies the TMA unit's UTMALDG; LOWERING/SAMPLE:... holds
 # for that sample only (transpose's staged output goes back by tensor stores, UTMASTG;
-# gemm_bf16's body multiplies on the tensor cores from the slots, HGMMA; auto's sm_90
-# kernel of a matmul is tensor's).
+# gemm_bf16's body multiplies on the tensor cores from the slots, HGMMA, and its clusters
+# multicast B, UTMALDG.2D.MULTICAST; auto's sm_90 kernel of a matmul is tensor's).
 SASS_MUST="bulk:UBLKCP tensor:UTMALDG tensor/transpose:UTMASTG tensor/transpose_batched:UTMASTG
-           tensor/gemm_bf16:HGMMA auto/sgemm:UTMALDG auto/gemm_bf16:HGMMA"
+           tensor/gemm_bf16:HGMMA tensor/gemm_bf16:UTMALDG.2D.MULTICAST auto/sgemm:UTMALDG
+           auto/gemm_bf16:HGMMA auto/gemm_bf16:UTMALDG.2D.MULTICAST"
 sass_check() {
     local dir=$1 name=$2 mech=$3 m want
     for m in $SASS_MUST; do

@@ -4,7 +4,8 @@
 # For every samples/*/*.pipe, every implemented lowering (pipegen --list-lowerings, auto
 # excepted), both grids and every fault kind, run
 #     PIPEGEN --verify --inject-fault=KIND --lower=M --arch=A --grid=G SPEC
-# (A: sm_80,sm_90, or sm_90 for a lowering that needs it)
+# (A: sm_80,sm_90a, or sm_90a for a lowering that needs it: the arch-specific target, for
+# which tensor multicasts to a `cluster`)
 # exit 2 means the fault does not apply to that schedule; exit 1 with a diagnostic tagged
 # with one of the rules expected for the kind ("] RULE: ") means it was caught; anything
 # else is a miss. Without a fault, every sample, lowering and grid must verify: exit 0 and
@@ -30,6 +31,8 @@ declare -A expect=(
     [drop-release]='deadlock'
     [drop-arrive]='deadlock|arrivals'
     [early-release]='WAR'
+    [local-release]='deadlock'
+    [cluster-count-short]='WAR|arrivals|deadlock'
     [drop-array-check]='checks'
     [late-select]='prepare'
     [drop-param-source]='params'
@@ -40,7 +43,8 @@ declare -A expect=(
 )
 # The device schedule's faults, then the host plan's (the launcher).
 kinds=(drop-wait wait-plus-one drop-commit flip-parity expect-tx-short expect-tx-long
-       drop-fence one-slot-short drop-release drop-arrive early-release
+       drop-fence one-slot-short drop-release drop-arrive early-release local-release
+       cluster-count-short
        drop-array-check late-select drop-param-source chunk-buffers-short copy-out-early
        part-out-early fold-early)
 
@@ -50,7 +54,7 @@ declare -A arch_of=()
 while read -r name arch state _; do
     [ "$name" = auto ] && continue
     [ "$state" = implemented ] && mechs+=("$name")
-    [ "$arch" = sm_90 ] && arch_of[$name]=sm_90 || arch_of[$name]=sm_80,sm_90
+    [ "$arch" = sm_90 ] && arch_of[$name]=sm_90a || arch_of[$name]=sm_80,sm_90a
 done < <("$pipegen" --list-lowerings)
 if [ ${#mechs[@]} -eq 0 ]; then
     echo "mutation: no implemented lowering listed by $pipegen --list-lowerings" >&2

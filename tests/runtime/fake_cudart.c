@@ -829,3 +829,15 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, const void *fu
     *n = k->blocks;
     return cudaSuccess;
 }
+
+/* Clusters of cfg->gridDim.x blocks: the kernel's blocks per SM over the device's SMs. */
+cudaError_t cudaOccupancyMaxActiveClusters(int *n, const void *func,
+                                           const cudaLaunchConfig_t *cfg)
+{
+    ENTER();
+    kernel *k = find_kernel(func);
+    if (!k)
+        return set_err(cudaErrorInvalidDeviceFunction);
+    *n = k->blocks * fake_devices[F.current].sm_count / (int)cfg->gridDim.x;
+    return cudaSuccess;
+}

@@ -1567,6 +1567,15 @@ START_TEST(caps_and_kernels)
     ck_assert_int_eq(pipert_persistent_grid(&k[0], &caps, 1000000), 3 * 132);
     ck_assert_int_eq(pipert_persistent_grid(&k[0], &caps, 5), 5);
     ck_assert_int_eq(pipert_persistent_grid(&k[0], &caps, 0), 1);
+    /* Clusters of 2: one per group, or (persistent) 3 * 132 / 2 of them at most. */
+    unsigned grid = 0;
+    ck_assert_int_eq(pipert_cluster_grid(&k[0], 2, 1000, 0, &grid), cudaSuccess);
+    ck_assert_uint_eq(grid, 2000);
+    ck_assert_int_eq(pipert_cluster_grid(&k[0], 2, 1000, 1, &grid), cudaSuccess);
+    ck_assert_uint_eq(grid, 3 * 132);
+    ck_assert_int_eq(pipert_cluster_grid(&k[0], 2, 5, 1, &grid), cudaSuccess);
+    ck_assert_uint_eq(grid, 10);
+    ck_assert_int_eq(pipert_cluster_grid(&k[0], 4, 0x20000000, 0, &grid), cudaErrorInvalidValue);
     pipert_kernel big = { (const void *)kernel_a, 256, caps.smem_optin + 1, { 0 }, { 0 }, { 0 } };
     ck_assert_int_eq(pipert_kernel_prepare(&big, &caps), cudaErrorInvalidConfiguration);
     /* Variants: sm_90 first, then sm_80. */

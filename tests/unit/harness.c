@@ -83,7 +83,7 @@ bool h_check(harness *h, const target *t)
 
 sched *h_plan(harness *h, mech m, int sm)
 {
-    h->sc = plan_schedule(h->a, &h->d, &h->s, m, sm);
+    h->sc = plan_schedule(h->a, &h->d, &h->s, m, sm, false);
     return h->sc;
 }
 

@@ -1032,7 +1032,7 @@ START_TEST(host_twin_schedules_one_variant)
      * schedule that differs (another slot count) is a variant of its own, highest first. */
     planned p;
     plan_saxpy(&p, MECH_CP_ASYNC, 3, "persistent");
-    sched *two[2] = {p.sc, plan_schedule(p.a, &p.d, &p.s, MECH_CP_ASYNC, 90)};
+    sched *two[2] = {p.sc, plan_schedule(p.a, &p.d, &p.s, MECH_CP_ASYNC, 90, false)};
     host_plan *hp = plan_host(p.a, &p.s, two, 2);
     ck_assert_int_eq(hp->nvariants, 1);
     ck_assert_int_eq(hp->variant[0], 0);
