@@ -71,32 +71,6 @@ unsigned pipert_persistent_grid(const pipert_kernel *k, const pipert_caps *caps,
     return grid < 1 ? 1u : (unsigned)grid;
 }
 
-cudaError_t pipert_cluster_grid(const pipert_kernel *k, int cluster, int64_t groups,
-                                int persistent, unsigned *grid)
-{
-    int64_t n = groups < 1 ? 1 : groups;
-    if (persistent) {
-        cudaLaunchConfig_t cfg;
-        int fit = 0;
-        memset(&cfg, 0, sizeof cfg);
-        cfg.gridDim.x = (unsigned)cluster;
-        cfg.gridDim.y = cfg.gridDim.z = 1;
-        cfg.blockDim.x = (unsigned)k->threads;
-        cfg.blockDim.y = cfg.blockDim.z = 1;
-        cfg.dynamicSmemBytes = (size_t)k->smem_bytes;
-        cudaError_t err = cudaOccupancyMaxActiveClusters(&fit, k->func, &cfg);
-        if (err != cudaSuccess)
-            return err;
-        if (fit < 1)
-            return cudaErrorInvalidConfiguration;
-        n = n < fit ? n : fit;
-    }
-    if (n > 0x7fffffff / cluster)
-        return cudaErrorInvalidValue;
-    *grid = (unsigned)(n * cluster);
-    return cudaSuccess;
-}
-
 unsigned pipert_ptr_alignment(const void *p)
 {
     uintptr_t a = (uintptr_t)p;

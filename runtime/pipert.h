@@ -69,13 +69,7 @@ typedef struct pipert_kernel {
 PIPERT_API unsigned pipert_persistent_grid(const pipert_kernel *k, const pipert_caps *caps,
                                            int64_t work_items);
 
-/* Blocks for a kernel compiled in clusters of `cluster` blocks (__cluster_dims__, the
- * kernel prepared) over `groups` work items of a cluster each: a cluster per item, or
- * (persistent) as many clusters as the device runs at once, at most one per item. An
- * occupancy query, capture-safe. cudaErrorInvalidValue past 2^31 - 1 blocks,
- * cudaErrorInvalidConfiguration where no cluster fits on the device. */
-PIPERT_API cudaError_t pipert_cluster_grid(const pipert_kernel *k, int cluster, int64_t groups,
-                                           int persistent, unsigned *grid);
+
 
 /* The largest power of two <= 16 that divides the address (16 for NULL). */
 PIPERT_API unsigned pipert_ptr_alignment(const void *p);
@@ -168,6 +162,38 @@ static inline cudaError_t pipert_select_variant(pipert_kernel *kernels, const in
     }
     return cudaErrorNoKernelImageForDevice;
 }
+
+/* Blocks for a kernel compiled in clusters of `cluster` blocks (__cluster_dims__, the
+ * kernel prepared) over `groups` work items of a cluster each: a cluster per item, or
+ * (persistent) as many clusters as the device runs at once, at most one per item. An
+ * occupancy query (inline, as pipert_kernel_prepare: it takes the kernel's stub),
+ * capture-safe. cudaErrorInvalidValue past 2^31 - 1 blocks, cudaErrorInvalidConfiguration
+ * where no cluster fits on the device. */
+static inline cudaError_t pipert_cluster_grid(const pipert_kernel *k, int cluster,
+                                              int64_t groups, int persistent, unsigned *grid)
+{
+    int64_t n = groups < 1 ? 1 : groups;
+    if (persistent) {
+        cudaLaunchConfig_t cfg = {0};
+        int fit = 0;
+        cfg.gridDim.x = (unsigned)cluster;
+        cfg.gridDim.y = cfg.gridDim.z = 1;
+        cfg.blockDim.x = (unsigned)k->threads;
+        cfg.blockDim.y = cfg.blockDim.z = 1;
+        cfg.dynamicSmemBytes = (size_t)k->smem_bytes;
+        cudaError_t err = cudaOccupancyMaxActiveClusters(&fit, k->func, &cfg);
+        if (err != cudaSuccess)
+            return err;
+        if (fit < 1)
+            return cudaErrorInvalidConfiguration;
+        n = n < fit ? n : fit;
+    }
+    if (n > 0x7fffffff / cluster)
+        return cudaErrorInvalidValue;
+    *grid = (unsigned)(n * cluster);
+    return cudaSuccess;
+}
+
 
 /* Return the code of a call that fails (for launchers). */
 #define PIPERT_TRY(call)                                                                    \

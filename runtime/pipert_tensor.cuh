@@ -30,6 +30,37 @@ static inline PFN_cuTensorMapEncodeTiled_v12000 pipert_tensor_encoder(void)
     return encoder;
 }
 
+/* What a map is encoded from: a launch of the same arrays and sizes gets the same map. */
+struct pipert_tensor_map_key {
+    const void *base;
+    uint64_t dim[3];
+    uint32_t box[3];
+    int rank, elem_bytes, swizzle;
+};
+
+/* The maps this thread encoded last, by key (a small ring: a launcher encodes one per
+ * staged array, and a program launches a few pipelines over the same arrays in turn). A
+ * local static of a static inline function: one cache per generated source and thread. */
+static inline CUtensorMap *pipert_tensor_map_cached(const pipert_tensor_map_key *key, bool put)
+{
+    enum { ENTRIES = 8 };
+    static thread_local struct {
+        pipert_tensor_map_key key;
+        CUtensorMap map;
+        bool valid;
+    } cache[ENTRIES];
+    static thread_local unsigned next;
+    for (int i = 0; i < ENTRIES && !put; ++i)
+        if (cache[i].valid && memcmp(&cache[i].key, key, sizeof *key) == 0)
+            return &cache[i].map;
+    if (!put)
+        return NULL;
+    unsigned i = next++ % ENTRIES;
+    cache[i].key = *key;
+    cache[i].valid = true;
+    return &cache[i].map;
+}
+
 /* The map of a staged input over its whole array: rank 1 to 3, dimensions `dim` and box
  * `box` fastest first, elements of elem_bytes (1, 2, 4 or 8: copied as unsigned integers
  * of that size), swizzled by a span of `swizzle` bytes (0: none; 32, 64 or 128, the box's
@@ -63,6 +94,18 @@ static inline cudaError_t pipert_encode_tensor_map(CUtensorMap *map, const void 
     }
     if (!use)
         return cudaSuccess;
+    pipert_tensor_map_key key;
+    memset(&key, 0, sizeof key);   /* the padding too: keys compare by memcmp */
+    key.base = base;
+    memcpy(key.dim, dim, sizeof *dim * (size_t)rank);
+    memcpy(key.box, box, sizeof *box * (size_t)rank);
+    key.rank = rank;
+    key.elem_bytes = elem_bytes;
+    key.swizzle = swizzle;
+    if (const CUtensorMap *hit = pipert_tensor_map_cached(&key, false)) {
+        *map = *hit;
+        return cudaSuccess;
+    }
     const PFN_cuTensorMapEncodeTiled_v12000 encode = pipert_tensor_encoder();
     if (!encode)
         return cudaErrorNotSupported;
@@ -74,7 +117,10 @@ static inline cudaError_t pipert_encode_tensor_map(CUtensorMap *map, const void 
         map, type, (cuuint32_t)rank, (void *)base, dims, strides, box,
         elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swz,
         CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+    if (r != CUDA_SUCCESS)
+        return cudaErrorInvalidValue;
+    *pipert_tensor_map_cached(&key, true) = *map;
+    return cudaSuccess;
 }
 
 #ifdef __CUDACC__
@@ -85,66 +131,48 @@ static inline cudaError_t pipert_encode_tensor_map(CUtensorMap *map, const void 
  * 3, rows of rank 2) into every block. */
 template <int RANK, int ES, int B0, int B1, int B2, int SW = 0, int MC = 1> struct pg_tbox {};
 
-/* The PTX of one box copy of RANK dimensions, coordinates {%3[, %4[, %5]]} fastest first. */
-#define PG_TENSOR_COPY(DIM, COORDS, HINT_SFX, HINT_OP)                                        \
+/* The PTX of one box copy of RANK dimensions, coordinates {%3[, %4[, %5]]} fastest first,
+ * multicast (MC_SFX, MC_OP) to the blocks of mask %7, with the L2 policy %6 (HINT_SFX,
+ * HINT_OP); PG_TENSOR_COPIES picks the rank's and the hint's. */
+#define PG_TENSOR_COPY(DIM, COORDS, MC_SFX, MC_OP, HINT_SFX, HINT_OP)                         \
     asm volatile("cp.async.bulk.tensor." DIM ".shared::cluster.global.mbarrier::complete_tx"  \
-                 "::bytes" HINT_SFX " [%0], [%1, " COORDS "], [%2]" HINT_OP ";\n"             \
-                 ::"r"(pg_smem_addr(dst)), "l"((uint64_t)map), "r"(pg_smem_addr(bar)), "r"(c2),         \
-                   "r"(c1), "r"(c0), "l"(l2.policy) : "memory")
+                 "::bytes" MC_SFX HINT_SFX " [%0], [%1, " COORDS "], [%2]" MC_OP HINT_OP      \
+                 ";\n" ::"r"(pg_smem_addr(dst)), "l"((uint64_t)map), "r"(pg_smem_addr(bar)),  \
+                 "r"(c2), "r"(c1), "r"(c0), "l"(l2.policy), "h"(mask) : "memory")
+#define PG_TENSOR_COPIES(MC_SFX, MC_OP)                                                       \
+    if constexpr (HINT && RANK == 1)                                                          \
+        PG_TENSOR_COPY("1d", "{%3}", MC_SFX, MC_OP, ".L2::cache_hint", ", %6");               \
+    else if constexpr (HINT && RANK == 2)                                                     \
+        PG_TENSOR_COPY("2d", "{%3, %4}", MC_SFX, MC_OP, ".L2::cache_hint", ", %6");           \
+    else if constexpr (HINT)                                                                  \
+        PG_TENSOR_COPY("3d", "{%3, %4, %5}", MC_SFX, MC_OP, ".L2::cache_hint", ", %6");       \
+    else if constexpr (RANK == 1)                                                             \
+        PG_TENSOR_COPY("1d", "{%3}", MC_SFX, MC_OP, "", "");                                  \
+    else if constexpr (RANK == 2)                                                             \
+        PG_TENSOR_COPY("2d", "{%3, %4}", MC_SFX, MC_OP, "", "");                              \
+    else                                                                                      \
+        PG_TENSOR_COPY("3d", "{%3, %4, %5}", MC_SFX, MC_OP, "", "")
 
 /* One box at coordinates (c0, c1, c2) (plane, row, element; those beyond RANK unused) into
  * dst (128-byte aligned), its bytes, all of the box's, completing a transaction of the
- * barrier's phase; the part of the box outside the array is zero-filled. */
-template <int RANK, bool HINT>
+ * barrier's phase; the part of the box outside the array is zero-filled. With MC, into the
+ * same place of every block of the cluster in mask, completing on each one's barrier at
+ * bar's address. */
+template <int RANK, bool HINT, bool MC = false>
 __device__ __forceinline__ void pg_tensor_copy(unsigned char *dst, const CUtensorMap *map,
                                                int c0, int c1, int c2, uint64_t *bar,
-                                               pg_l2_hint<HINT> l2)
+                                               pg_l2_hint<HINT> l2, unsigned short mask = 0)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    if constexpr (HINT && RANK == 1)
-        PG_TENSOR_COPY("1d", "{%3}", ".L2::cache_hint", ", %6");
-    else if constexpr (HINT && RANK == 2)
-        PG_TENSOR_COPY("2d", "{%3, %4}", ".L2::cache_hint", ", %6");
-    else if constexpr (HINT)
-        PG_TENSOR_COPY("3d", "{%3, %4, %5}", ".L2::cache_hint", ", %6");
-    else if constexpr (RANK == 1)
-        PG_TENSOR_COPY("1d", "{%3}", "", "");
-    else if constexpr (RANK == 2)
-        PG_TENSOR_COPY("2d", "{%3, %4}", "", "");
-    else
-        PG_TENSOR_COPY("3d", "{%3, %4, %5}", "", "");
+    if constexpr (MC) {
+        PG_TENSOR_COPIES(".multicast::cluster", ", %7");
+    } else {
+        PG_TENSOR_COPIES("", "");
+    }
 #endif
 }
+#undef PG_TENSOR_COPIES
 #undef PG_TENSOR_COPY
-
-/* The PTX of one box copy multicast to the blocks of mask %7 (rank 2 or 3). */
-#define PG_TENSOR_COPY_MC(DIM, COORDS, HINT_SFX, HINT_OP)                                     \
-    asm volatile("cp.async.bulk.tensor." DIM ".shared::cluster.global.mbarrier::complete_tx"  \
-                 "::bytes.multicast::cluster" HINT_SFX " [%0], [%1, " COORDS "], [%2], %7"    \
-                 HINT_OP ";\n" ::"r"(pg_smem_addr(dst)), "l"((uint64_t)map),                  \
-                 "r"(pg_smem_addr(bar)), "r"(c2), "r"(c1), "r"(c0), "l"(l2.policy), "h"(mask)  \
-                 : "memory")
-
-/* pg_tensor_copy's box into the same place of every block in mask, completing on each
- * one's barrier at bar's address. */
-template <int RANK, bool HINT>
-__device__ __forceinline__ void pg_tensor_copy_mc(unsigned char *dst, const CUtensorMap *map,
-                                                  int c0, int c1, int c2, uint64_t *bar,
-                                                  pg_l2_hint<HINT> l2, unsigned short mask)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    static_assert(RANK >= 2, "pipert: multicast regions have rank 2 or 3");
-    if constexpr (HINT && RANK == 2)
-        PG_TENSOR_COPY_MC("2d", "{%3, %4}", ".L2::cache_hint", ", %6");
-    else if constexpr (HINT)
-        PG_TENSOR_COPY_MC("3d", "{%3, %4, %5}", ".L2::cache_hint", ", %6");
-    else if constexpr (RANK == 2)
-        PG_TENSOR_COPY_MC("2d", "{%3, %4}", "", "");
-    else
-        PG_TENSOR_COPY_MC("3d", "{%3, %4, %5}", "", "");
-#endif
-}
-#undef PG_TENSOR_COPY_MC
 
 /* The boxes (B0 planes, B1 rows, B2 elements of ES bytes) that tile a region of P planes of
  * R rows of ROWBYTES, PITCH apart, dealt to NT threads: f(at, p, r, c) for each box of
@@ -205,9 +233,9 @@ __device__ __forceinline__ void pg_tensor_region(unsigned char *dst, const unsig
         else
             pg_tensor_boxes<P, R, ROWBYTES, PITCH, NT, ES, B0, B1, B2, SW, MC>(
                 tid, [&](long long at, int p, int r, long long c) {
-                    pg_tensor_copy_mc<RANK>(dst + at, map, (int)(o0 + p), (int)(o1 + r),
-                                            (int)((o2b + c) / ES), bar, l2,
-                                            (unsigned short)((1u << MC) - 1));
+                    pg_tensor_copy<RANK, HINT, true>(dst + at, map, (int)(o0 + p), (int)(o1 + r),
+                                                     (int)((o2b + c) / ES), bar, l2,
+                                                     (unsigned short)((1u << MC) - 1));
                 }, pg_cluster_rank());
     } else {
         (void)map;

@@ -43,7 +43,7 @@ static bool plan_all(arena *a, diag_ctx *d, const spec *s, const target *t, faul
     u->spec = s;
     u->scheds = arena_alloc(a, sizeof(sched *) * MAX_ARCHS);
     for (int i = 0; i < t->narch; ++i) {
-        sched *sc = plan_schedule(a, d, s, s->mech, t->sm[i]);
+        sched *sc = plan_schedule(a, d, s, s->mech, t->sm[i], t->specific[i]);
         if (!sc)
             return false;
         if (fault != FAULT_NONE && fault < FAULT_DROP_ARRAY_CHECK && !verify_inject(sc, fault))
