@@ -174,13 +174,16 @@ static inline cudaError_t pipert_cluster_grid(const pipert_kernel *k, int cluste
 {
     int64_t n = groups < 1 ? 1 : groups;
     if (persistent) {
-        cudaLaunchConfig_t cfg = {0};
+        cudaLaunchConfig_t cfg;   /* every field set below (C and C++ alike) */
         int fit = 0;
         cfg.gridDim.x = (unsigned)cluster;
         cfg.gridDim.y = cfg.gridDim.z = 1;
         cfg.blockDim.x = (unsigned)k->threads;
         cfg.blockDim.y = cfg.blockDim.z = 1;
         cfg.dynamicSmemBytes = (size_t)k->smem_bytes;
+        cfg.stream = 0;
+        cfg.attrs = NULL;
+        cfg.numAttrs = 0;
         cudaError_t err = cudaOccupancyMaxActiveClusters(&fit, k->func, &cfg);
         if (err != cudaSuccess)
             return err;
