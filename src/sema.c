@@ -1042,7 +1042,7 @@ static bool any_tensor(const checker *c)
 static void check_cluster(checker *c)
 {
     const spec *s = c->s;
-    bool taken = false;
+    bool taken = false, plain = false;
     if (s->cluster < 2)
         return;
     if (s->march) {
@@ -1058,8 +1058,16 @@ static void check_cluster(checker *c)
                          "'cluster %d': multicast is for the arch-specific target (--arch="
                          "sm_%da)", sm, s->cluster, sm);
         taken |= m == MECH_TENSOR && c->tgt->specific[i];
+        plain |= m == MECH_TENSOR && !c->tgt->specific[i];
     }
-    if (taken && !s->producer_warps)
+    /* The launcher encodes one map per staged input for all tensor kernels: a shared
+     * input's map has the share's box in clusters, the whole region's elsewhere. */
+    if (taken && plain)
+        diag_error(c->d, s->cluster_loc, "'cluster %d' with tensor kernels both in clusters "
+                   "(arch-specific targets) and not (plain ones): their maps of the shared "
+                   "inputs would differ; make every sm_90 or newer target arch-specific "
+                   "(sm_90a), or none", s->cluster);
+    else if (taken && !s->producer_warps)
         diag_error(c->d, s->cluster_loc, "'cluster %d' needs producer warps (producer_warps "
                    "N): the consumers release each slot to every block of the cluster",
                    s->cluster);
