@@ -5,7 +5,8 @@
 #   1. pipegen SPEC --lower=L --grid=G -o SPEC.cu --emit-test=test.cu --emit-bench=bench.cu
 #   2. nvcc -std=c++17 -c SPEC.cu for sm_80 and sm_90 (only sm_90 for sm_90-only
 #      mechanisms; sm_90a for a spec that tests __CUDA_ARCH_FEAT_SM90_ALL) with -Werror
-#      all-warnings; any "warning" in nvcc's output fails too
+#      all-warnings; any "warning" in nvcc's output fails too (-cubin, the kernels
+#      alone, for a golden spec under another lowering than its own: see below)
 #   3. the PTX of each architecture (kept from that compile, -keep): it must hold (or
 #      lack) what tests/compile/expect lists for the lowering the schedule resolved to
 #      (--dump-ir's mech=)
@@ -15,11 +16,13 @@
 #      Neither the drivers nor the header depend on the lowering (the drivers differ
 #      between the grids in one constant): 4 and 5 run once per spec, in its job with
 #      its own lowering and the persistent grid.
-# To stay within minutes on 2 cores (COMPILE_FULL=1 lifts all three):
+# To stay within minutes on 2 cores (COMPILE_FULL=1 lifts all of these):
 #   - a run with the spec's own lowering that writes the same source as an explicit
 #     --lower=M is not compiled again (M's run stands for it);
 #   - golden specs (features rather than workloads) compile with every lowering on the
-#     persistent grid for the newest architecture, and with their own lowering on both
+#     persistent grid for the newest architecture, kernels only (-cubin: what a lowering
+#     changes in a launcher, the samples compile under every lowering, and the spec's
+#     own launcher is compiled), and with their own lowering on both
 #     grids and every architecture; samples with every lowering on the per_tile grid and
 #     every architecture, and with their own on both grids (so each lowering meets each
 #     grid and each architecture, reductions included, without compiling every pair twice);
@@ -109,15 +112,19 @@ if [ "${1:-}" = --job ]; then
     done
     inc=(-I"$root/runtime" -I"$dir")
     mkdir -p "$dir/keep"
-    run "$NVCC" -std=c++17 -Werror all-warnings "${gencode[@]}" "${inc[@]}" -c "$dir/$name.cu" \
-        -o "$dir/$name.o" -keep -keep-dir "$dir/keep"
+    # Without the host side (-cubin: the kernels through ptxas, the launcher not compiled)
+    # where the job's launcher is compiled in another job (see the driver).
+    whole=(-c -o "$dir/$name.o")
+    [[ $checks == *host* ]] || whole=(-cubin -o "$dir/$name.cubin")
+    run "$NVCC" -std=c++17 -Werror all-warnings "${gencode[@]}" "${inc[@]}" "${whole[@]}" \
+        "$dir/$name.cu" -keep -keep-dir "$dir/keep"
     for a in ${archs//,/ }; do
         # (with one -gencode, nvcc names the PTX without the architecture)
         { mv "$dir/keep/$name.compute_${a#sm_}$(feat "$a").ptx" "$dir/$name.$a.ptx" 2>/dev/null \
             || { [ "$archs" = "$a" ] && mv "$dir/keep/$name.ptx" "$dir/$name.$a.ptx"; }; } \
             || result "FAIL nvcc -keep left no PTX for $a"
     done
-    rm -rf "$dir/keep" "$dir/$name.o"     # the intermediate files take megabytes per job
+    rm -rf "$dir/keep" "$dir/$name.o" "$dir/$name.cubin"   # megabytes per job
 
     # 3. PTX per architecture, against the expectations of the lowering it resolved to
     flags=" $grid spec=$name "
@@ -274,15 +281,18 @@ for spec in "${specs[@]}"; do
                && [ $grid = per_tile ]; then
                 continue
             fi
-            checks=ptx
+            checks=ptx,host
             if [ "${COMPILE_FULL:-0}" = 1 ] || { [ "$lower" = "$own" ] && [ $grid = persistent ]; }; then
                 checks+=,drivers
             fi
             # A golden spec under another lowering than its own: the newest architecture
-            # only (the samples meet every lowering on every architecture).
+            # only and the kernels only (the samples meet every lowering on every
+            # architecture, launcher included, and the golden spec's launcher is compiled
+            # with its own lowering).
             archs=${arch_of[$lower]}
             if [ "${COMPILE_FULL:-0}" != 1 ] && [ $golden = 1 ] && [ "$lower" != "$own" ]; then
                 archs=${archs##*,}
+                checks=ptx
             fi
             id=$tag.$lower.$grid
             ids+=("$id")

@@ -1,6 +1,7 @@
 // make bench: a generated GEMM against cuBLAS in the same process, M = N = K = each size
-// given (default 4096 8192). Times are medians of 20 runs after 3 warm-up runs; results
-// are compared once (relative RMS error).
+// given (default 4096 8192). Times are medians of 50 runs after 5 warm-up runs, cuBLAS's
+// and ours alternating (one after the other in each run, so that clocks throttled by
+// power or heat weigh on both alike); results are compared once (relative RMS error).
 //   default: sgemm, C = alpha*A*B + beta*C, row-major fp32, against cublasSgemm;
 //   -DGEMM_REF_BF16: gemm_bf16, C = A*B^T, A and B bf16 K-major, C fp32, against
 //     cublasGemmEx with BF16 inputs, FP32 output and compute (cuBLAS's "TN" case).
@@ -33,23 +34,40 @@ static float median(std::vector<float> v)
     return v[v.size() / 2];
 }
 
-template <class F> static float time_ms(F f, int reps)
+static float elapsed_ms(cudaEvent_t e0, cudaEvent_t e1)
 {
+    CHECK(cudaEventSynchronize(e1));
+    float ms;
+    CHECK(cudaEventElapsedTime(&ms, e0, e1));
+    return ms;
+}
+
+/* The medians of a's and b's times, a and b run in turns. */
+template <class A, class B> static void time_pair(A a, B b, int reps, float *ta, float *tb)
+{
+    const int warm = 5;
     cudaEvent_t e0, e1;
     CHECK(cudaEventCreate(&e0));
     CHECK(cudaEventCreate(&e1));
-    std::vector<float> t;
-    for (int r = 0; r < reps + 3; ++r) {
+    std::vector<float> va, vb;
+    for (int r = 0; r < reps + warm; ++r) {
         CHECK(cudaEventRecord(e0));
-        f();
+        a();
         CHECK(cudaEventRecord(e1));
-        CHECK(cudaEventSynchronize(e1));
-        float ms;
-        CHECK(cudaEventElapsedTime(&ms, e0, e1));
-        if (r >= 3)
-            t.push_back(ms);
+        const float ms_a = elapsed_ms(e0, e1);
+        CHECK(cudaEventRecord(e0));
+        b();
+        CHECK(cudaEventRecord(e1));
+        const float ms_b = elapsed_ms(e0, e1);
+        if (r >= warm) {
+            va.push_back(ms_a);
+            vb.push_back(ms_b);
+        }
     }
-    return median(t);
+    CHECK(cudaEventDestroy(e0));
+    CHECK(cudaEventDestroy(e1));
+    *ta = median(va);
+    *tb = median(vb);
 }
 
 #ifdef GEMM_REF_BF16
@@ -108,7 +126,8 @@ int main(int argc, char **argv)
         CHECK(cudaMemset(C, 0, bytes)); CHECK(cudaMemset(Cref, 0, bytes));
         auto blas = [&] { run_blas(h, A, B, Cref, n); };
         auto ours = [&] { run_ours(A, B, C, n); };
-        float tb = time_ms(blas, 20), tp = time_ms(ours, 20);
+        float tb, tp;
+        time_pair(blas, ours, 50, &tb, &tp);
         std::vector<float> c1(count), c2(count);
         CHECK(cudaMemcpy(c1.data(), C, bytes, cudaMemcpyDeviceToHost));
         CHECK(cudaMemcpy(c2.data(), Cref, bytes, cudaMemcpyDeviceToHost));
