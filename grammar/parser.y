@@ -114,7 +114,7 @@ static void yyerror(const srcloc *loc, yyscan_t scanner, parse_ctx *ctx, const c
 %token KW_BFLOAT16 "bfloat16" KW_UINT8 "uint8"
 
 %type <pipeline> pipeline_head
-%type <item> item stage_refs stage_ref
+%type <item> item stage_refs stage_ref stages
 %type <type> type
 %type <dir> dir
 %type <extent> extent
@@ -154,7 +154,7 @@ item
     : "param" type IDENT ';'   { $$ = ast_param(ctx->a, @1, $2, @2, $3, @3); }
     | dir type IDENT dims ';'  { $$ = ast_array(ctx->a, ctx->d, @1, $1, $2, @2, $3, @3, &$4); }
     | "threads" INT ';'        { $$ = ast_int_item(ctx->a, @1, IT_THREADS, $2, @2); }
-    | "stages" INT ';'         { $$ = ast_int_item(ctx->a, @1, IT_STAGES, $2, @2); }
+    | stages ';'
     | "producer_warps" INT ';' { $$ = ast_int_item(ctx->a, @1, IT_PRODUCER_WARPS, $2, @2); }
     | "blocks_per_sm" INT ';'  { $$ = ast_int_item(ctx->a, @1, IT_BLOCKS_PER_SM, $2, @2); }
     | "march" INT ';'          { $$ = ast_int_item(ctx->a, @1, IT_MARCH, $2, @2); }
@@ -178,6 +178,11 @@ item
     | "reference" BODY         { $$ = ast_body(ctx->a, ctx->d, @1, BODY_REFERENCE, NULL, $2, @2); }
     | "reference" '(' names ')' BODY
                                { $$ = ast_body(ctx->a, ctx->d, @1, BODY_REFERENCE, &$3, $5, @5); }
+    ;
+
+stages
+    : "stages" INT             { $$ = ast_int_item(ctx->a, @1, IT_STAGES, $2, @2); }
+    | stages ',' INT           { $$ = ast_stages_more(ctx->d, $1, $3, @3); }
     ;
 
 dir

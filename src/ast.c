@@ -293,6 +293,17 @@ ast_item *ast_int_item(arena *a, srcloc loc, ast_item_kind k, long long v, srclo
     return it;
 }
 
+ast_item *ast_stages_more(diag_ctx *d, ast_item *stages, long long v, srcloc vloc)
+{
+    if (stages->nfewer == AST_MAX_FEWER) {
+        diag_error(d, vloc, "'stages' takes at most %d depths", AST_MAX_FEWER + 1);
+        return stages;
+    }
+    stages->fewer[stages->nfewer] = v;
+    stages->fewer_loc[stages->nfewer++] = vloc;
+    return stages;
+}
+
 ast_item *ast_grid_item(arena *a, srcloc loc, ast_grid g)
 {
     ast_item *it = ast_item_new(a, IT_GRID, loc);
@@ -554,6 +565,8 @@ static void dump_item_body(FILE *out, const ast_item *it)
     case IT_THREADS: case IT_STAGES: case IT_PRODUCER_WARPS: case IT_MARCH: case IT_BLOCKS_PER_SM:
     case IT_CLUSTER:
         fprintf(out, "%s %lld", item_int_name(it->kind), it->value);
+        for (int i = 0; i < it->nfewer; ++i)
+            fprintf(out, ", %lld", it->fewer[i]);
         break;
     case IT_GRID:
         fprintf(out, "grid %s", it->grid == GRID_PERSISTENT ? "persistent" : "per_tile");

@@ -181,6 +181,7 @@ typedef struct ast_extent {
 } ast_extent;
 
 #define AST_MAX_RANK 3
+#define AST_MAX_FEWER 3   /* `stages` depths after the first */
 
 /* One dimension of a staged region: [origin : extent]. */
 typedef struct ast_range {
@@ -242,6 +243,9 @@ typedef struct ast_item {
     /* IT_THREADS, IT_STAGES, IT_PRODUCER_WARPS, IT_BLOCKS_PER_SM, IT_CLUSTER, IT_MARCH: the
      * integer */
     long long value; srcloc value_loc;
+    /* IT_STAGES: `stages N, M, ...`: the depths after the first, each tried where an
+     * architecture's shared memory cannot hold the one before */
+    long long fewer[AST_MAX_FEWER]; srcloc fewer_loc[AST_MAX_FEWER]; int nfewer;
 
     /* IT_GRID */
     ast_grid grid;
@@ -339,6 +343,7 @@ ast_item *ast_array(arena *a, diag_ctx *d, srcloc loc, ast_dir dir, elem_type t,
                     const char *name, srcloc nloc, const ast_dims *dims);
 /* IT_THREADS, IT_STAGES, IT_PRODUCER_WARPS, IT_BLOCKS_PER_SM, IT_CLUSTER, IT_MARCH */
 ast_item *ast_int_item(arena *a, srcloc loc, ast_item_kind k, long long v, srcloc vloc);
+ast_item *ast_stages_more(diag_ctx *d, ast_item *stages, long long v, srcloc vloc);
 ast_item *ast_grid_item(arena *a, srcloc loc, ast_grid g);
 /* at may be NULL (no `at` clause). */
 ast_item *ast_tile(arena *a, diag_ctx *d, srcloc loc, const char *name, srcloc nloc,
@@ -467,6 +472,8 @@ typedef struct spec {
 
     int threads;                     /* default 256 */
     int nstages_ring;                /* `stages N`, default 2 */
+    int ring_fewer[AST_MAX_FEWER];   /* `stages N, M, ...`: M, ..., each smaller */
+    int nring_fewer;
     int producer_warps;              /* default 0 */
     int blocks_per_sm;               /* `blocks_per_sm N`: the occupancy the compiler must
                                         keep (registers), __launch_bounds__'s second value;
@@ -533,7 +540,8 @@ mech sema_mech(diag_ctx *d, diag_origin o, const char *name);
 long long sema_smem_limit(int sm);
 /* The accumulator whose output array is `array`, or -1. */
 int sema_accum_into(const spec *s, int array);
-/* Slots of the ring: `stages`, or 1 where each block runs a single step. */
+/* Slots of the deepest ring: `stages` (its first depth), or 1 where each block runs a
+ * single step. The planner may take a later depth per architecture (plan_ring_slots). */
 int sema_ring_slots(const spec *s);
 
 /* ===================================================================== plan.c

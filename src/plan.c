@@ -205,6 +205,19 @@ void plan_layout(planner *p, int nslots)
     sc->smem_bytes = off + (sc->smem_align > 128 ? sc->smem_align - 16 : 0);
 }
 
+int plan_ring_slots(planner *p)
+{
+    const spec *s = p->s;
+    int slots = sema_ring_slots(s);
+    plan_layout(p, slots);
+    for (int i = 0; slots > 1 && i < s->nring_fewer
+                    && p->sc->smem_bytes > sema_smem_limit(p->sc->sm); ++i) {
+        slots = s->ring_fewer[i];
+        plan_layout(p, slots);
+    }
+    return slots;
+}
+
 /* A guard on the loop's own step is always true (t < trips): the plan drops it, so that
  * the printed code has none. */
 static void drop_vacuous_guards(sched *sc)

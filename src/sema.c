@@ -255,6 +255,23 @@ static bool in_range(checker *c, const ast_item *it, long long lo, long long hi)
     return true;
 }
 
+/* `stages N, M, ...`: each depth smaller than the one before (the planner tries them in
+ * turn), none below 1. */
+static void check_fewer_stages(checker *c, const ast_item *it)
+{
+    long long before = it->value;
+    for (int i = 0; i < it->nfewer; ++i) {
+        if (it->fewer[i] < 1 || it->fewer[i] >= before) {
+            diag_error(c->d, it->fewer_loc[i], "each depth of 'stages' after the first must "
+                       "be at least 1 and smaller than the one before it (%lld): the planner "
+                       "takes the first that fits an architecture's shared memory", before);
+            return;
+        }
+        before = it->fewer[i];
+        c->s->ring_fewer[c->s->nring_fewer++] = (int)before;
+    }
+}
+
 static void check_scalar_item(checker *c, const ast_item *it)
 {
     spec *s = c->s;
@@ -269,6 +286,7 @@ static void check_scalar_item(checker *c, const ast_item *it)
     case IT_STAGES:
         if (in_range(c, it, 1, 16))
             s->nstages_ring = (int)it->value;
+        check_fewer_stages(c, it);
         break;
     case IT_BLOCKS_PER_SM:
         if (in_range(c, it, 1, 32))
@@ -1140,14 +1158,17 @@ static void check_budget(checker *c, const ast_pipeline *p)
     long long bytes = 0;
     for (int i = 0; i < s->nstages; ++i)
         bytes += (s->stages[i].bytes + 127) / 128 * 128;
-    bytes *= sema_ring_slots(s);
+    /* the shallowest ring `stages` allows */
+    int slots = sema_ring_slots(s) > 1 && s->nring_fewer ? s->ring_fewer[s->nring_fewer - 1]
+                                                         : sema_ring_slots(s);
+    bytes *= slots;
     for (int i = 0; i < c->tgt->narch; ++i) {
         long long limit = sema_smem_limit(c->tgt->sm[i]);
         if (bytes > limit) {
             const ast_item *st = c->once[IT_STAGES];
             diag_error(c->d, st ? st->loc : p->loc, "the pipeline needs %lld bytes of shared "
                        "memory per block (%d slot(s) of every staged region) but sm_%d has "
-                       "%lld", bytes, sema_ring_slots(s), c->tgt->sm[i], limit);
+                       "%lld", bytes, slots, c->tgt->sm[i], limit);
             return;
         }
     }

@@ -45,8 +45,7 @@ static void plan_arrive_wait(planner *p, ir_section *loop)
 static bool plan(planner *p)
 {
     sched *sc = p->sc;
-    int S = sema_ring_slots(p->s);
-    plan_layout(p, S);
+    int S = plan_ring_slots(p);
     sc->track = TRACK_BARRIER;
     sc->full_arrivals = sc->threads;
     plan_mbar_init(p);

@@ -85,9 +85,8 @@ static void plan_roles(planner *p)
 
 bool plan_bulk(planner *p)
 {
-    int S = sema_ring_slots(p->s);
+    int S = plan_ring_slots(p);
     p->bulk_stores = true;
-    plan_layout(p, S);
     p->sc->track = TRACK_BARRIER;
     plan_mbar_init(p);
     if (p->s->producer_warps) {

@@ -10,8 +10,7 @@
 
 bool plan_commit_groups(planner *p)
 {
-    int S = sema_ring_slots(p->s);
-    plan_layout(p, S);
+    int S = plan_ring_slots(p);
     p->sc->track = TRACK_GROUPS;
     if (S == 1) {
         ir_section *loop = plan_section(p, SEC_LOOP, 0);

@@ -111,8 +111,7 @@ static void plan_roles(planner *p)
 
 static bool plan(planner *p)
 {
-    int S = sema_ring_slots(p->s);
-    plan_layout(p, S);
+    int S = plan_ring_slots(p);
     p->sc->track = TRACK_BARRIER;
     plan_mbar_init(p);
     if (p->s->producer_warps)

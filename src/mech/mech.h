@@ -35,6 +35,9 @@ bool plan_has_outputs(const planner *p);
 void plan_store(planner *p, ir_section *sec);
 /* Fix the ring size, the shared-memory layout and each stage's copy width. */
 void plan_layout(planner *p, int nslots);
+/* plan_layout with the ring's slots on the schedule's architecture (`stages N, M, ...`:
+ * the first depth whose layout fits its shared memory); returns them. */
+int plan_ring_slots(planner *p);
 
 struct emit_unit;
 /* The state of printing one kernel. */

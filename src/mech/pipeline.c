@@ -92,8 +92,7 @@ static void plan_consume(planner *p, ir_section *loop, ir_role role)
 static bool plan_block(planner *p)
 {
     sched *sc = p->sc;
-    int S = sema_ring_slots(p->s);
-    plan_layout(p, S);
+    int S = plan_ring_slots(p);
     sc->track = TRACK_BARRIER;
     sc->full_arrivals = sc->empty_arrivals = sc->threads;
     plan_init(p);
@@ -112,7 +111,7 @@ static bool plan_roles(planner *p)
     const spec *s = p->s;
     /* sema checked that a consumer warp is left (mech_min_producer_warps) */
     sc->producer_threads = (s->producer_warps ? s->producer_warps : 1) * 32;
-    plan_layout(p, sema_ring_slots(s));
+    plan_ring_slots(p);
     sc->track = TRACK_BARRIER;
     sc->full_arrivals = sc->producer_threads;
     sc->empty_arrivals = sc->threads - sc->producer_threads;

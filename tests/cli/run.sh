@@ -631,7 +631,9 @@ c_cluster_per_target() {
     cp "$root/samples/gemm_bf16/gemm_bf16.pipe" g.pipe
     pg g.pipe --arch=sm_80,sm_90a --dump-ir
     expect_status 0; expect_no_err
-    expect_out_has "mech=tensor sm_90 slots=3 smem=148464 threads=384 grid=per_tile cluster=2"
+    # `stages 4, 3`: 4 slots of 48 KiB where they fit (sm_90), 3 on sm_80
+    expect_out_has "mech=tensor sm_90 slots=4 smem=197616 threads=384 grid=per_tile cluster=2"
+    expect_out_has "mech=cp.async.mbarrier sm_80 slots=3 smem=165888 threads=384 grid=per_tile"
     expect_out_has "multicast B"
     expect_out_has "release cluster step=t bar=empty per_warp"
     expect_out_has "cluster-grid 2 for-sm_90"

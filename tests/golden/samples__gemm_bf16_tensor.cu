@@ -13,15 +13,15 @@
 #include "pipert_device.cuh"
 #include "pipert_tensor.cuh"
 
-/* Schedule for sm_90, lowering tensor: a ring of 3 slot(s), 148464 bytes of shared memory
+/* Schedule for sm_90, lowering tensor: a ring of 4 slot(s), 197616 bytes of shared memory
  * per block, 384 threads, one block per work item grid.
  *   frame: init; fence mbarrier_init; barrier cluster
  *   loop t in [0,trips): producer: acquire step=t bar=empty; producer: copy step=t stores dealt; producer: arrive_tx step=t bar=full bytes=49152 all_arrive; consumer: wait_parity step=t bar=full; consumer: compute step=t; consumer: release cluster step=t bar=empty per_warp
  *   epilogue: barrier cluster
  */
-/* Phase table of the tensor ring: 3 slots, the first 7 steps of a block.
- * slot = step % 3, use = step / 3. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 6 steps.
+/* Phase table of the tensor ring: 4 slots, the first 9 steps of a block.
+ * slot = step % 4, use = step / 4. A block's steps run on across its work
+ * items (persistent waves), and the table with them: it repeats every 8 steps.
  * Use k of a slot waits for the full barrier's parity k & 1 and, to refill
  * the slot, for the empty barrier's parity (k & 1) ^ 1 (use 0 passes).
  *
@@ -29,10 +29,12 @@
  *     0    0    0      0      1 (passes)     49152
  *     1    1    0      0      1 (passes)     49152
  *     2    2    0      0      1 (passes)     49152
- *     3    0    1      1      0              49152
- *     4    1    1      1      0              49152
- *     5    2    1      1      0              49152
- *     6    0    2      0      1              49152
+ *     3    3    0      0      1 (passes)     49152
+ *     4    0    1      1      0              49152
+ *     5    1    1      1      0              49152
+ *     6    2    1      1      0              49152
+ *     7    3    1      1      0              49152
+ *     8    0    2      0      1              49152
  */
 template <int VEC>
 __global__ void __launch_bounds__(384) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(const struct gemm_bf16_args pg_args, const int64_t pg_ntiles, __grid_constant__ const CUtensorMap pg_tmap_A, __grid_constant__ const CUtensorMap pg_tmap_B)
@@ -56,15 +58,15 @@ __global__ void __launch_bounds__(384) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(const s
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = (int)threadIdx.x - 128;
     constexpr int pg_pnt = 128;
-    static_assert(148464LL <= 232448LL, "pipegen: the ring of 3 slot(s) fits sm_90's shared memory");
+    static_assert(197616LL <= 232448LL, "pipegen: the ring of 4 slot(s) fits sm_90's shared memory");
     constexpr int pg_vec_A = VEC < 2 ? 2 : (VEC > 16 ? 16 : VEC);
     static_assert(0LL % 1024 == 0 && 16384LL % 1024 == 0 && 128LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of A are 1024-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_B = VEC < 2 ? 2 : (VEC > 16 ? 16 : VEC);
-    static_assert(49152LL % 1024 == 0 && 32768LL % 1024 == 0 && 128LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of B are 1024-byte aligned, rows keep 16-byte copies");
-    __shared__ __align__(8) uint64_t pg_full[3];
-    __shared__ __align__(8) uint64_t pg_empty[3];
+    static_assert(65536LL % 1024 == 0 && 32768LL % 1024 == 0 && 128LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of B are 1024-byte aligned, rows keep 16-byte copies");
+    __shared__ __align__(8) uint64_t pg_full[4];
+    __shared__ __align__(8) uint64_t pg_empty[4];
     if (threadIdx.x == 0) {
-        for (int pg_i = 0; pg_i < 3; ++pg_i) {
+        for (int pg_i = 0; pg_i < 4; ++pg_i) {
             pg_mbar_init(&pg_full[pg_i], 128);
             pg_mbar_init(&pg_empty[pg_i], 16);
         }
@@ -75,8 +77,8 @@ __global__ void __launch_bounds__(384) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(const s
         for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
             {
                 const int64_t pg_step = pg_t;
-                const int64_t pg_use = pg_step / 3;
-                pg_mbar_wait<0LL>(&pg_empty[pg_step % 3], (unsigned)(pg_use & 1) ^ 1u, "gemm_bf16 empty barrier", (int)(pg_step % 3), pg_use);
+                const int64_t pg_use = pg_step / 4;
+                pg_mbar_wait<0LL>(&pg_empty[pg_step % 4], (unsigned)(pg_use & 1) ^ 1u, "gemm_bf16 empty barrier", (int)(pg_step % 4), pg_use);
             }
             {
                 const int64_t pg_step = pg_t;
@@ -87,11 +89,11 @@ __global__ void __launch_bounds__(384) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(const s
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t m0 = (pg_rest * 2 + pg_crank) * 128;
                 const int64_t k = pg_sub * 64;
-                const int pg_slot = (int)(pg_step % 3);
+                const int pg_slot = (int)(pg_step % 4);
                 pg_tensor_region<pg_vec_A, 1, 128, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_A,
                     0, (m0), (k) * 2,
                     1, M, K * 2, pg_ptid, &pg_tmap_A, pg_tbox<2, 2, 1, 128, 64, 128>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
-                pg_tensor_region<pg_vec_B, 1, 256, 128LL, 128LL, pg_pnt>(pg_smem + 49152 + pg_slot * 32768, pg_g_B,
+                pg_tensor_region<pg_vec_B, 1, 256, 128LL, 128LL, pg_pnt>(pg_smem + 65536 + pg_slot * 32768, pg_g_B,
                     0, (n0), (k) * 2,
                     1, N, K * 2, pg_ptid, &pg_tmap_B, pg_tbox<2, 2, 1, 128, 64, 128, 2>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
@@ -104,13 +106,13 @@ __global__ void __launch_bounds__(384) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(const s
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t m0 = (pg_rest * 2 + pg_crank) * 128;
                 const int64_t k = pg_sub * 64;
-                const int pg_slot = (int)(pg_step % 3);
+                const int pg_slot = (int)(pg_step % 4);
                 if (pg_ptid == 0) {
                     int64_t pg_tx = 0;
                     pg_tensor_bytes<pg_vec_A, 1, 128, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_A,
                         0, (m0), (k) * 2,
                         1, M, K * 2, pg_ptid, pg_tx);
-                    pg_tensor_bytes<pg_vec_B, 1, 256, 128LL, 128LL, pg_pnt>(pg_smem + 49152 + pg_slot * 32768, pg_g_B,
+                    pg_tensor_bytes<pg_vec_B, 1, 256, 128LL, 128LL, pg_pnt>(pg_smem + 65536 + pg_slot * 32768, pg_g_B,
                         0, (n0), (k) * 2,
                         1, N, K * 2, pg_ptid, pg_tx);
                     pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
@@ -141,12 +143,12 @@ __global__ void __launch_bounds__(384) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(const s
     constexpr bool wgmma = false;
 #endif
   
-#line 145 "samples__gemm_bf16_tensor.cu"
+#line 147 "samples__gemm_bf16_tensor.cu"
             for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
                 {
                     const int64_t pg_step = pg_t;
-                    const int64_t pg_use = pg_step / 3;
-                    pg_mbar_wait<0LL>(&pg_full[pg_step % 3], (unsigned)(pg_use & 1), "gemm_bf16 full barrier", (int)(pg_step % 3), pg_use);
+                    const int64_t pg_use = pg_step / 4;
+                    pg_mbar_wait<0LL>(&pg_full[pg_step % 4], (unsigned)(pg_use & 1), "gemm_bf16 full barrier", (int)(pg_step % 4), pg_use);
                 }
                 {
                     const int64_t pg_step = pg_t;
@@ -157,9 +159,9 @@ __global__ void __launch_bounds__(384) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(const s
                     pg_rest = pg_div(pg_rest, pg_tiles1);
                     const int64_t m0 = (pg_rest * 2 + pg_crank) * 128;
                     const int64_t k = pg_sub * 64;
-                    const int pg_slot = (int)(pg_step % 3);
+                    const int pg_slot = (int)(pg_step % 4);
                     const pg_sview2<const __nv_bfloat16, 64, (pg_vec_A == 16 ? 128 : 0), 128> A{(const __nv_bfloat16 *)(pg_smem + 0 + pg_slot * 16384), (m0), (k)};
-                    const pg_sview2<const __nv_bfloat16, 64, (pg_vec_B == 16 ? 128 : 0), 256> B{(const __nv_bfloat16 *)(pg_smem + 49152 + pg_slot * 32768), (n0), (k)};
+                    const pg_sview2<const __nv_bfloat16, 64, (pg_vec_B == 16 ? 128 : 0), 256> B{(const __nv_bfloat16 *)(pg_smem + 65536 + pg_slot * 32768), (n0), (k)};
 #line 51 "../../samples/gemm_bf16/gemm_bf16.pipe"
 
     if (wgmma && A.swizzle == 128 && B.swizzle == 128) {
@@ -202,11 +204,11 @@ __global__ void __launch_bounds__(384) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(const s
       }
     }
   
-#line 206 "samples__gemm_bf16_tensor.cu"
+#line 208 "samples__gemm_bf16_tensor.cu"
                 }
                 {
                     const int64_t pg_step = pg_t;
-                    pg_mbar_arrive_warp<2>(&pg_empty[pg_step % 3]);
+                    pg_mbar_arrive_warp<2>(&pg_empty[pg_step % 4]);
                 }
             }
 #line 92 "../../samples/gemm_bf16/gemm_bf16.pipe"
@@ -224,7 +226,7 @@ __global__ void __launch_bounds__(384) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(const s
       }
     }
   
-#line 228 "samples__gemm_bf16_tensor.cu"
+#line 230 "samples__gemm_bf16_tensor.cu"
         }
     }
     {
@@ -233,10 +235,10 @@ __global__ void __launch_bounds__(384) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(const s
 }
 
 static pipert_kernel gemm_bf16_k[1][4] = {
-    {{(const void *)gemm_bf16_sm90<16>, 384, 148464, {0}, {0}, {0}},
-     {(const void *)gemm_bf16_sm90<8>, 384, 148464, {0}, {0}, {0}},
-     {(const void *)gemm_bf16_sm90<4>, 384, 148464, {0}, {0}, {0}},
-     {(const void *)gemm_bf16_sm90<2>, 384, 148464, {0}, {0}, {0}}},
+    {{(const void *)gemm_bf16_sm90<16>, 384, 197616, {0}, {0}, {0}},
+     {(const void *)gemm_bf16_sm90<8>, 384, 197616, {0}, {0}, {0}},
+     {(const void *)gemm_bf16_sm90<4>, 384, 197616, {0}, {0}, {0}},
+     {(const void *)gemm_bf16_sm90<2>, 384, 197616, {0}, {0}, {0}}},
 };
 static const int gemm_bf16_sm[1] = {90};
 

@@ -154,6 +154,18 @@ START_TEST(every_item_dump)
 }
 END_TEST
 
+START_TEST(stages_depths_dump)
+{
+    expect_dump("pipeline p { stages 4, 3, 2; }",
+                "(pipeline p @1:1\n  (stages 4, 3, 2 @1:14)\n)\n");
+    expect_diags("pipeline p { stages 5, 4, 3, 2, 1; }",
+                 "t.pipe:1:33: error: 'stages' takes at most 4 depths\n"
+                 "pipeline p { stages 5, 4, 3, 2, 1; }\n"
+                 "                                ^\n",
+                 1);
+}
+END_TEST
+
 START_TEST(empty_pipeline)
 {
     expect_dump("pipeline e{}", "(pipeline e @1:1\n)\n");
@@ -392,7 +404,7 @@ START_TEST(stage_option_expected)
 {
     expect_diags("pipeline p { stage x y; }",
                  "t.pipe:1:22: error: syntax error, unexpected identifier 'y', "
-                 "expecting a stage option or ';' or '[' or ','\n"
+                 "expecting a stage option or ';' or ',' or '['\n"
                  "pipeline p { stage x y; }\n"
                  "                     ^\n",
                  1);
@@ -522,7 +534,7 @@ START_TEST(recovery_at_closing_brace)
     parsed p;
     parse(&p, "pipeline p { threads 4; stages 2 }");
     ck_assert_str_eq(p.diags, "t.pipe:1:34: error: syntax error, unexpected '}', "
-                              "expecting ';'\n"
+                              "expecting ';' or ','\n"
                               "pipeline p { threads 4; stages 2 }\n"
                               "                                 ^\n");
     ck_assert_str_eq(p.dump, "(pipeline p @1:1\n  (threads 4 @1:14)\n)\n");
@@ -780,6 +792,7 @@ static Suite *parser_suite(void)
     TCase *tc = tcase_create("ast");
     tcase_add_test(tc, saxpy_dump);
     tcase_add_test(tc, every_item_dump);
+    tcase_add_test(tc, stages_depths_dump);
     tcase_add_test(tc, empty_pipeline);
     tcase_add_test(tc, body_text_escaped_in_dump);
     tcase_add_test(tc, item_field_locations);
