@@ -239,6 +239,10 @@ static sched *plan_auto(arena *a, diag_ctx *d, const spec *s, int sm, bool speci
         sched *sc = plan_schedule(a, &quiet, s, first, sm, specific);
         if (sc && !quiet.errors)
             return sc;
+        if (first == MECH_TENSOR && specific && s->cluster > 1)
+            diag_warning(d, W_HINTS, s->cluster_loc, "auto's tensor kernel for sm_%d does "
+                         "not plan this spec (--lower=tensor says why): the %s kernel it "
+                         "takes instead ignores 'cluster %d'", sm, mech_name(sure), s->cluster);
     }
     return plan_schedule(a, d, s, sure, sm, specific);
 }

@@ -652,6 +652,20 @@ c_cluster_per_target() {
     rm -f g.pipe k.cu k.cuh
     expect_files
 }
+c_cluster_dropped_by_auto() {
+    # auto tries tensor first for a matmul on sm_90; where tensor does not plan the spec
+    # (w's 12 rows do not split in 8 shares), the lowering it falls back to ignores
+    # `cluster`, and says so rather than dropping it quietly.
+    sed 's/ using tensor//' "$root/tests/errors/204_cluster_uneven_share.pipe" >u.pipe
+    pg u.pipe --arch=sm_90a --dump-ir
+    expect_status 0
+    expect_err_has "u.pipe:8:3: warning: auto's tensor kernel for sm_90 does not plan this spec (--lower=tensor says why): the cp.async.mbarrier kernel it takes instead ignores 'cluster 8' [-Whints]"
+    expect_out_has "mech=cp.async.mbarrier sm_90"
+    pg u.pipe --arch=sm_90a --dump-ir -Wno-hints
+    expect_status 0; expect_no_err
+    rm -f u.pipe
+    expect_files
+}
 c_l2_policy_only_where_used() {
     # A stage's `evict` policy (createpolicy) is made under the lowerings whose copies take
     # it (cp.async, cp.async.mbarrier, bulk, tensor); under the others it would be made and
