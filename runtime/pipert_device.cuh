@@ -111,6 +111,20 @@ __device__ __forceinline__ int64_t pg_mod(int64_t a, int64_t b)
     return ((uint64_t)a | (uint64_t)b) >> 32 ? a % b : (int64_t)((uint32_t)a % (uint32_t)b);
 }
 
+/* The work item of a block's step on a persistent grid. The first AHEAD steps of every
+ * block, and every step without a tile counter, take the static order's
+ * blockIdx.x + step * gridDim.x: no block starts on a round trip to the counter. Later
+ * steps take AHEAD * gridDim.x plus the counter's next index (the launcher zeroes it;
+ * every block draws from it, so a block that runs slower takes fewer items). Either way a
+ * block's items only grow, and each item below the end is taken once. */
+template <int AHEAD>
+__device__ __forceinline__ int64_t pg_claim_fetch(unsigned long long *counter, int64_t step)
+{
+    if (counter && step >= AHEAD)
+        return (int64_t)AHEAD * gridDim.x + (int64_t)atomicAdd(counter, 1ull);
+    return (int64_t)blockIdx.x + step * (int64_t)gridDim.x;
+}
+
 /* ---- synchronous copies (mechanism `sync`, and the fallback for pointers aligned to
  * less than 4 bytes) ---- */
 template <int VEC> struct pg_chunk;

@@ -115,6 +115,10 @@ static void emit_args_struct(strbuf *out, const spec *s)
     if (s->naccums)
         sb_puts(out, "    void *workspace;            /* NAME_workspace_bytes() bytes of device "
                      "memory */\n    size_t workspace_bytes;\n");
+    else if (plan_has_workspace(s))
+        sb_puts(out, "    void *workspace;            /* NULL, or NAME_workspace_bytes() bytes "
+                     "of device memory\n                                   for the tile "
+                     "counter */\n    size_t workspace_bytes;\n");
     sb_puts(out, "};\n");
 }
 
@@ -151,7 +155,7 @@ void emit_header(strbuf *out, const emit_unit *u)
                        "the runtime's). Synchronous. */\n"
                        "cudaError_t %s_stream(const struct %s_args *host,\n"
                        "    const struct pipert_stream_plan *plan);\n", s->name, s->name);
-    if (s->naccums)
+    if (plan_has_workspace(s))
         sb_printf(out, "/* Bytes of workspace the launch needs in args->workspace. */\n"
                        "size_t %s_workspace_bytes(const struct %s_args *args,\n"
                        "    const pipert_launch_opts *opts);\n", s->name, s->name);
@@ -348,6 +352,29 @@ static void print_cluster_grid(hctx *h, const host_op *op)
         sb_puts(h->out, "    }\n");
 }
 
+static bool has_tile_counter(const host_plan *hp)
+{
+    for (int i = 0; i < hp->nops; ++i)
+        if (hp->ops[i].kind == HOP_TILE_COUNTER)
+            return true;
+    return false;
+}
+
+/* The tile counter is the workspace's first 8 bytes (the schedules that claim have no
+ * accumulators); without a workspace the kernel deals its work items in the static order. */
+static void print_tile_counter(hctx *h, const host_op *op)
+{
+    sb_puts(h->out, "    unsigned long long *pg_counter = NULL;\n    if (pg_a->workspace");
+    if (op->variants)
+        sb_printf(h->out, " && (0x%xu >> pg_variant & 1)", op->variants);
+    sb_puts(h->out, ") {\n        if (pg_a->workspace_bytes < 8)\n"
+                    "            return cudaErrorInvalidValue;\n"
+                    "        if ((uintptr_t)pg_a->workspace % 8)\n"
+                    "            return cudaErrorMisalignedAddress;\n"
+                    "        pg_counter = (unsigned long long *)pg_a->workspace;\n"
+                    "        PIPERT_TRY(cudaMemsetAsync(pg_counter, 0, 8, pg_stream));\n    }\n");
+}
+
 static void print_check_workspace(hctx *h, const host_op *op)
 {
     (void)op;
@@ -363,7 +390,8 @@ static void print_launch(hctx *h, const host_op *op)
     /* What is passed for each kind of value, a format over the parameter's name: a tensor
      * map is the launcher's local of that name. */
     static const char *const value_expr[HV__COUNT] = {
-        [HV_ARGS] = "*pg_a", [HV_NTILES] = "pg_ntiles", [HV_TENSOR_MAP] = "%s"};
+        [HV_ARGS] = "*pg_a", [HV_NTILES] = "pg_ntiles", [HV_TENSOR_MAP] = "%s",
+        [HV_TILE_COUNTER] = "%s"};
     sb_puts(h->out, "    typedef void (*pg_fn)(");
     for (int p = 0; p < hp->nparams; ++p)
         sb_printf(h->out, "%s%s", p ? ", " : "", hp->params[p].ctype);
@@ -416,6 +444,7 @@ static const host_printer host_printers[HOP__COUNT] = {
     [HOP_COPY_WIDTH] = print_copy_width, [HOP_SELECT_VARIANT] = print_select_variant,
     [HOP_CLUSTER_GRID] = print_cluster_grid,
     [HOP_GRID] = print_grid, [HOP_CHECK_WORKSPACE] = print_check_workspace,
+    [HOP_TILE_COUNTER] = print_tile_counter,
     [HOP_ENCODE_TENSOR_MAP] = print_encode_tensor_map,
     [HOP_LAUNCH] = print_launch, [HOP_FOLLOW_ON] = print_follow_on,
 };
@@ -545,6 +574,9 @@ static void print_chunk_launch(strbuf *out, const spec *s)
         sb_printf(out, "        pg_d.workspace = pg_c.buffers[%d];\n"
                        "        pg_d.workspace_bytes = (size_t)pg_c.in_count * pg_ws_row;\n",
                   s->narrays);
+    else if (plan_has_workspace(s))
+        sb_puts(out, "        pg_d.workspace = NULL;   /* chunks share no tile counter */\n"
+                     "        pg_d.workspace_bytes = 0;\n");
     sb_printf(out, "        pg_d.%s = pg_c.in_count;\n"
                    "        if ((pg_err = %s_launch(&pg_d, pg_c.stream)) != cudaSuccess)\n"
                    "            break;\n", s->arrays[0].dims[0].name, s->name);
@@ -652,10 +684,17 @@ static void emit_stream_fn(strbuf *out, const emit_unit *u)
     sb_puts(out, "    return pg_err;\n}\n");
 }
 
-static void emit_workspace_fn(strbuf *out, const spec *s)
+static void emit_workspace_fn(strbuf *out, const emit_unit *u)
 {
-    if (!s->naccums)
+    const spec *s = u->spec;
+    if (!plan_has_workspace(s))
         return;
+    if (!s->naccums) {   /* the tile counter, where a kernel claims its work items */
+        sb_printf(out, "\nextern \"C\" size_t %s_workspace_bytes(const struct %s_args *,\n"
+                       "    const pipert_launch_opts *)\n{\n    return %d;\n}\n", s->name, s->name,
+                  has_tile_counter(u->host) ? 8 : 0);
+        return;
+    }
     sb_printf(out, "\nextern \"C\" size_t %s_workspace_bytes(const struct %s_args *pg_a,\n"
                    "    const pipert_launch_opts *pg_opts)\n{\n    int64_t pg_ntiles = ",
               s->name, s->name);
@@ -779,7 +818,7 @@ void emit_source(strbuf *out, const emit_unit *u)
     if (s->naccums)
         emit_combine_kernel(out, u);
     emit_launch_ex(out, u);
-    emit_workspace_fn(out, s);
+    emit_workspace_fn(out, u);
     emit_stream_fn(out, u);
     emit_resolve_lines(out);
 }

@@ -298,6 +298,16 @@ static void emit_cluster_items(kctx *k)
           "(pg_groups - 1 - pg_cid) / pg_ncl + 1 : 0;\n");
 }
 
+/* The claim ring (OP_CLAIM) and thread 0's next claim, fetched a claim ahead so that the
+ * counter's round trip overlaps a step: the loop's trips are known only as it runs. The
+ * prologue's claims are static (pg_claim_fetch), so every block starts at once. */
+static void emit_claim_ring(kctx *k)
+{
+    kp(k, "__shared__ int64_t pg_claim[%d];\n", k->sc->claim_ring);
+    kp(k, "int64_t pg_next = threadIdx.x == 0 ? pg_claim_fetch<%d>(pg_counter, 0) : 0;\n",
+       k->sc->claim_ahead);
+}
+
 /* Steps per work item: the inner `steps` loop (at least one, so that an empty K still
  * runs the prologue and epilogue), the tiles of a march strip, or 1. */
 static void emit_work_counts(kctx *k)
@@ -311,6 +321,10 @@ static void emit_work_counts(kctx *k)
         kp(k, " + %lld) / %lld : 1;\n", s->step_by - 1, s->step_by);
     } else {
         kdecl(k, "pg_ks", "constexpr int64_t pg_ks = %lld;\n", s->march ? s->march : 1);
+    }
+    if (k->sc->claim_ring) {
+        emit_claim_ring(k);
+        return;
     }
     if (k->sc->cluster > 1)
         emit_cluster_items(k);
@@ -331,7 +345,9 @@ static void emit_tile_origin(kctx *k)
     const bool clusters = k->sc->cluster > 1;
     const char *first = clusters ? "pg_cid" : "(int64_t)blockIdx.x";
     const char *stride = clusters ? "pg_ncl" : "gridDim.x";
-    if (one_step(s)) {
+    if (k->sc->claim_ring) {
+        kdecl(k, "pg_rest", "int64_t pg_rest = pg_claim[pg_step %% %d];\n", k->sc->claim_ring);
+    } else if (one_step(s)) {
         kdecl(k, "pg_rest", "int64_t pg_rest = %s + pg_step * %s;\n", first, stride);
     } else {
         kdecl(k, "pg_sub", "const int64_t pg_sub = pg_mod(pg_step, pg_ks);\n");
@@ -370,13 +386,21 @@ const char *emit_step(kctx *k, int step_off)
     return k->var;
 }
 
+const char *emit_live(kctx *k, const char *step)
+{
+    if (k->sc->claim_ring)
+        return arena_printf(k->out->arena, "pg_claim[(%s) %% %d] < pg_ntiles", step,
+                            k->sc->claim_ring);
+    return arena_printf(k->out->arena, "%s < pg_trips", step);
+}
+
 void emit_slot_open(kctx *k, const ir_op *op)
 {
     kp(k, "{\n");
     k->ind += 4;
     kp(k, "const int64_t pg_step = %s;\n", emit_step(k, op->step_off));
     if (op->guarded) {
-        kp(k, "if (pg_step < pg_trips) {\n");
+        kp(k, "if (%s) {\n", emit_live(k, "pg_step"));
         k->ind += 4;
     }
 }
@@ -689,13 +713,24 @@ void emit_print_compute(kctx *k, const ir_op *op)
 
 /* ------------------------------------------------------------------ sections */
 
+/* Every lowering's claims alike: thread 0 publishes the item it fetched for the step and
+ * fetches the next (pipert_device.cuh). */
+static void print_claim(kctx *k, const ir_op *op)
+{
+    kp(k, "if (threadIdx.x == 0) {\n    pg_claim[(%s) %% %d] = pg_next;\n"
+          "    pg_next = pg_claim_fetch<%d>(pg_counter, %s + 1);\n}\n",
+       emit_step(k, op->step_off), k->sc->claim_ring, k->sc->claim_ahead,
+       emit_step(k, op->step_off));
+}
+
 static void emit_ops(kctx *k, const ir_section *sec)
 {
     for (int i = 0; i < sec->nops; ++i) {
         const ir_op *op = &sec->ops[i];
         if ((k->role != ROLE_ALL && op->role != ROLE_ALL && op->role != k->role) || op->implied)
             continue;
-        op_printer print = mech_module_of(k->sc->mech)->print[op->kind];
+        op_printer print = op->kind == OP_CLAIM ? print_claim
+                                                : mech_module_of(k->sc->mech)->print[op->kind];
         /* The planner only emits operations its mechanism prints; a hole here is a bug
          * that nvcc will point at. */
         if (!print) {
@@ -715,6 +750,14 @@ static void emit_loop(kctx *k, const ir_section *sec)
     const spec *s = k->s;
     k->var = "pg_t";
     /* Producer warps run no bodies: only the compute threads do. */
+    if (k->sc->claim_ring) {
+        kp(k, "for (int64_t pg_t = 0; %s; ++pg_t) {\n", emit_live(k, "pg_t"));
+        k->ind += 4;
+        emit_ops(k, sec);
+        k->ind -= 4;
+        kp(k, "}\n");
+        return;
+    }
     if ((!s->has_prologue && !s->has_epilogue) || k->role == ROLE_PRODUCER) {
         kp(k, "for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {\n");
         k->ind += 4;

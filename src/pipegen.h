@@ -594,6 +594,14 @@ int sema_ring_slots(const spec *s);
  *               block, cuda::make_pipeline does after its INIT), so nothing is printed.
  *   COMPUTE     the role's threads read step's slot (and write staged outputs' slots).
  *   STORE       write back step's staged outputs from their slot (async proxy for TMA).
+ *   CLAIM       (sched.claim_ring > 0) thread 0 takes step's work item and writes it to
+ *               entry step % claim_ring of the block's claim ring: blockIdx.x + step *
+ *               gridDim.x for the first claim_ahead steps and when the launch has no tile
+ *               counter (the static order), else claim_ahead * gridDim.x plus the next
+ *               index of the counter (dynamic order). Every operation of a step reads
+ *               its entry (its guard, its tile origin), as does the loop's test, which
+ *               ends the loop at the first step whose item is past the last: claims of one
+ *               block only grow, so the live steps are a prefix, `trips` as before.
  * A phase of a barrier completes when its arrival count (sched.full_arrivals or
  * .empty_arrivals) is reached and its expected transaction bytes have all arrived.
  * Clusters (sched.cluster > 1): the blocks of a cluster run the same schedule in step. A
@@ -605,7 +613,7 @@ int sema_ring_slots(const spec *s);
 
 typedef enum ir_op_kind {
     OP_COPY, OP_COMMIT, OP_WAIT, OP_ACQUIRE, OP_RELEASE, OP_ARRIVE, OP_ARRIVE_TX,
-    OP_WAIT_PARITY, OP_INIT, OP_FENCE, OP_BARRIER, OP_COMPUTE, OP_STORE, OP__COUNT
+    OP_WAIT_PARITY, OP_INIT, OP_FENCE, OP_BARRIER, OP_COMPUTE, OP_STORE, OP_CLAIM, OP__COUNT
 } ir_op_kind;
 
 typedef enum ir_track { TRACK_SYNC, TRACK_GROUPS, TRACK_BARRIER } ir_track;
@@ -685,6 +693,10 @@ typedef struct sched {
     bool specific;           /* ... as its arch-specific target (sm_90a): the generated
                                 source refuses to compile for plain sm_90 */
     int nslots;              /* ring size */
+    int claim_ring;          /* entries of the claim ring (OP_CLAIM); 0: the work items
+                                are dealt in the static order, without claims */
+    int claim_ahead;         /* the steps the prologue claims: in the static order even
+                                with a counter, so that no block starts on a round trip */
     ir_track track;          /* how copy completion is known (see above) */
     int full_arrivals;       /* arrivals that complete a phase of a full barrier */
     int empty_arrivals;      /* ... of an empty barrier */
@@ -740,6 +752,10 @@ void ir_dump(FILE *out, const sched *sc);
  *                     (__cluster_dims__): a cluster per group of `index` tiles along the
  *                     first dimension, or persistent by the clusters that fit at once
  *   CHECK_WORKSPACE   the accumulators' workspace holds the grid's partials
+ *   TILE_COUNTER      for the variants that claim their work items: the launch's tile
+ *                     counter (pg_counter), the workspace's first 8 bytes, zeroed on the
+ *                     stream (cudaMemsetAsync); NULL without a workspace, which the
+ *                     kernels take as the static order
  *   ENCODE_TENSOR_MAP the CUtensorMap of staged input `index` (tensor): its array, its
  *                     box (`box`), encoded on the host (pg_tmap_NAME; zeroed where the
  *                     copy width is under 16 bytes and the kernel copies without it)
@@ -749,7 +765,7 @@ void ir_dump(FILE *out, const sched *sc);
 typedef enum host_op_kind {
     HOP_CHECK_ARGS, HOP_CHECK_SIZE, HOP_CHECK_ARRAY, HOP_CHECK_DISJOINT, HOP_COUNT_TILES,
     HOP_RETURN_IF_EMPTY, HOP_COPY_WIDTH, HOP_SELECT_VARIANT, HOP_GRID, HOP_CLUSTER_GRID,
-    HOP_CHECK_WORKSPACE,
+    HOP_CHECK_WORKSPACE, HOP_TILE_COUNTER,
     HOP_ENCODE_TENSOR_MAP, HOP_LAUNCH, HOP_FOLLOW_ON, HOP__COUNT
 } host_op_kind;
 
@@ -767,7 +783,9 @@ typedef struct host_op {
 } host_op;
 
 /* What the launcher passes for a kernel parameter, and the step that makes it. */
-typedef enum host_value { HV_ARGS, HV_NTILES, HV_TENSOR_MAP, HV__COUNT } host_value;
+typedef enum host_value {
+    HV_ARGS, HV_NTILES, HV_TENSOR_MAP, HV_TILE_COUNTER, HV__COUNT
+} host_value;
 
 typedef struct kernel_param {
     const char *ctype, *name;    /* as the kernel declares it; the launcher's value of
@@ -834,6 +852,10 @@ kernel_param *plan_host_param(host_planner *h, const char *ctype, const char *na
 
 /* Plan the launcher of the schedules (one per architecture, ascending). */
 host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds);
+/* Whether NAME_args has a workspace: for the accumulators' partials, or for the tile
+ * counter of a persistent grid (optional there: without it the order is static; the
+ * schedules of a spec with accumulators never claim). */
+bool plan_has_workspace(const spec *s);
 const char *host_op_name(host_op_kind k);
 const char *chunk_op_name(chunk_op k);
 void host_dump(FILE *out, const host_plan *hp, sched *const *scheds);
@@ -868,7 +890,7 @@ typedef enum fault_kind {
     FAULT_NONE, FAULT_DROP_WAIT, FAULT_WAIT_PLUS_ONE, FAULT_DROP_COMMIT, FAULT_FLIP_PARITY,
     FAULT_EXPECT_TX_SHORT, FAULT_EXPECT_TX_LONG, FAULT_DROP_FENCE, FAULT_ONE_SLOT_SHORT,
     FAULT_DROP_RELEASE, FAULT_DROP_ARRIVE, FAULT_EARLY_RELEASE, FAULT_LOCAL_RELEASE,
-    FAULT_CLUSTER_COUNT_SHORT,
+    FAULT_CLUSTER_COUNT_SHORT, FAULT_CLAIM_RING_SHORT,
     /* faults of the host plan */
     FAULT_DROP_ARRAY_CHECK, FAULT_LATE_SELECT, FAULT_DROP_PARAM,
     /* faults of its chunk ring */

@@ -228,6 +228,106 @@ static void drop_vacuous_guards(sched *sc)
                 sc->secs[i].ops[j].guarded = false;
 }
 
+/* ------------------------------------------------------------------ claims */
+
+/* A persistent grid takes its work items in the order blocks claim them (OP_CLAIM) where
+ * every thread learns a claim through a block barrier: schedules without roles and
+ * clusters, one step per work item and no bodies around a work item's steps. Not with
+ * accumulators: which items a block folds would change from run to run, and with it the
+ * bits of a floating-point result. */
+static bool can_claim(const planner *p)
+{
+    const spec *s = p->s;
+    return p->sc->grid == GRID_PERSISTENT && !s->has_steps && !s->march && !s->has_prologue
+           && !s->has_epilogue && !s->naccums && p->sc->producer_threads == 0
+           && p->sc->cluster == 1;
+}
+
+static int first_block_barrier(const ir_section *sec)
+{
+    for (int i = 0; i < sec->nops; ++i)
+        if (sec->ops[i].kind == OP_BARRIER && sec->ops[i].role == ROLE_ALL)
+            return i;
+    return -1;
+}
+
+/* The steps ahead of the loop's own that any operation touches, plus one: what the
+ * prologue claims, and how far ahead the loop claims. */
+static int claim_lookahead(const sched *sc)
+{
+    int ahead = 1;
+    for (int i = 0; i < sc->nsecs; ++i) {
+        const ir_section *sec = &sc->secs[i];
+        int base = sec->kind == SEC_PROLOGUE ? sec->count - 1 : 0;
+        for (int j = 0; sec->kind != SEC_EPILOGUE && j < sec->nops; ++j)
+            if (base + sec->ops[j].step_off + 1 > ahead)
+                ahead = base + sec->ops[j].step_off + 1;
+    }
+    return ahead;
+}
+
+static void insert_op(planner *p, ir_section *sec, int at, ir_op_kind kind, int step_off)
+{
+    ir_op op = *plan_op(p, sec, kind, step_off);
+    memmove(&sec->ops[at + 1], &sec->ops[at], sizeof op * (size_t)(sec->nops - 1 - at));
+    sec->ops[at] = op;
+}
+
+static void insert_section(planner *p, int at, ir_section_kind kind, int count,
+                           ir_op_kind op, int step_off)
+{
+    sched *sc = p->sc;
+    ir_section sec = *plan_section(p, kind, count);
+    memmove(&sc->secs[at + 1], &sc->secs[at], sizeof sec * (size_t)(sc->nsecs - 1 - at));
+    sc->secs[at] = sec;
+    plan_op(p, &sc->secs[at], op, step_off);
+}
+
+/* Whether a block barrier comes before any operation of a step, from section `from` on. */
+static bool barrier_first(const sched *sc, int from)
+{
+    for (int i = from; i < sc->nsecs; ++i)
+        for (int j = 0; j < sc->secs[i].nops; ++j) {
+            const ir_op *op = &sc->secs[i].ops[j];
+            if (op->kind == OP_BARRIER && op->role == ROLE_ALL)
+                return true;
+            if (op->kind != OP_INIT && op->kind != OP_FENCE)
+                return false;
+        }
+    return false;
+}
+
+/* The prologue claims the first `ahead` steps (after the frame), published by a block
+ * barrier; each trip claims the step `ahead` on, before the loop's first block
+ * barrier (before the operation that performs it, where implied), which publishes it to
+ * every thread a trip before any of them reads it. The ring keeps two more entries than
+ * that, so that no claim overwrites an item a thread may still read (the verifier proves
+ * both). */
+static void plan_claims(planner *p)
+{
+    sched *sc = p->sc;
+    int loop = -1;
+    for (int i = 0; i < sc->nsecs; ++i) {
+        if (sc->secs[i].kind == SEC_EPILOGUE)
+            return;   /* its steps count back from trips, known only after the loop */
+        if (sc->secs[i].kind == SEC_LOOP && loop < 0)
+            loop = i;
+    }
+    if (!can_claim(p) || loop < 0 || first_block_barrier(&sc->secs[loop]) < 0)
+        return;
+    const int ahead = claim_lookahead(sc);
+    int at = first_block_barrier(&sc->secs[loop]);
+    while (at > 0 && sc->secs[loop].ops[at].implied)
+        --at;
+    insert_op(p, &sc->secs[loop], at, OP_CLAIM, ahead);
+    const int first = sc->secs[0].kind == SEC_FRAME;   /* the frame stays first */
+    insert_section(p, first, SEC_PROLOGUE, ahead, OP_CLAIM, 0);
+    if (!barrier_first(sc, first + 1))
+        insert_section(p, first + 1, SEC_PROLOGUE, 1, OP_BARRIER, 0);
+    sc->claim_ring = ahead + 2;
+    sc->claim_ahead = ahead;
+}
+
 /* auto: the lowering it tries first if that plans the spec (its refusals are not the
  * user's errors: planned without diagnostics), else the one that plans every spec. */
 static sched *plan_auto(arena *a, diag_ctx *d, const spec *s, int sm, bool specific)
@@ -261,6 +361,7 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm, bool 
     if (!check_supported(&p) || !mod->plan(&p))
         return NULL;
     drop_vacuous_guards(sc);
+    plan_claims(&p);
     if (sc->smem_bytes > sema_smem_limit(sm)) {
         diag_error(d, s->loc, "the %s schedule needs %lld bytes of shared memory per block; "
                    "sm_%d has %lld", mech_name(m), sc->smem_bytes, sm, sema_smem_limit(sm));
@@ -275,7 +376,7 @@ static const char *const op_names[OP__COUNT] = {
     [OP_COPY] = "copy", [OP_COMMIT] = "commit", [OP_WAIT] = "wait", [OP_ACQUIRE] = "acquire",
     [OP_RELEASE] = "release", [OP_ARRIVE_TX] = "arrive_tx", [OP_WAIT_PARITY] = "wait_parity",
     [OP_INIT] = "init", [OP_FENCE] = "fence", [OP_BARRIER] = "barrier", [OP_COMPUTE] = "compute",
-    [OP_STORE] = "store", [OP_ARRIVE] = "arrive",
+    [OP_STORE] = "store", [OP_ARRIVE] = "arrive", [OP_CLAIM] = "claim",
 };
 
 const char *ir_op_name(ir_op_kind k) { return op_names[k]; }
@@ -345,6 +446,8 @@ void ir_dump(FILE *out, const sched *sc)
               sc->threads, sc->grid == GRID_PERSISTENT ? "persistent" : "per_tile");
     if (sc->cluster > 1)
         sb_printf(&sb, " cluster=%d", sc->cluster);
+    if (sc->claim_ring)
+        sb_printf(&sb, " claim_ring=%d", sc->claim_ring);
     sb_puts(&sb, "\n");
     for (int i = 0; i < sc->spec->nstages; ++i)
         if (sc->copy[i].multicast)

@@ -15,7 +15,7 @@ static const char *const host_op_names[HOP__COUNT] = {
     [HOP_COUNT_TILES] = "count-tiles", [HOP_RETURN_IF_EMPTY] = "return-if-empty",
     [HOP_COPY_WIDTH] = "copy-width", [HOP_SELECT_VARIANT] = "select-variant",
     [HOP_GRID] = "grid", [HOP_CLUSTER_GRID] = "cluster-grid",
-    [HOP_CHECK_WORKSPACE] = "check-workspace",
+    [HOP_CHECK_WORKSPACE] = "check-workspace", [HOP_TILE_COUNTER] = "tile-counter",
     [HOP_ENCODE_TENSOR_MAP] = "encode-tensor-map", [HOP_LAUNCH] = "launch",
     [HOP_FOLLOW_ON] = "follow-on",
 };
@@ -109,7 +109,8 @@ static bool same_kernel(const sched *a, const sched *b)
         || a->full_arrivals != b->full_arrivals || a->empty_arrivals != b->empty_arrivals
         || a->producer_threads != b->producer_threads || a->smem_bytes != b->smem_bytes
         || a->smem_align != b->smem_align || a->cluster != b->cluster
-        || a->threads != b->threads || a->grid != b->grid || a->nsecs != b->nsecs)
+        || a->threads != b->threads || a->grid != b->grid || a->nsecs != b->nsecs
+        || a->claim_ring != b->claim_ring || a->claim_ahead != b->claim_ahead)
         return false;
     for (int i = 0; i < a->spec->nstages; ++i)
         if (!same_copy(&a->copy[i], &b->copy[i], a->spec->stages[i].rank))
@@ -184,6 +185,24 @@ static void plan_cluster_grid(host_planner *h, sched *const *scheds)
         plan_host_op(h, HOP_CLUSTER_GRID, cluster)->variants = variants;
 }
 
+bool plan_has_workspace(const spec *s)
+{
+    return s->naccums || s->grid == GRID_PERSISTENT;
+}
+
+/* The tile counter of the variants that claim their work items. */
+static void plan_tile_counter(host_planner *h, sched *const *scheds)
+{
+    unsigned variants = 0;
+    for (int v = 0; v < h->hp->nvariants; ++v)
+        if (scheds[h->hp->variant[v]]->claim_ring)
+            variants |= 1u << v;
+    if (!variants)
+        return;
+    plan_host_op(h, HOP_TILE_COUNTER, -1)->variants = variants;
+    plan_host_param(h, "unsigned long long *", "pg_counter", HV_TILE_COUNTER);
+}
+
 host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
 {
     host_plan *hp = arena_alloc(a, sizeof *hp);
@@ -200,6 +219,7 @@ host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
         plan_host_op(&h, HOP_CHECK_WORKSPACE, -1);
     plan_host_param(&h, arena_printf(a, "const struct %s_args", s->name), "pg_args", HV_ARGS);
     plan_host_param(&h, "const int64_t", "pg_ntiles", HV_NTILES);
+    plan_tile_counter(&h, scheds);
     for (h.variant = 0; h.variant < hp->nvariants; ++h.variant) {
         const sched *sc = scheds[hp->variant[h.variant]];
         if (mech_module_of(sc->mech)->plan_host)
@@ -217,7 +237,8 @@ host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
 }
 
 static const char *const value_names[HV__COUNT] = {[HV_ARGS] = "args", [HV_NTILES] = "ntiles",
-                                                   [HV_TENSOR_MAP] = "tensor-map"};
+                                                   [HV_TENSOR_MAP] = "tensor-map",
+                                                   [HV_TILE_COUNTER] = "tile-counter"};
 
 /* "u box=34x136": the stage's array and its box, slowest dimension first. */
 static void dump_box(FILE *out, const spec *s, const host_op *op)

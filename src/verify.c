@@ -38,6 +38,7 @@ static const char *const fault_names[FAULT__COUNT] = {
     [FAULT_DROP_RELEASE] = "drop-release", [FAULT_DROP_ARRIVE] = "drop-arrive",
     [FAULT_EARLY_RELEASE] = "early-release", [FAULT_LOCAL_RELEASE] = "local-release",
     [FAULT_CLUSTER_COUNT_SHORT] = "cluster-count-short",
+    [FAULT_CLAIM_RING_SHORT] = "claim-ring-short",
     [FAULT_DROP_ARRAY_CHECK] = "drop-array-check",
     [FAULT_LATE_SELECT] = "late-select", [FAULT_DROP_PARAM] = "drop-param-source",
     [FAULT_CHUNK_BUFFERS_SHORT] = "chunk-buffers-short",
@@ -136,6 +137,7 @@ typedef struct agent {
     int nthreads;            /* threads of the role in the block */
     int th;                  /* its first thread (it has two) */
     int sec, iter, op;       /* program counter */
+    int tested;              /* the loop trip whose test (its claimed item) it has read */
     bool done, at_barrier;
     int wait_bar;            /* blocked on this barrier, waiting for ... */
     int wait_parity;
@@ -160,6 +162,14 @@ typedef struct vtrace_step {
     long long bytes;         /* bytes its full-barrier phase expected; -1: none */
 } vtrace_step;
 
+/* An entry of the claim ring: the step whose work item it holds, and who read it. */
+typedef struct claim {
+    long long step;                      /* -1: nothing yet */
+    int thread;                          /* the claiming thread */
+    unsigned at;                         /* its clock at the claim */
+    unsigned read_at[VERIFY_THREADS];    /* each thread's clock at its last read; 0: none */
+} claim;
+
 typedef struct sim {
     const sched *sc;
     vreport *rep;
@@ -169,6 +179,7 @@ typedef struct sim {
     agent ag[2];
     vthread th[VERIFY_THREADS];
     cell *cells;             /* [slot * nst + stage] */
+    claim *claims;           /* [step % sched.claim_ring] */
     mbar *bars;              /* [set * S + slot] */
     rec *recs;
     int nrecs, caprecs, first_open;
@@ -791,6 +802,45 @@ static bool do_wait_parity(sim *s, agent *a, const ir_op *op, int set, long long
     return true;
 }
 
+/* ------------------------------------------------------------------ claims */
+
+/* Both threads of the agent read step gs's work item: its guard, its tile origin, the
+ * loop's test. The claim must be the step's and published to the reader. */
+static void read_item(sim *s, const agent *a, long long gs, const char *what)
+{
+    claim *c = &s->claims[gs % s->sc->claim_ring];
+    for (int t = a->th; t < a->th + 2 && !s->failed; ++t) {
+        vthread *th = &s->th[t];
+        th->vc.c[t]++;
+        if (c->step != gs)
+            vfail(s, R_RAW, "%s reads step %lld's work item (%s) from claim ring entry %lld, "
+                  "which holds %s", role_name(a->role), gs, what, gs % s->sc->claim_ring,
+                  c->step < 0 ? "no claim yet" : arena_printf(s->a, "step %lld's", c->step));
+        else if (th->vc.c[c->thread] < c->at)
+            vfail(s, R_RAW, "%s reads step %lld's work item (%s) before its claim is "
+                  "published to it (no barrier between)", role_name(a->role), gs, what);
+        c->read_at[t] = th->vc.c[t];
+    }
+}
+
+/* Thread 0 of the agent overwrites the entry: every read of what it held came first. */
+static void do_claim(sim *s, const agent *a, long long gs)
+{
+    claim *c = &s->claims[gs % s->sc->claim_ring];
+    const vthread *th = &s->th[a->th];
+    for (int t = 0; t < s->nthr && !s->failed; ++t)
+        if (t != a->th && c->read_at[t] && th->vc.c[t] < c->read_at[t])
+            vfail(s, R_WAR, "the claim of step %lld overwrites step %lld's work item (claim "
+                  "ring entry %lld of %d) before every thread read it", gs, c->step,
+                  gs % s->sc->claim_ring, s->sc->claim_ring);
+    *c = (claim){.step = gs, .thread = a->th, .at = th->vc.c[a->th]};
+}
+
+static bool reads_item(const ir_op *op)
+{
+    return op->guarded || op->kind == OP_COPY || op->kind == OP_COMPUTE || op->kind == OP_STORE;
+}
+
 static long long loop_var(const sim *s, const ir_section *sec, int iter)
 {
     return sec->kind == SEC_EPILOGUE ? s->trips : iter;
@@ -804,7 +854,8 @@ static bool op_skipped(const sim *s, const ir_op *op, long long gs)
 static bool op_has_step(ir_op_kind k)
 {
     return k == OP_COPY || k == OP_COMPUTE || k == OP_STORE || k == OP_ARRIVE
-           || k == OP_ARRIVE_TX || k == OP_WAIT_PARITY || k == OP_ACQUIRE || k == OP_RELEASE;
+           || k == OP_ARRIVE_TX || k == OP_WAIT_PARITY || k == OP_ACQUIRE || k == OP_RELEASE
+           || k == OP_CLAIM;
 }
 
 /* Execute the agent's current operation; false when it blocks. */
@@ -814,6 +865,8 @@ static bool agent_exec(sim *s, agent *a)
     const ir_op *op = &sec->ops[a->op];
     long long var = loop_var(s, sec, a->iter);
     long long gs = var + op->step_off;
+    if (s->claims && reads_item(op) && gs >= 0)
+        read_item(s, a, gs, ir_op_name(op->kind));
     if (op_skipped(s, op, gs))
         return true;
     if (op_has_step(op->kind) && gs < 0) {
@@ -846,6 +899,7 @@ static bool agent_exec(sim *s, agent *a)
     case OP_BARRIER: join_threads(s, 3u << a->th); break;
     case OP_COMPUTE: do_compute(s, a, op, gs); break;
     case OP_STORE: do_store(s, a, op, gs); break;
+    case OP_CLAIM: do_claim(s, a, gs); break;
     case OP__COUNT: break;
     }
     return true;
@@ -869,9 +923,14 @@ static bool agent_seek(sim *s, agent *a)
     const sched *sc = s->sc;
     while (a->sec < sc->nsecs) {
         const ir_section *sec = &sc->secs[a->sec];
+        if (s->claims && sec->kind == SEC_LOOP && a->op == 0 && a->tested != a->iter) {
+            a->tested = a->iter;
+            read_item(s, a, a->iter, "the loop's test");
+        }
         if (a->iter >= sec_iters(s, sec)) {
             a->sec++;
             a->iter = a->op = 0;
+            a->tested = -1;
         } else if (a->op >= sec->nops) {
             a->iter++;
             a->op = 0;
@@ -1023,13 +1082,14 @@ static void sim_agents(sim *s)
     const sched *sc = s->sc;
     if (!uses_roles(sc)) {
         s->nagents = 1;
-        s->ag[0] = (agent){.role = ROLE_ALL, .nthreads = sc->threads, .wait_bar = -1};
+        s->ag[0] = (agent){.role = ROLE_ALL, .nthreads = sc->threads, .wait_bar = -1,
+                           .tested = -1};
     } else {
         s->nagents = 2;
         s->ag[0] = (agent){.role = ROLE_PRODUCER, .nthreads = sc->producer_threads,
-                           .wait_bar = -1};
+                           .wait_bar = -1, .tested = -1};
         s->ag[1] = (agent){.role = ROLE_CONSUMER, .nthreads = sc->threads - sc->producer_threads,
-                           .th = 2, .wait_bar = -1};
+                           .th = 2, .wait_bar = -1, .tested = -1};
     }
     s->nthr = 2 * s->nagents;
     for (int t = 0; t < s->nthr; ++t)
@@ -1079,6 +1139,11 @@ static void sim_init(sim *s, arena *a, vreport *rep, int trips)
             s->cells[i].store_rec[t] = -1;
         }
     }
+    if (sc->claim_ring > 0) {
+        s->claims = arena_alloc(a, sizeof *s->claims * (size_t)sc->claim_ring);
+        for (int i = 0; i < sc->claim_ring; ++i)
+            s->claims[i] = (claim){.step = -1};
+    }
     s->bars = arena_alloc(a, sizeof *s->bars * 2 * s->S);
     for (int i = 0; i < 2 * s->S; ++i) {
         int count = i < s->S ? sc->full_arrivals : sc->empty_arrivals;
@@ -1127,6 +1192,10 @@ static bool check_ir(vreport *rep)
         vfail_ir(rep, "the ring has %d slots", sc->nslots);
     else if (sp->nstages > VERIFY_MAX_STAGES)
         vfail_ir(rep, "%d staged arrays; at most %d", sp->nstages, VERIFY_MAX_STAGES);
+    else if (sc->claim_ring < 0 || sc->claim_ring > 4096
+             || (sc->claim_ring && uses_roles(sc)))
+        vfail_ir(rep, "a claim ring of %d entries%s", sc->claim_ring,
+                 uses_roles(sc) ? " in a schedule with roles" : "");
     else if (uses_roles(sc) && sc->producer_threads >= sc->threads)
         vfail_ir(rep, "%d producer threads of %d", sc->producer_threads, sc->threads);
     bool full = sc->track == TRACK_BARRIER, empty = false;
@@ -1145,6 +1214,10 @@ static bool check_ir(vreport *rep)
             else if (op->stage < -1 || op->stage >= sp->nstages)
                 vfail_ir(rep, "operation '%s' of stage %d; the spec has %d", name, op->stage,
                          sp->nstages);
+            else if (op->kind == OP_CLAIM && (sc->claim_ring == 0 || sec->kind == SEC_FRAME
+                                              || op->step_off < 0))
+                vfail_ir(rep, "a claim %s", sc->claim_ring ? "of no step of its own" :
+                         "without a claim ring");
             else if (op->kind == OP_WAIT && op->n < 0)
                 vfail_ir(rep, "wait %d", op->n);
             else if (op->kind == OP_ARRIVE_TX && op->bytes < 0)
@@ -1406,6 +1479,11 @@ bool verify_inject(sched *sc, fault_kind k)
         if (sc->nslots < 2 || !has_lookahead(sc))
             return false;
         sc->nslots--;
+        return true;
+    case FAULT_CLAIM_RING_SHORT:
+        if (sc->claim_ring < 3)
+            return false;
+        sc->claim_ring -= 2;
         return true;
     case FAULT_DROP_RELEASE: return drop_first(sc, is_release);
     case FAULT_DROP_ARRIVE: return drop_first(sc, is_full_arrive) || drop_first(sc, is_any_arrive);

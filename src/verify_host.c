@@ -92,7 +92,8 @@ static void check_order(hcheck *c)
     const host_plan *hp = c->hp;
     static const host_op_kind made_by[HV__COUNT] = {[HV_ARGS] = HOP_CHECK_ARGS,
                                                     [HV_NTILES] = HOP_COUNT_TILES,
-                                                    [HV_TENSOR_MAP] = HOP_ENCODE_TENSOR_MAP};
+                                                    [HV_TENSOR_MAP] = HOP_ENCODE_TENSOR_MAP,
+                                                    [HV_TILE_COUNTER] = HOP_TILE_COUNTER};
     for (int p = 0; p < hp->nparams; ++p)
         if (first(hp, made_by[hp->params[p].value], hp->params[p].index) >= c->launch)
             hfail(c, "params", "kernel parameter '%s' is passed before the step that makes "
@@ -111,6 +112,10 @@ static void check_order(hcheck *c)
     if (cgrid < hp->nops && !(grid < cgrid && cgrid < c->launch && cgrid < ws))
         hfail(c, "prepare", "the grid of clusters must be sized after the grid, before the "
               "workspace is checked and the kernel launched");
+    int counter = first(hp, HOP_TILE_COUNTER, -1);
+    if (counter < hp->nops && (c->s->naccums || !(select < counter)))
+        hfail(c, "prepare", "the tile counter, which no spec with accumulators has, must "
+              "be zeroed for the selected variant");
 }
 
 static void check_follow_on(hcheck *c)

@@ -72,7 +72,7 @@ static void print_commit(kctx *k, const ir_op *op)
         kp(k, "/* no staged input: no memcpy_async batches to commit */\n");
         return;
     }
-    kp(k, "if (%s >= pg_trips)\n", emit_step(k, op->step_off));
+    kp(k, "if (!(%s))\n", emit_live(k, emit_step(k, op->step_off)));
     kp(k, "    pg_cg_empty_batches<pg_cg_step>(pg_block, pg_smem, pg_g_%s);\n",
        k->s->arrays[k->s->stages[first].array].name);
 }

@@ -65,6 +65,9 @@ void emit_slot_open(kctx *k, const ir_op *op);
  * or a constant in a section of one step. */
 const char *emit_step(kctx *k, int step_off);
 void emit_step_open(kctx *k, const ir_op *op);
+/* Whether a step (a C expression) is one of the block's: below pg_trips, or, where the
+ * schedule claims its work items, its claimed item below pg_ntiles. */
+const char *emit_live(kctx *k, const char *step);
 void emit_step_close(kctx *k, const ir_op *op);
 /* How a mechanism moves one chunk of a region: a statement over pg_d (destination),
  * pg_s (source) and pg_v (valid bytes). */

@@ -170,7 +170,7 @@ static void print_call(kctx *k, const ir_op *op, const char *call)
         kp(k, "pg_pipe.%s();\n", call);
         return;
     }
-    kp(k, "if (%s < pg_trips)\n    pg_pipe.%s();\n", emit_step(k, op->step_off), call);
+    kp(k, "if (%s)\n    pg_pipe.%s();\n", emit_live(k, emit_step(k, op->step_off)), call);
 }
 
 static void print_acquire(kctx *k, const ir_op *op) { print_call(k, op, "producer_acquire"); }

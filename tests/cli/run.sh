@@ -666,6 +666,34 @@ c_cluster_dropped_by_auto() {
     rm -f u.pipe
     expect_files
 }
+c_claims_where_they_can() {
+    # A persistent grid claims its work items from a tile counter in the workspace where
+    # every thread meets at a block barrier each step; not with producer warps, not with
+    # accumulators (their bits would vary), never on a per-tile grid.
+    pg saxpy.pipe --grid=persistent --lower=bulk --arch=sm_90 --dump-ir
+    expect_status 0; expect_no_err
+    expect_out_has "mech=bulk sm_90 slots=4 smem=65536 threads=256 grid=persistent claim_ring=7"
+    expect_out_has "  claim step=t+5"
+    expect_out_has "  tile-counter"
+    expect_out_has "pg_counter=tile-counter"
+    pg saxpy.pipe --grid=persistent --lower=bulk --arch=sm_90 -o k.cu
+    expect_status 0
+    grep -q "PIPERT_TRY(cudaMemsetAsync(pg_counter, 0, 8, pg_stream));" k.cu ||
+        fail "the launcher does not zero the tile counter"
+    grep -q "return 8;" k.cu || fail "saxpy_workspace_bytes is not 8"
+    pg saxpy.pipe --grid=persistent --lower=bulk --arch=sm_90 --producer-warps=1 --dump-ir
+    expect_status 0
+    grep -q "claim" "$case_dir/.out" && fail "claims planned with producer warps"
+    cp "$root/samples/reduce_sum/reduce_sum.pipe" r.pipe
+    pg r.pipe --grid=persistent --dump-ir
+    expect_status 0
+    grep -q "claim" "$case_dir/.out" && fail "claims planned with accumulators"
+    pg saxpy.pipe --grid=per_tile -o k.cu
+    expect_status 0
+    grep -q "workspace" k.cuh && fail "a per-tile grid has a workspace"
+    rm -f r.pipe k.cu k.cuh
+    expect_files
+}
 c_l2_policy_only_where_used() {
     # A stage's `evict` policy (createpolicy) is made under the lowerings whose copies take
     # it (cp.async, cp.async.mbarrier, bulk, tensor); under the others it would be made and

@@ -12,8 +12,10 @@
 
 /* Schedule for sm_80 (also sm_90), lowering cp.async: a ring of 2 slot(s), 16384 bytes of shared memory
  * per block, 256 threads, persistent grid.
+ *   prologue p in [0,2): claim step=p
+ *   prologue p in [0,1): barrier
  *   prologue p in [0,1): copy step=p if<trips; commit step=p
- *   loop t in [0,trips): wait 0; barrier; copy step=t+1 if<trips; commit step=t+1; compute step=t
+ *   loop t in [0,trips): wait 0; claim step=t+2; barrier; copy step=t+1 if<trips; commit step=t+1; compute step=t
  */
 /* Phase table of the cp.async ring: 2 slots, the first 5 steps of a block.
  * slot = step % 2, use = step / 2. A block's steps run on across its work
@@ -29,15 +31,15 @@
  *     4    0    2     4  wait_group 0 in loop t=4
  */
 template <int VEC>
-__global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints_args pg_args, const int64_t pg_ntiles)
+__global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints_args pg_args, const int64_t pg_ntiles, unsigned long long * pg_counter)
 {
     extern __shared__ __align__(128) unsigned char pg_smem[];
     const int64_t n = pg_args.n;
     unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
     unsigned char *const pg_g_y = (unsigned char *)pg_args.y;
     float *const z = pg_args.z;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items;
+    __shared__ int64_t pg_claim[4];
+    int64_t pg_next = threadIdx.x == 0 ? pg_claim_fetch<2>(pg_counter, 0) : 0;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
     constexpr int pg_pnt = 256;
@@ -48,11 +50,20 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
     const uint64_t pg_pol_x = pg_l2_policy<2>();
     constexpr int pg_vec_y = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     static_assert(8192LL % 128 == 0 && 4096LL % 128 == 0 && 4096LL % 16 == 0 && 4096LL % 16 == 0, "pipegen: slots of y are 128-byte aligned, rows keep 16-byte copies");
+    for (int64_t pg_p = 0; pg_p < 2; ++pg_p) {
+        if (threadIdx.x == 0) {
+            pg_claim[(pg_p) % 4] = pg_next;
+            pg_next = pg_claim_fetch<2>(pg_counter, pg_p + 1);
+        }
+    }
+    {
+        __syncthreads();
+    }
     {
         {
             const int64_t pg_step = 0;
-            if (pg_step < pg_trips) {
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
+            if (pg_claim[(pg_step) % 4] < pg_ntiles) {
+                int64_t pg_rest = pg_claim[pg_step % 4];
                 const int64_t pg_org0 = pg_rest * 1024;
                 const int pg_slot = (int)(pg_step % 2);
                 pg_region<pg_vec_x, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
@@ -67,13 +78,17 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
         }
         pg_cp_async_commit();
     }
-    for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+    for (int64_t pg_t = 0; pg_claim[(pg_t) % 4] < pg_ntiles; ++pg_t) {
         pg_cp_async_wait<0>();
+        if (threadIdx.x == 0) {
+            pg_claim[(pg_t + 2) % 4] = pg_next;
+            pg_next = pg_claim_fetch<2>(pg_counter, pg_t + 2 + 1);
+        }
         __syncthreads();
         {
             const int64_t pg_step = pg_t + 1;
-            if (pg_step < pg_trips) {
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
+            if (pg_claim[(pg_step) % 4] < pg_ntiles) {
+                int64_t pg_rest = pg_claim[pg_step % 4];
                 const int64_t pg_org0 = pg_rest * 1024;
                 const int pg_slot = (int)(pg_step % 2);
                 pg_region<pg_vec_x, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
@@ -89,7 +104,7 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
         pg_cp_async_commit();
         {
             const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
+            int64_t pg_rest = pg_claim[pg_step % 4];
             const int64_t pg_org0 = pg_rest * 1024;
             const int pg_slot = (int)(pg_step % 2);
             const pg_view1<const float> x{(const float *)(pg_smem + 0 + pg_slot * 4096), (pg_org0)};
@@ -103,7 +118,7 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
 
     z[i] = x[i] * y[i];
   
-#line 107 "cache_hints.cu"
+#line 122 "cache_hints.cu"
             }
         }
     }
@@ -144,8 +159,17 @@ extern "C" cudaError_t cache_hints_launch_ex(const struct cache_hints_args *pg_a
     unsigned pg_grid = pipert_persistent_grid(pg_k, &pg_caps, pg_ntiles);
     if (pg_opts && pg_opts->grid_blocks)
         pg_grid = pg_opts->grid_blocks;
-    typedef void (*pg_fn)(const struct cache_hints_args, const int64_t);
-    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles);
+    unsigned long long *pg_counter = NULL;
+    if (pg_a->workspace) {
+        if (pg_a->workspace_bytes < 8)
+            return cudaErrorInvalidValue;
+        if ((uintptr_t)pg_a->workspace % 8)
+            return cudaErrorMisalignedAddress;
+        pg_counter = (unsigned long long *)pg_a->workspace;
+        PIPERT_TRY(cudaMemsetAsync(pg_counter, 0, 8, pg_stream));
+    }
+    typedef void (*pg_fn)(const struct cache_hints_args, const int64_t, unsigned long long *);
+    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles, pg_counter);
     PIPERT_TRY(cudaGetLastError());
     return cudaSuccess;
 }
@@ -153,4 +177,10 @@ extern "C" cudaError_t cache_hints_launch_ex(const struct cache_hints_args *pg_a
 extern "C" cudaError_t cache_hints_launch(const struct cache_hints_args *pg_a, cudaStream_t pg_stream)
 {
     return cache_hints_launch_ex(pg_a, pg_stream, NULL);
+}
+
+extern "C" size_t cache_hints_workspace_bytes(const struct cache_hints_args *,
+    const pipert_launch_opts *)
+{
+    return 8;
 }

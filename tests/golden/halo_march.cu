@@ -183,3 +183,9 @@ extern "C" cudaError_t halo_march_launch(const struct halo_march_args *pg_a, cud
 {
     return halo_march_launch_ex(pg_a, pg_stream, NULL);
 }
+
+extern "C" size_t halo_march_workspace_bytes(const struct halo_march_args *,
+    const pipert_launch_opts *)
+{
+    return 0;
+}

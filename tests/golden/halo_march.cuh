@@ -17,12 +17,18 @@ struct halo_march_args {
     float *w;
     int64_t ny;
     int64_t nx;
+    void *workspace;            /* NULL, or NAME_workspace_bytes() bytes of device memory
+                                   for the tile counter */
+    size_t workspace_bytes;
 };
 
 /* Enqueue the pipeline on `stream`. Never allocates or synchronizes. */
 cudaError_t halo_march_launch(const struct halo_march_args *args, cudaStream_t stream);
 /* The same, with options (a forced grid size, for tests). */
 cudaError_t halo_march_launch_ex(const struct halo_march_args *args, cudaStream_t stream,
+    const pipert_launch_opts *opts);
+/* Bytes of workspace the launch needs in args->workspace. */
+size_t halo_march_workspace_bytes(const struct halo_march_args *args,
     const pipert_launch_opts *opts);
 
 #ifdef __cplusplus

@@ -31,12 +31,18 @@ struct mixed_types_args {
     const int *k;
     double *z;
     int64_t n;
+    void *workspace;            /* NULL, or NAME_workspace_bytes() bytes of device memory
+                                   for the tile counter */
+    size_t workspace_bytes;
 };
 
 /* Enqueue the pipeline on `stream`. Never allocates or synchronizes. */
 cudaError_t mixed_types_launch(const struct mixed_types_args *args, cudaStream_t stream);
 /* The same, with options (a forced grid size, for tests). */
 cudaError_t mixed_types_launch_ex(const struct mixed_types_args *args, cudaStream_t stream,
+    const pipert_launch_opts *opts);
+/* Bytes of workspace the launch needs in args->workspace. */
+size_t mixed_types_workspace_bytes(const struct mixed_types_args *args,
     const pipert_launch_opts *opts);
 
 #ifdef __cplusplus

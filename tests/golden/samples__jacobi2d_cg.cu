@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
                     1, ny, nx * 4, pg_ptid, pg_block);
             }
         }
-        if (0 >= pg_trips)
+        if (!(0 < pg_trips))
             pg_cg_empty_batches<pg_cg_step>(pg_block, pg_smem, pg_g_u);
     }
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
                     1, ny, nx * 4, pg_ptid, pg_block);
             }
         }
-        if (pg_t + 1 >= pg_trips)
+        if (!(pg_t + 1 < pg_trips))
             pg_cg_empty_batches<pg_cg_step>(pg_block, pg_smem, pg_g_u);
         {
             const int64_t pg_step = pg_t;

@@ -62,7 +62,7 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
                     1, 1, n * 4, pg_ptid, pg_block);
             }
         }
-        if (pg_p >= pg_trips)
+        if (!(pg_p < pg_trips))
             pg_cg_empty_batches<pg_cg_step>(pg_block, pg_smem, pg_g_x);
     }
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
@@ -78,7 +78,7 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
                     1, 1, n * 4, pg_ptid, pg_block);
             }
         }
-        if (pg_t + 3 >= pg_trips)
+        if (!(pg_t + 3 < pg_trips))
             pg_cg_empty_batches<pg_cg_step>(pg_block, pg_smem, pg_g_x);
         {
             const int64_t pg_step = pg_t;

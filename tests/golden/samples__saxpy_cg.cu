@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
                 0, 0, (pg_org0) * 4,
                 1, 1, n * 4, pg_ptid, pg_block);
         }
-        if (pg_t >= pg_trips)
+        if (!(pg_t < pg_trips))
             pg_cg_empty_batches<pg_cg_step>(pg_block, pg_smem, pg_g_x);
         cooperative_groups::wait(pg_block);
         {

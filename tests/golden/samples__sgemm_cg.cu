@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
                     1, K, N * 4, pg_ptid, pg_block);
             }
         }
-        if (pg_p >= pg_trips)
+        if (!(pg_p < pg_trips))
             pg_cg_empty_batches<pg_cg_step>(pg_block, pg_smem, pg_g_A);
     }
     for (int64_t pg_w = 0; pg_w < pg_items; ++pg_w) {
@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
                         1, K, N * 4, pg_ptid, pg_block);
                 }
             }
-            if (pg_t + 2 >= pg_trips)
+            if (!(pg_t + 2 < pg_trips))
                 pg_cg_empty_batches<pg_cg_step>(pg_block, pg_smem, pg_g_A);
             {
                 const int64_t pg_step = pg_t;

@@ -13,9 +13,11 @@
 /* Schedule for sm_90, lowering tensor: a ring of 3 slot(s), 33776 bytes of shared memory
  * per block, 256 threads, persistent grid.
  *   frame: init; fence mbarrier_init; barrier
+ *   prologue p in [0,4): claim step=p
+ *   prologue p in [0,1): barrier
  *   prologue p in [0,3): arrive_tx step=p bar=full bytes=8192 if<trips; copy step=p stores dealt if<trips
  *   prologue p in [0,1): barrier
- *   loop t in [0,trips): wait_parity step=t bar=full; compute step=t; fence proxy_async; barrier; store step=t dealt proxy_async; commit step=t; wait 0; barrier; arrive_tx step=t+3 bar=full bytes=8192 if<trips; copy step=t+3 stores dealt if<trips
+ *   loop t in [0,trips): wait_parity step=t bar=full; compute step=t; fence proxy_async; claim step=t+4; barrier; store step=t dealt proxy_async; commit step=t; wait 0; barrier; arrive_tx step=t+3 bar=full bytes=8192 if<trips; copy step=t+3 stores dealt if<trips
  */
 /* Phase table of the tensor ring: 3 slots, the first 7 steps of a block.
  * slot = step % 3, use = step / 3. A block's steps run on across its work
@@ -35,7 +37,7 @@
  *     6    0    2    -1  (not waited for)      0      1               8192
  */
 template <int VEC>
-__global__ void __launch_bounds__(256) transpose_batched_sm90(const struct transpose_batched_args pg_args, const int64_t pg_ntiles, __grid_constant__ const CUtensorMap pg_tmap_a, __grid_constant__ const CUtensorMap pg_tmap_b)
+__global__ void __launch_bounds__(256) transpose_batched_sm90(const struct transpose_batched_args pg_args, const int64_t pg_ntiles, unsigned long long * pg_counter, __grid_constant__ const CUtensorMap pg_tmap_a, __grid_constant__ const CUtensorMap pg_tmap_b)
 {
     extern __shared__ __align__(1024) unsigned char pg_smem_raw[];
     unsigned char *const pg_smem = pg_smem_raw + ((0u - pg_smem_addr(pg_smem_raw)) & 1023u);
@@ -44,8 +46,8 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
     const int64_t cols = pg_args.cols;
     unsigned char *const pg_g_a = (unsigned char *)pg_args.a;
     unsigned char *const pg_g_b = (unsigned char *)pg_args.b;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items;
+    __shared__ int64_t pg_claim[6];
+    int64_t pg_next = threadIdx.x == 0 ? pg_claim_fetch<4>(pg_counter, 0) : 0;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
     constexpr int pg_pnt = 256;
@@ -63,11 +65,20 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
     }
     pg_fence_mbar_init();
     __syncthreads();
+    for (int64_t pg_p = 0; pg_p < 4; ++pg_p) {
+        if (threadIdx.x == 0) {
+            pg_claim[(pg_p) % 6] = pg_next;
+            pg_next = pg_claim_fetch<4>(pg_counter, pg_p + 1);
+        }
+    }
+    {
+        __syncthreads();
+    }
     for (int64_t pg_p = 0; pg_p < 3; ++pg_p) {
         {
             const int64_t pg_step = pg_p;
-            if (pg_step < pg_trips) {
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
+            if (pg_claim[(pg_step) % 6] < pg_ntiles) {
+                int64_t pg_rest = pg_claim[pg_step % 6];
                 const int64_t pg_tiles2 = (rows + 31) / 32;
                 const int64_t r0 = pg_mod(pg_rest, pg_tiles2) * 32;
                 pg_rest = pg_div(pg_rest, pg_tiles2);
@@ -87,8 +98,8 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
         }
         {
             const int64_t pg_step = pg_p;
-            if (pg_step < pg_trips) {
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
+            if (pg_claim[(pg_step) % 6] < pg_ntiles) {
+                int64_t pg_rest = pg_claim[pg_step % 6];
                 const int64_t pg_tiles2 = (rows + 31) / 32;
                 const int64_t r0 = pg_mod(pg_rest, pg_tiles2) * 32;
                 pg_rest = pg_div(pg_rest, pg_tiles2);
@@ -106,7 +117,7 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
     {
         __syncthreads();
     }
-    for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+    for (int64_t pg_t = 0; pg_claim[(pg_t) % 6] < pg_ntiles; ++pg_t) {
         {
             const int64_t pg_step = pg_t;
             const int64_t pg_use = pg_step / 3;
@@ -114,7 +125,7 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
         }
         {
             const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
+            int64_t pg_rest = pg_claim[pg_step % 6];
             const int64_t pg_tiles2 = (rows + 31) / 32;
             const int64_t r0 = pg_mod(pg_rest, pg_tiles2) * 32;
             pg_rest = pg_div(pg_rest, pg_tiles2);
@@ -144,15 +155,19 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
 
     b[z][c][r] = a[z][r][c];
   
-#line 148 "samples__transpose_batched_tensor.cu"
+#line 159 "samples__transpose_batched_tensor.cu"
                 }
             }
         }
         pg_fence_proxy_async();
+        if (threadIdx.x == 0) {
+            pg_claim[(pg_t + 4) % 6] = pg_next;
+            pg_next = pg_claim_fetch<4>(pg_counter, pg_t + 4 + 1);
+        }
         __syncthreads();
         {
             const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
+            int64_t pg_rest = pg_claim[pg_step % 6];
             const int64_t pg_tiles2 = (rows + 31) / 32;
             const int64_t r0 = pg_mod(pg_rest, pg_tiles2) * 32;
             pg_rest = pg_div(pg_rest, pg_tiles2);
@@ -169,8 +184,8 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
         __syncthreads();
         {
             const int64_t pg_step = pg_t + 3;
-            if (pg_step < pg_trips) {
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
+            if (pg_claim[(pg_step) % 6] < pg_ntiles) {
+                int64_t pg_rest = pg_claim[pg_step % 6];
                 const int64_t pg_tiles2 = (rows + 31) / 32;
                 const int64_t r0 = pg_mod(pg_rest, pg_tiles2) * 32;
                 pg_rest = pg_div(pg_rest, pg_tiles2);
@@ -190,8 +205,8 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
         }
         {
             const int64_t pg_step = pg_t + 3;
-            if (pg_step < pg_trips) {
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
+            if (pg_claim[(pg_step) % 6] < pg_ntiles) {
+                int64_t pg_rest = pg_claim[pg_step % 6];
                 const int64_t pg_tiles2 = (rows + 31) / 32;
                 const int64_t r0 = pg_mod(pg_rest, pg_tiles2) * 32;
                 pg_rest = pg_div(pg_rest, pg_tiles2);
@@ -241,6 +256,15 @@ extern "C" cudaError_t transpose_batched_launch_ex(const struct transpose_batche
     unsigned pg_grid = pipert_persistent_grid(pg_k, &pg_caps, pg_ntiles);
     if (pg_opts && pg_opts->grid_blocks)
         pg_grid = pg_opts->grid_blocks;
+    unsigned long long *pg_counter = NULL;
+    if (pg_a->workspace) {
+        if (pg_a->workspace_bytes < 8)
+            return cudaErrorInvalidValue;
+        if ((uintptr_t)pg_a->workspace % 8)
+            return cudaErrorMisalignedAddress;
+        pg_counter = (unsigned long long *)pg_a->workspace;
+        PIPERT_TRY(cudaMemsetAsync(pg_counter, 0, 8, pg_stream));
+    }
     CUtensorMap pg_tmap_a;
     {
         const uint64_t pg_dim[] = {(uint64_t)pg_a->cols, (uint64_t)pg_a->rows, (uint64_t)pg_a->batch};
@@ -253,8 +277,8 @@ extern "C" cudaError_t transpose_batched_launch_ex(const struct transpose_batche
         const uint32_t pg_box[] = {32, 32, 2};
         PIPERT_TRY(pipert_encode_tensor_map(&pg_tmap_b, pg_a->b, 3, pg_dim, pg_box, 4, pg_vec == 16));
     }
-    typedef void (*pg_fn)(const struct transpose_batched_args, const int64_t, const CUtensorMap, const CUtensorMap);
-    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles, pg_tmap_a, pg_tmap_b);
+    typedef void (*pg_fn)(const struct transpose_batched_args, const int64_t, unsigned long long *, const CUtensorMap, const CUtensorMap);
+    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles, pg_counter, pg_tmap_a, pg_tmap_b);
     PIPERT_TRY(cudaGetLastError());
     return cudaSuccess;
 }
@@ -262,4 +286,10 @@ extern "C" cudaError_t transpose_batched_launch_ex(const struct transpose_batche
 extern "C" cudaError_t transpose_batched_launch(const struct transpose_batched_args *pg_a, cudaStream_t pg_stream)
 {
     return transpose_batched_launch_ex(pg_a, pg_stream, NULL);
+}
+
+extern "C" size_t transpose_batched_workspace_bytes(const struct transpose_batched_args *,
+    const pipert_launch_opts *)
+{
+    return 8;
 }

@@ -17,12 +17,18 @@ struct transpose_batched_args {
     int64_t batch;
     int64_t rows;
     int64_t cols;
+    void *workspace;            /* NULL, or NAME_workspace_bytes() bytes of device memory
+                                   for the tile counter */
+    size_t workspace_bytes;
 };
 
 /* Enqueue the pipeline on `stream`. Never allocates or synchronizes. */
 cudaError_t transpose_batched_launch(const struct transpose_batched_args *args, cudaStream_t stream);
 /* The same, with options (a forced grid size, for tests). */
 cudaError_t transpose_batched_launch_ex(const struct transpose_batched_args *args, cudaStream_t stream,
+    const pipert_launch_opts *opts);
+/* Bytes of workspace the launch needs in args->workspace. */
+size_t transpose_batched_workspace_bytes(const struct transpose_batched_args *args,
     const pipert_launch_opts *opts);
 
 #ifdef __cplusplus

@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
                 0, (r0), (c0) * 4,
                 1, rows, cols * 4, pg_ptid, pg_block);
         }
-        if (pg_t >= pg_trips)
+        if (!(pg_t < pg_trips))
             pg_cg_empty_batches<pg_cg_step>(pg_block, pg_smem, pg_g_a);
         cooperative_groups::wait(pg_block);
         {

@@ -12,7 +12,9 @@
 
 /* Schedule for sm_80 (also sm_90), lowering cp.async: a ring of 1 slot(s), 2048 bytes of shared memory
  * per block, 256 threads, persistent grid.
- *   loop t in [0,trips): copy step=t; commit step=t; wait 0; barrier; compute step=t; barrier
+ *   prologue p in [0,1): claim step=p
+ *   prologue p in [0,1): barrier
+ *   loop t in [0,trips): copy step=t; commit step=t; wait 0; claim step=t+1; barrier; compute step=t; barrier
  */
 /* Phase table of the cp.async ring: 1 slot, the first 3 steps of a block.
  * slot = step % 1, use = step / 1. A block's steps run on across its work
@@ -26,14 +28,14 @@
  *     2    0    2     2  wait_group 0 in loop t=2
  */
 template <int VEC>
-__global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg_args, const int64_t pg_ntiles)
+__global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg_args, const int64_t pg_ntiles, unsigned long long * pg_counter)
 {
     extern __shared__ __align__(128) unsigned char pg_smem[];
     const int64_t n = pg_args.n;
     unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
     float *const z = pg_args.z;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items;
+    __shared__ int64_t pg_claim[3];
+    int64_t pg_next = threadIdx.x == 0 ? pg_claim_fetch<1>(pg_counter, 0) : 0;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
     constexpr int pg_pnt = 256;
@@ -41,10 +43,19 @@ __global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg
     static_assert(2048LL <= 166912LL, "pipegen: the ring of 1 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     static_assert(0LL % 128 == 0 && 2048LL % 128 == 0 && 2048LL % 16 == 0 && 2048LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
-    for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+    {
+        if (threadIdx.x == 0) {
+            pg_claim[(0) % 3] = pg_next;
+            pg_next = pg_claim_fetch<1>(pg_counter, 0 + 1);
+        }
+    }
+    {
+        __syncthreads();
+    }
+    for (int64_t pg_t = 0; pg_claim[(pg_t) % 3] < pg_ntiles; ++pg_t) {
         {
             const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
+            int64_t pg_rest = pg_claim[pg_step % 3];
             const int64_t pg_org0 = pg_rest * 512;
             pg_region<pg_vec_x, 1, 1, 2048LL, 2048LL, pg_pnt>(pg_smem + 0, pg_g_x,
                 0, 0, (pg_org0) * 4,
@@ -53,10 +64,14 @@ __global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg
         }
         pg_cp_async_commit();
         pg_cp_async_wait<0>();
+        if (threadIdx.x == 0) {
+            pg_claim[(pg_t + 1) % 3] = pg_next;
+            pg_next = pg_claim_fetch<1>(pg_counter, pg_t + 1 + 1);
+        }
         __syncthreads();
         {
             const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
+            int64_t pg_rest = pg_claim[pg_step % 3];
             const int64_t pg_org0 = pg_rest * 512;
             const pg_view1<const float> x{(const float *)(pg_smem + 0), (pg_org0)};
             const int64_t pg_rest0 = n - pg_org0;
@@ -68,7 +83,7 @@ __global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg
 
     z[i] = 2.0f * x[i];
   
-#line 72 "stages1.cu"
+#line 87 "stages1.cu"
             }
         }
         __syncthreads();
@@ -105,8 +120,17 @@ extern "C" cudaError_t stages1_launch_ex(const struct stages1_args *pg_a, cudaSt
     unsigned pg_grid = pipert_persistent_grid(pg_k, &pg_caps, pg_ntiles);
     if (pg_opts && pg_opts->grid_blocks)
         pg_grid = pg_opts->grid_blocks;
-    typedef void (*pg_fn)(const struct stages1_args, const int64_t);
-    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles);
+    unsigned long long *pg_counter = NULL;
+    if (pg_a->workspace) {
+        if (pg_a->workspace_bytes < 8)
+            return cudaErrorInvalidValue;
+        if ((uintptr_t)pg_a->workspace % 8)
+            return cudaErrorMisalignedAddress;
+        pg_counter = (unsigned long long *)pg_a->workspace;
+        PIPERT_TRY(cudaMemsetAsync(pg_counter, 0, 8, pg_stream));
+    }
+    typedef void (*pg_fn)(const struct stages1_args, const int64_t, unsigned long long *);
+    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles, pg_counter);
     PIPERT_TRY(cudaGetLastError());
     return cudaSuccess;
 }
@@ -114,4 +138,10 @@ extern "C" cudaError_t stages1_launch_ex(const struct stages1_args *pg_a, cudaSt
 extern "C" cudaError_t stages1_launch(const struct stages1_args *pg_a, cudaStream_t pg_stream)
 {
     return stages1_launch_ex(pg_a, pg_stream, NULL);
+}
+
+extern "C" size_t stages1_workspace_bytes(const struct stages1_args *,
+    const pipert_launch_opts *)
+{
+    return 8;
 }

@@ -12,8 +12,10 @@
 
 /* Schedule for sm_80 (also sm_90), lowering cp.async: a ring of 3 slot(s), 3840 bytes of shared memory
  * per block, 64 threads, persistent grid.
+ *   prologue p in [0,3): claim step=p
+ *   prologue p in [0,1): barrier
  *   prologue p in [0,2): copy step=p if<trips; commit step=p
- *   loop t in [0,trips): wait 1; barrier; copy step=t+2 if<trips; commit step=t+2; compute step=t
+ *   loop t in [0,trips): wait 1; claim step=t+3; barrier; copy step=t+2 if<trips; commit step=t+2; compute step=t
  */
 /* Phase table of the cp.async ring: 3 slots, the first 7 steps of a block.
  * slot = step % 3, use = step / 3. A block's steps run on across its work
@@ -31,15 +33,15 @@
  *     6    0    2     6  wait_group 1 in loop t=6
  */
 template <int VEC>
-__global__ void __launch_bounds__(64) stages3_sm80(const struct stages3_args pg_args, const int64_t pg_ntiles)
+__global__ void __launch_bounds__(64) stages3_sm80(const struct stages3_args pg_args, const int64_t pg_ntiles, unsigned long long * pg_counter)
 {
     extern __shared__ __align__(128) unsigned char pg_smem[];
     const int bias = pg_args.bias;
     const int64_t n = pg_args.n;
     unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
     int *const z = pg_args.z;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items;
+    __shared__ int64_t pg_claim[5];
+    int64_t pg_next = threadIdx.x == 0 ? pg_claim_fetch<3>(pg_counter, 0) : 0;
     const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
     constexpr int pg_pnt = 64;
@@ -47,11 +49,20 @@ __global__ void __launch_bounds__(64) stages3_sm80(const struct stages3_args pg_
     static_assert(3840LL <= 166912LL, "pipegen: the ring of 3 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     static_assert(0LL % 128 == 0 && 1280LL % 128 == 0 && 1200LL % 16 == 0 && 1200LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
+    for (int64_t pg_p = 0; pg_p < 3; ++pg_p) {
+        if (threadIdx.x == 0) {
+            pg_claim[(pg_p) % 5] = pg_next;
+            pg_next = pg_claim_fetch<3>(pg_counter, pg_p + 1);
+        }
+    }
+    {
+        __syncthreads();
+    }
     for (int64_t pg_p = 0; pg_p < 2; ++pg_p) {
         {
             const int64_t pg_step = pg_p;
-            if (pg_step < pg_trips) {
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
+            if (pg_claim[(pg_step) % 5] < pg_ntiles) {
+                int64_t pg_rest = pg_claim[pg_step % 5];
                 const int64_t pg_org0 = pg_rest * 300;
                 const int pg_slot = (int)(pg_step % 3);
                 pg_region<pg_vec_x, 1, 1, 1200LL, 1200LL, pg_pnt>(pg_smem + 0 + pg_slot * 1280, pg_g_x,
@@ -62,13 +73,17 @@ __global__ void __launch_bounds__(64) stages3_sm80(const struct stages3_args pg_
         }
         pg_cp_async_commit();
     }
-    for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+    for (int64_t pg_t = 0; pg_claim[(pg_t) % 5] < pg_ntiles; ++pg_t) {
         pg_cp_async_wait<1>();
+        if (threadIdx.x == 0) {
+            pg_claim[(pg_t + 3) % 5] = pg_next;
+            pg_next = pg_claim_fetch<3>(pg_counter, pg_t + 3 + 1);
+        }
         __syncthreads();
         {
             const int64_t pg_step = pg_t + 2;
-            if (pg_step < pg_trips) {
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
+            if (pg_claim[(pg_step) % 5] < pg_ntiles) {
+                int64_t pg_rest = pg_claim[pg_step % 5];
                 const int64_t pg_org0 = pg_rest * 300;
                 const int pg_slot = (int)(pg_step % 3);
                 pg_region<pg_vec_x, 1, 1, 1200LL, 1200LL, pg_pnt>(pg_smem + 0 + pg_slot * 1280, pg_g_x,
@@ -80,7 +95,7 @@ __global__ void __launch_bounds__(64) stages3_sm80(const struct stages3_args pg_
         pg_cp_async_commit();
         {
             const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
+            int64_t pg_rest = pg_claim[pg_step % 5];
             const int64_t pg_org0 = pg_rest * 300;
             const int pg_slot = (int)(pg_step % 3);
             const pg_view1<const int> x{(const int *)(pg_smem + 0 + pg_slot * 1280), (pg_org0)};
@@ -127,8 +142,17 @@ extern "C" cudaError_t stages3_launch_ex(const struct stages3_args *pg_a, cudaSt
     unsigned pg_grid = pipert_persistent_grid(pg_k, &pg_caps, pg_ntiles);
     if (pg_opts && pg_opts->grid_blocks)
         pg_grid = pg_opts->grid_blocks;
-    typedef void (*pg_fn)(const struct stages3_args, const int64_t);
-    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles);
+    unsigned long long *pg_counter = NULL;
+    if (pg_a->workspace) {
+        if (pg_a->workspace_bytes < 8)
+            return cudaErrorInvalidValue;
+        if ((uintptr_t)pg_a->workspace % 8)
+            return cudaErrorMisalignedAddress;
+        pg_counter = (unsigned long long *)pg_a->workspace;
+        PIPERT_TRY(cudaMemsetAsync(pg_counter, 0, 8, pg_stream));
+    }
+    typedef void (*pg_fn)(const struct stages3_args, const int64_t, unsigned long long *);
+    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles, pg_counter);
     PIPERT_TRY(cudaGetLastError());
     return cudaSuccess;
 }
@@ -136,4 +160,10 @@ extern "C" cudaError_t stages3_launch_ex(const struct stages3_args *pg_a, cudaSt
 extern "C" cudaError_t stages3_launch(const struct stages3_args *pg_a, cudaStream_t pg_stream)
 {
     return stages3_launch_ex(pg_a, pg_stream, NULL);
+}
+
+extern "C" size_t stages3_workspace_bytes(const struct stages3_args *,
+    const pipert_launch_opts *)
+{
+    return 8;
 }

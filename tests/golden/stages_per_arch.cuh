@@ -15,12 +15,18 @@ struct stages_per_arch_args {
     const float *x;
     float *y;
     int64_t n;
+    void *workspace;            /* NULL, or NAME_workspace_bytes() bytes of device memory
+                                   for the tile counter */
+    size_t workspace_bytes;
 };
 
 /* Enqueue the pipeline on `stream`. Never allocates or synchronizes. */
 cudaError_t stages_per_arch_launch(const struct stages_per_arch_args *args, cudaStream_t stream);
 /* The same, with options (a forced grid size, for tests). */
 cudaError_t stages_per_arch_launch_ex(const struct stages_per_arch_args *args, cudaStream_t stream,
+    const pipert_launch_opts *opts);
+/* Bytes of workspace the launch needs in args->workspace. */
+size_t stages_per_arch_workspace_bytes(const struct stages_per_arch_args *args,
     const pipert_launch_opts *opts);
 
 #ifdef __cplusplus

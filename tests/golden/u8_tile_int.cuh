@@ -16,12 +16,18 @@ struct u8_tile_int_args {
     const int *k;
     unsigned char *z;
     int64_t n;
+    void *workspace;            /* NULL, or NAME_workspace_bytes() bytes of device memory
+                                   for the tile counter */
+    size_t workspace_bytes;
 };
 
 /* Enqueue the pipeline on `stream`. Never allocates or synchronizes. */
 cudaError_t u8_tile_int_launch(const struct u8_tile_int_args *args, cudaStream_t stream);
 /* The same, with options (a forced grid size, for tests). */
 cudaError_t u8_tile_int_launch_ex(const struct u8_tile_int_args *args, cudaStream_t stream,
+    const pipert_launch_opts *opts);
+/* Bytes of workspace the launch needs in args->workspace. */
+size_t u8_tile_int_workspace_bytes(const struct u8_tile_int_args *args,
     const pipert_launch_opts *opts);
 
 #ifdef __cplusplus

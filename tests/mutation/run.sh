@@ -33,6 +33,7 @@ declare -A expect=(
     [early-release]='WAR'
     [local-release]='deadlock'
     [cluster-count-short]='WAR|arrivals|deadlock'
+    [claim-ring-short]='WAR|RAW'
     [drop-array-check]='checks'
     [late-select]='prepare'
     [drop-param-source]='params'
@@ -44,7 +45,7 @@ declare -A expect=(
 # The device schedule's faults, then the host plan's (the launcher).
 kinds=(drop-wait wait-plus-one drop-commit flip-parity expect-tx-short expect-tx-long
        drop-fence one-slot-short drop-release drop-arrive early-release local-release
-       cluster-count-short
+       cluster-count-short claim-ring-short
        drop-array-check late-select drop-param-source chunk-buffers-short copy-out-early
        part-out-early fold-early)
 

@@ -109,12 +109,17 @@ START_TEST(header_saxpy)
                           "    const float *y;\n"
                           "    float *z;\n"
                           "    int64_t n;\n"
+                          "    void *workspace;            /* NULL, or NAME_workspace_bytes() "
+                          "bytes of device memory\n"
+                          "                                   for the tile counter */\n"
+                          "    size_t workspace_bytes;\n"
                           "};\n");
     ck_assert_contains(h, "cudaError_t saxpy_launch(const struct saxpy_args *args, "
                           "cudaStream_t stream);\n");
     ck_assert_contains(h, "cudaError_t saxpy_launch_ex(const struct saxpy_args *args, "
                           "cudaStream_t stream,\n    const pipert_launch_opts *opts);\n");
-    ck_assert_lacks(h, "workspace");
+    /* A persistent grid's optional tile counter. */
+    ck_assert_contains(h, "size_t saxpy_workspace_bytes(const struct saxpy_args *args,\n");
     ck_assert_lacks(h, "pipegen_half");
     ck_assert_lacks(h, "#line");
     /* Closes extern "C" and the guard, last. */
@@ -196,11 +201,14 @@ START_TEST(source_frame)
     /* sm_90's schedule is sm_80's: one kernel serves both, printed once, unguarded. */
     ck_assert_contains(k, "/* Schedule for sm_80 (also sm_90), lowering cp.async: a ring of 4 slot(s), "
                           "65536 bytes of shared memory\n * per block, 256 threads, persistent grid.\n"
+                          " *   prologue p in [0,4): claim step=p\n"
+                          " *   prologue p in [0,1): barrier\n"
                           " *   prologue p in [0,3): copy step=p if<trips; commit step=p\n"
-                          " *   loop t in [0,trips): wait 2; barrier; copy step=t+3 if<trips; "
-                          "commit step=t+3; compute step=t\n */\n");
+                          " *   loop t in [0,trips): wait 2; claim step=t+4; barrier; copy "
+                          "step=t+3 if<trips; commit step=t+3; compute step=t\n */\n");
     ck_assert_contains(k, "template <int VEC>\n__global__ void __launch_bounds__(256) "
-                          "saxpy_sm80(const struct saxpy_args pg_args, const int64_t pg_ntiles)\n");
+                          "saxpy_sm80(const struct saxpy_args pg_args, const int64_t pg_ntiles, "
+                          "unsigned long long * pg_counter)\n");
     ck_assert_lacks(k, "saxpy_sm90");
     ck_assert_lacks(k, "__CUDA_ARCH__ >=");
     ck_assert_lacks(k, "(void)");
@@ -219,7 +227,10 @@ START_TEST(source_frame)
     ck_assert_contains(k, "PIPERT_TRY(pipert_select_variant(&saxpy_k[0][0], saxpy_sm, 1, 3, "
                           "pipert_vec_index(16, pg_vec), &pg_caps, &pg_k));\n");
     ck_assert_lacks(k, "_combine");
-    ck_assert_lacks(k, "workspace");
+    /* The tile counter: the workspace when there is one, zeroed on the stream. */
+    ck_assert_contains(k, "    unsigned long long *pg_counter = NULL;\n    if (pg_a->workspace) {\n");
+    ck_assert_contains(k, "PIPERT_TRY(cudaMemsetAsync(pg_counter, 0, 8, pg_stream));\n");
+    ck_assert_contains(k, "pg_stream>>>(*pg_a, pg_ntiles, pg_counter);\n");
     emitted_free(&e);
 }
 END_TEST
@@ -274,8 +285,8 @@ START_TEST(wait_counts_follow_the_ring)
             snprintf(pro, sizeof pro, "for (int64_t pg_p = 0; pg_p < %d; ++pg_p) {",
                      cases[i].slots - 1);
             ck_assert_int_eq(count(e.kernels, pro), 1);
-        } else {
-            ck_assert_lacks(e.kernels, "for (int64_t pg_p = 0;");
+        } else {   /* (the claims' prologue, of `slots` steps, is a loop from 2 on) */
+            ck_assert_lacks(e.kernels, "for (int64_t pg_p = 0; pg_p < 1;");
         }
         if (cases[i].slots == 2)
             ck_assert_contains(e.kernels, "const int64_t pg_step = 0;\n");
@@ -292,10 +303,11 @@ START_TEST(sync_has_no_async_copies)
     ck_assert_lacks(e.kernels, "pg_copy_chunk_async");
     ck_assert_int_eq(count(e.kernels, "pg_copy_chunk_sync<pg_vec_x>(pg_d, pg_s, pg_v)"), 1);
     ck_assert_int_eq(count(e.kernels, "pg_copy_chunk_sync<pg_vec_y>(pg_d, pg_s, pg_v)"), 1);
-    /* One slot of 8192 bytes per stage, and two barriers around the compute per kernel. */
+    /* One slot of 8192 bytes per stage, two barriers around the compute per kernel, and
+     * one after the first claim (a persistent grid). */
     ck_assert_contains(e.kernels, "(pg_smem + 8192, pg_g_y,\n");
     ck_assert_lacks(e.kernels, "pg_slot * 8192");
-    ck_assert_int_eq(count(e.kernels, "__syncthreads();"), 2);
+    ck_assert_int_eq(count(e.kernels, "__syncthreads();"), 3);
     ck_assert_lacks(e.src.data, "pipert_cp_async.cuh");
     emitted_free(&e);
 }

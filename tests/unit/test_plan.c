@@ -97,15 +97,21 @@ START_TEST(sync_schedule)
             ck_assert_int_eq(sc->copy[k].row_bytes, 8192);
             ck_assert_int_eq(sc->copy[k].vec, 16);
         }
-        ck_assert_int_eq(sc->nsecs, 1);
-        const ir_section *loop = &sc->secs[0];
+        /* A persistent grid claims its work items: step 0 first (and a barrier), then
+         * step t+1 before the loop's first barrier. */
+        const int c = sc->grid == GRID_PERSISTENT;
+        ck_assert_int_eq(sc->nsecs, 1 + 2 * c);
+        ck_assert_int_eq(sc->claim_ring, 3 * c);
+        const ir_section *loop = &sc->secs[2 * c];
         ck_assert_int_eq(loop->kind, SEC_LOOP);
-        ck_assert_int_eq(loop->nops, 4);
+        ck_assert_int_eq(loop->nops, 4 + c);
         expect_op(&loop->ops[0], OP_COPY, 0, false);   /* t < trips: no guard */
         ck_assert_int_eq(loop->ops[0].stage, -1);
-        expect_op(&loop->ops[1], OP_BARRIER, 0, false);
-        expect_op(&loop->ops[2], OP_COMPUTE, 0, false);
-        expect_op(&loop->ops[3], OP_BARRIER, 0, false);
+        if (c)
+            expect_op(&loop->ops[1], OP_CLAIM, 1, false);
+        expect_op(&loop->ops[1 + c], OP_BARRIER, 0, false);
+        expect_op(&loop->ops[2 + c], OP_COMPUTE, 0, false);
+        expect_op(&loop->ops[3 + c], OP_BARRIER, 0, false);
         planned_free(&p);
     }
 }
@@ -115,9 +121,14 @@ START_TEST(sync_dump)
 {
     planned p;
     plan_simple(&p, "float", 1, 1000, "threads 128; grid persistent;", MECH_SYNC, 90);
-    expect_dump(p.sc, "schedule t mech=sync sm_90 slots=1 smem=4096 threads=128 grid=persistent\n"
+    expect_dump(p.sc, "schedule t mech=sync sm_90 slots=1 smem=4096 threads=128 grid=persistent claim_ring=3\n"
+                      "prologue p in [0,1):\n"
+                      "  claim step=p\n"
+                      "prologue p in [0,1):\n"
+                      "  barrier\n"
                       "loop t in [0,trips):\n"
                       "  copy step=t\n"
+                      "  claim step=t+1\n"
                       "  barrier\n"
                       "  compute step=t\n"
                       "  barrier\n");
@@ -143,21 +154,28 @@ START_TEST(cp_async_ring_schedules)
         ck_assert_int_eq(sc->copy[1].off, 8192LL * S);
         ck_assert_int_eq(sc->copy[1].slot_bytes, 8192);
         ck_assert_int_eq(sc->copy[1].nslots, S);
-        ck_assert_int_eq(sc->nsecs, 2);
-        const ir_section *pro = &sc->secs[0], *loop = &sc->secs[1];
+        /* The claims of steps 0..S-1 and their barrier come first; the loop claims t+S
+         * before its barrier. */
+        ck_assert_int_eq(sc->nsecs, 4);
+        ck_assert_int_eq(sc->claim_ring, S + 2);
+        ck_assert_int_eq(sc->secs[0].count, S);
+        expect_op(&sc->secs[0].ops[0], OP_CLAIM, 0, false);
+        expect_op(&sc->secs[1].ops[0], OP_BARRIER, 0, false);
+        const ir_section *pro = &sc->secs[2], *loop = &sc->secs[3];
         ck_assert_int_eq(pro->kind, SEC_PROLOGUE);
         ck_assert_int_eq(pro->count, S - 1);
         ck_assert_int_eq(pro->nops, 2);
         expect_op(&pro->ops[0], OP_COPY, 0, true);
         expect_op(&pro->ops[1], OP_COMMIT, 0, false);
         ck_assert_int_eq(loop->kind, SEC_LOOP);
-        ck_assert_int_eq(loop->nops, 5);
+        ck_assert_int_eq(loop->nops, 6);
         expect_op(&loop->ops[0], OP_WAIT, 0, false);
         ck_assert_int_eq(loop->ops[0].n, S - 2);
-        expect_op(&loop->ops[1], OP_BARRIER, 0, false);
-        expect_op(&loop->ops[2], OP_COPY, S - 1, true);
-        expect_op(&loop->ops[3], OP_COMMIT, S - 1, false);
-        expect_op(&loop->ops[4], OP_COMPUTE, 0, false);
+        expect_op(&loop->ops[1], OP_CLAIM, S, false);
+        expect_op(&loop->ops[2], OP_BARRIER, 0, false);
+        expect_op(&loop->ops[3], OP_COPY, S - 1, true);
+        expect_op(&loop->ops[4], OP_COMMIT, S - 1, false);
+        expect_op(&loop->ops[5], OP_COMPUTE, 0, false);
         planned_free(&p);
     }
 }
@@ -176,17 +194,20 @@ START_TEST(cp_async_one_slot)
         const sched *sc = p.sc;
         ck_assert_int_eq(sc->nslots, 1);
         ck_assert_int_eq(sc->smem_bytes, 8192);
-        ck_assert_int_eq(sc->nsecs, 1);
-        const ir_section *loop = &sc->secs[0];
+        const int c = sc->grid == GRID_PERSISTENT;   /* claims, as in sync_schedule */
+        ck_assert_int_eq(sc->nsecs, 1 + 2 * c);
+        const ir_section *loop = &sc->secs[2 * c];
         ck_assert_int_eq(loop->kind, SEC_LOOP);
-        ck_assert_int_eq(loop->nops, 6);
+        ck_assert_int_eq(loop->nops, 6 + c);
         expect_op(&loop->ops[0], OP_COPY, 0, false);   /* t < trips: no guard */
         expect_op(&loop->ops[1], OP_COMMIT, 0, false);
         expect_op(&loop->ops[2], OP_WAIT, 0, false);
         ck_assert_int_eq(loop->ops[2].n, 0);
-        expect_op(&loop->ops[3], OP_BARRIER, 0, false);
-        expect_op(&loop->ops[4], OP_COMPUTE, 0, false);
-        expect_op(&loop->ops[5], OP_BARRIER, 0, false);
+        if (c)
+            expect_op(&loop->ops[3], OP_CLAIM, 1, false);
+        expect_op(&loop->ops[3 + c], OP_BARRIER, 0, false);
+        expect_op(&loop->ops[4 + c], OP_COMPUTE, 0, false);
+        expect_op(&loop->ops[5 + c], OP_BARRIER, 0, false);
         planned_free(&p);
     }
 }
@@ -197,12 +218,17 @@ START_TEST(cp_async_dump)
     planned p;
     plan_simple(&p, "float", 2, 2048, "stages 3; grid persistent;", MECH_CP_ASYNC, 80);
     expect_dump(p.sc,
-                "schedule t mech=cp.async sm_80 slots=3 smem=49152 threads=256 grid=persistent\n"
+                "schedule t mech=cp.async sm_80 slots=3 smem=49152 threads=256 grid=persistent claim_ring=5\n"
+                "prologue p in [0,3):\n"
+                "  claim step=p\n"
+                "prologue p in [0,1):\n"
+                "  barrier\n"
                 "prologue p in [0,2):\n"
                 "  copy step=p if<trips\n"
                 "  commit step=p\n"
                 "loop t in [0,trips):\n"
                 "  wait 1\n"
+                "  claim step=t+3\n"
                 "  barrier\n"
                 "  copy step=t+2 if<trips\n"
                 "  commit step=t+2\n"
@@ -394,9 +420,14 @@ START_TEST(staged_output_sync)
     planned p;
     plan_src(&p, outputs_src, MECH_SYNC, 80);
     ck_assert_ptr_nonnull(p.sc);
-    expect_dump(p.sc, "schedule t mech=sync sm_80 slots=1 smem=9216 threads=256 grid=persistent\n"
+    expect_dump(p.sc, "schedule t mech=sync sm_80 slots=1 smem=9216 threads=256 grid=persistent claim_ring=3\n"
+                      "prologue p in [0,1):\n"
+                      "  claim step=p\n"
+                      "prologue p in [0,1):\n"
+                      "  barrier\n"
                       "loop t in [0,trips):\n"
                       "  copy step=t\n"
+                      "  claim step=t+1\n"
                       "  barrier\n"
                       "  compute step=t\n"
                       "  barrier\n"
@@ -413,12 +444,17 @@ START_TEST(staged_output_cp_async)
     planned p;
     plan_src(&p, outputs_src, MECH_CP_ASYNC, 80);
     ck_assert_ptr_nonnull(p.sc);
-    expect_dump(p.sc, "schedule t mech=cp.async sm_80 slots=3 smem=18432 threads=256 grid=persistent\n"
+    expect_dump(p.sc, "schedule t mech=cp.async sm_80 slots=3 smem=18432 threads=256 grid=persistent claim_ring=5\n"
+                      "prologue p in [0,3):\n"
+                      "  claim step=p\n"
+                      "prologue p in [0,1):\n"
+                      "  barrier\n"
                       "prologue p in [0,2):\n"
                       "  copy step=p if<trips\n"
                       "  commit step=p\n"
                       "loop t in [0,trips):\n"
                       "  wait 1\n"
+                      "  claim step=t+3\n"
                       "  barrier\n"
                       "  copy step=t+2 if<trips\n"
                       "  commit step=t+2\n"
@@ -527,20 +563,25 @@ START_TEST(bulk_ring)
     planned p;
     plan_simple(&p, "float", 2, 1024, "stages 3; grid persistent;", MECH_BULK, 90);
     expect_mbarriers(p.sc, 1, 0, 0);
-    ck_assert_int_eq(p.sc->nsecs, 4);
+    ck_assert_int_eq(p.sc->nsecs, 6);
     ck_assert_int_eq(p.sc->secs[0].ops[1].fence, FENCE_MBARRIER_INIT);
-    /* S steps armed and copied ahead, then one barrier publishes their stored edges. */
-    const ir_section *pro = &p.sc->secs[1], *pub = &p.sc->secs[2], *loop = &p.sc->secs[3];
+    /* After the frame, the claims of steps 0..3 and their barrier; S steps armed and
+     * copied ahead, then one barrier publishes their stored edges. */
+    expect_op(&p.sc->secs[1].ops[0], OP_CLAIM, 0, false);
+    ck_assert_int_eq(p.sc->secs[1].count, 4);
+    expect_op(&p.sc->secs[2].ops[0], OP_BARRIER, 0, false);
+    const ir_section *pro = &p.sc->secs[3], *pub = &p.sc->secs[4], *loop = &p.sc->secs[5];
     ck_assert_int_eq(pro->count, 3);
     expect_fill(pro->ops, 0, true);
     ck_assert_int_eq(pub->count, 1);
     ck_assert_int_eq(pub->nops, 1);
     expect_op(&pub->ops[0], OP_BARRIER, 0, false);
-    ck_assert_int_eq(loop->nops, 5);
+    ck_assert_int_eq(loop->nops, 6);
     expect_op(&loop->ops[0], OP_WAIT_PARITY, 0, false);
     expect_op(&loop->ops[1], OP_COMPUTE, 0, false);
-    expect_op(&loop->ops[2], OP_BARRIER, 0, false);
-    expect_fill(&loop->ops[3], 3, true);
+    expect_op(&loop->ops[2], OP_CLAIM, 4, false);
+    expect_op(&loop->ops[3], OP_BARRIER, 0, false);
+    expect_fill(&loop->ops[4], 3, true);
     planned_free(&p);
 }
 END_TEST
@@ -635,7 +676,7 @@ START_TEST(op_names_and_printing)
 {
     static const char *names[OP__COUNT] = {
         "copy", "commit", "wait", "acquire", "release", "arrive", "arrive_tx", "wait_parity",
-        "init", "fence", "barrier", "compute", "store",
+        "init", "fence", "barrier", "compute", "store", "claim",
     };
     for (int k = 0; k < OP__COUNT; ++k)
         ck_assert_str_eq(ir_op_name((ir_op_kind)k), names[k]);

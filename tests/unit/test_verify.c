@@ -997,13 +997,14 @@ START_TEST(host_plan_proven_and_ordered)
     static const host_op_kind order[] = {
         HOP_CHECK_ARGS, HOP_CHECK_ARRAY, HOP_CHECK_ARRAY, HOP_CHECK_ARRAY, HOP_CHECK_DISJOINT,
         HOP_CHECK_DISJOINT, HOP_COUNT_TILES, HOP_RETURN_IF_EMPTY, HOP_COPY_WIDTH,
-        HOP_SELECT_VARIANT, HOP_GRID, HOP_LAUNCH,
+        HOP_SELECT_VARIANT, HOP_GRID, HOP_TILE_COUNTER, HOP_LAUNCH,
     };
     ck_assert_int_eq(hp->nops, (int)(sizeof order / sizeof order[0]));
     for (int i = 0; i < hp->nops; ++i)
         ck_assert_str_eq(host_op_name(hp->ops[i].kind), host_op_name(order[i]));
-    ck_assert_int_eq(hp->nparams, 2);
+    ck_assert_int_eq(hp->nparams, 3);
     ck_assert_int_eq(hp->params[1].value, HV_NTILES);
+    ck_assert_int_eq(hp->params[2].value, HV_TILE_COUNTER);
     ck_assert_int_eq(hp->nvariants, 1);
     planned_free(&p);
 }
