@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
     const int64_t nx = pg_args.nx;
     unsigned char *const pg_g_u = (unsigned char *)pg_args.u;
     const pg_view2<float> v{pg_args.v, 0, 0, nx};
-    constexpr int64_t pg_ks = 4;
+    constexpr int64_t pg_ks = 2;
     const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
     const int pg_ptid = threadIdx.x;
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
                 const int64_t pg_tiles1 = (nx + 127) / 128;
                 const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 128;
                 pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t y0 = (pg_rest * 4 + pg_sub) * 32;
+                const int64_t y0 = (pg_rest * 2 + pg_sub) * 32;
                 const int pg_slot = (int)(pg_step % 2);
                 pg_cg_region<pg_vec_u, 1, 34, 544LL, 544LL, pg_pnt>(pg_smem + 0 + pg_slot * 18560, pg_g_u,
                     0, (y0 + -1), (x0 + -4) * 4,
@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
                 const int64_t pg_tiles1 = (nx + 127) / 128;
                 const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 128;
                 pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t y0 = (pg_rest * 4 + pg_sub) * 32;
+                const int64_t y0 = (pg_rest * 2 + pg_sub) * 32;
                 const int pg_slot = (int)(pg_step % 2);
                 pg_cg_region<pg_vec_u, 1, 34, 544LL, 544LL, pg_pnt>(pg_smem + 0 + pg_slot * 18560, pg_g_u,
                     0, (y0 + -1), (x0 + -4) * 4,
@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
             const int64_t pg_tiles1 = (nx + 127) / 128;
             const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 128;
             pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t y0 = (pg_rest * 4 + pg_sub) * 32;
+            const int64_t y0 = (pg_rest * 2 + pg_sub) * 32;
             const int pg_slot = (int)(pg_step % 2);
             const pg_sview2<const float, 136> u{(const float *)(pg_smem + 0 + pg_slot * 18560), (y0 + -1), (x0 + -4)};
             const int64_t pg_rest0 = ny - y0;
@@ -137,7 +137,7 @@ extern "C" cudaError_t jacobi2d_launch_ex(const struct jacobi2d_args *pg_a, cuda
     PIPERT_TRY(pipert_check_array(pg_a->v, pg_a->ny, pg_a->nx, 1, 4, &pg_bytes_v));
     if (pipert_ranges_overlap(pg_a->v, pg_bytes_v, pg_a->u, pg_bytes_u))
         return cudaErrorInvalidValue;
-    const int64_t pg_ntiles = pipert_div_up(pipert_div_up(pg_a->ny, 32), 4) * pipert_div_up(pg_a->nx, 128);
+    const int64_t pg_ntiles = pipert_div_up(pipert_div_up(pg_a->ny, 32), 2) * pipert_div_up(pg_a->nx, 128);
     if (pg_ntiles == 0)
         return cudaSuccess;
     unsigned pg_vec = 16;
