@@ -477,13 +477,16 @@ static void emit_reference_array(strbuf *o, const spec_array *arr)
 /* The launch captured in a CUDA graph on a stream of its own (the launcher's promise: it
  * neither allocates nor synchronizes), the graph run twice with the arrays uploaded
  * afresh between: the second run must redo all the work, so nothing a run leaves behind
- * (a tile counter) may stand in for what the launch sets up itself. */
+ * (a tile counter) may stand in for what the launch sets up itself. The stream does not
+ * wait for the legacy stream, whose pageable uploads may still be landing after
+ * cudaMemcpy returned: the device is synchronized first. */
 static void emit_graph_twice(strbuf *o, const spec *s)
 {
     sb_printf(o, "static void pg_graph_twice(pg_buffers &b, struct %s_args &a, const size_t *off,\n"
                  "                           const pipert_launch_opts &opts)\n{\n"
                  "    cudaStream_t st;\n    cudaGraph_t g;\n    cudaGraphExec_t ge;\n"
                  "    PG_CHECK(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));\n"
+                 "    PG_CHECK(cudaDeviceSynchronize());\n"
                  "    PG_CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));\n"
                  "    PG_CHECK(%s_launch_ex(&a, st, &opts));\n"
                  "    PG_CHECK(cudaStreamEndCapture(st, &g));\n"
@@ -491,6 +494,7 @@ static void emit_graph_twice(strbuf *o, const spec *s)
                  "    PG_CHECK(cudaGraphLaunch(ge, st));\n"
                  "    PG_CHECK(cudaStreamSynchronize(st));\n"
                  "    pg_upload(b, a, off);\n"
+                 "    PG_CHECK(cudaDeviceSynchronize());\n"
                  "    PG_CHECK(cudaGraphLaunch(ge, st));\n"
                  "    PG_CHECK(cudaStreamSynchronize(st));\n"
                  "    PG_CHECK(cudaGraphExecDestroy(ge));\n    PG_CHECK(cudaGraphDestroy(g));\n"
