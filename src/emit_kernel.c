@@ -749,17 +749,10 @@ static void emit_loop(kctx *k, const ir_section *sec)
 {
     const spec *s = k->s;
     k->var = "pg_t";
-    /* Producer warps run no bodies: only the compute threads do. */
-    if (k->sc->claim_ring) {
-        kp(k, "for (int64_t pg_t = 0; %s; ++pg_t) {\n", emit_live(k, "pg_t"));
-        k->ind += 4;
-        emit_ops(k, sec);
-        k->ind -= 4;
-        kp(k, "}\n");
-        return;
-    }
+    /* Producer warps run no bodies: only the compute threads do. A schedule that claims
+     * its work items has no bodies (plan_claims). */
     if ((!s->has_prologue && !s->has_epilogue) || k->role == ROLE_PRODUCER) {
-        kp(k, "for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {\n");
+        kp(k, "for (int64_t pg_t = 0; %s; ++pg_t) {\n", emit_live(k, "pg_t"));
         k->ind += 4;
         emit_ops(k, sec);
         k->ind -= 4;
