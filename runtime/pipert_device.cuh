@@ -100,6 +100,19 @@ template <class T> struct pg_view3 {
 };
 
 #ifdef __CUDACC__
+/* setmaxnreg (sm_90a on): the registers a thread of this warpgroup has from here on, every
+ * warp of the warpgroup executing it. keep gives the rest back to the block's pool; take
+ * waits until the pool holds what it asks (pipegen plans both to add up to the launch's
+ * registers). */
+template <int N> __device__ __forceinline__ void pg_regs_keep()
+{
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+template <int N> __device__ __forceinline__ void pg_regs_take()
+{
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(N));
+}
+
 /* Quotient and remainder of non-negative 64-bit values, in 32 bits when both fit (the
  * usual case: 64-bit division is a long software sequence on the GPU). */
 __device__ __forceinline__ int64_t pg_div(int64_t a, int64_t b)

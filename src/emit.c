@@ -715,6 +715,10 @@ static void emit_schedule_comment(strbuf *out, const sched *sc, const char *also
                    "shared memory\n * per block, %d threads, %s grid.\n",
               sc->sm, also, mech_name(sc->mech), sc->nslots, sc->smem_bytes, sc->threads,
               sc->grid == GRID_PERSISTENT ? "persistent" : "one block per work item");
+    if (sc->regs_launch)
+        sb_printf(out, " * Registers a thread: %d at launch; setmaxnreg: the producers keep %d, "
+                       "the consumers take %d.\n", sc->regs_launch, sc->regs_producer,
+                  sc->regs_consumer);
     for (int i = 0; i < sc->nsecs; ++i) {
         const ir_section *sec = &sc->secs[i];
         if (sec->kind == SEC_FRAME)

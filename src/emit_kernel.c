@@ -786,6 +786,22 @@ static bool has_roles(const ir_section *sec)
 
 static void emit_one_section(kctx *k, const ir_section *sec);
 
+/* The registers a role's warpgroups keep or take (sched.regs_*), set once, as the role's
+ * first section begins: the producers give theirs back before the consumers ask. */
+static void emit_rebalance(kctx *k, const ir_section *sec)
+{
+    const sched *sc = k->sc;
+    const ir_section *first = sc->secs;
+    while (!has_roles(first))
+        ++first;
+    if (!sc->regs_launch || sec != first)
+        return;
+    if (k->role == ROLE_PRODUCER)
+        kp(k, "pg_regs_keep<%d>();\n", sc->regs_producer);
+    else
+        kp(k, "pg_regs_take<%d>();\n", sc->regs_consumer);
+}
+
 /* A section whose operations belong to roles is printed once per role, in the branch of
  * the role's warps. */
 static void emit_section(kctx *k, const ir_section *sec)
@@ -797,11 +813,13 @@ static void emit_section(kctx *k, const ir_section *sec)
     kp(k, "if ((int)threadIdx.x < %d) {\n", k->sc->producer_threads);
     k->ind += 4;
     k->role = ROLE_PRODUCER;
+    emit_rebalance(k, sec);
     emit_one_section(k, sec);
     k->ind -= 4;
     kp(k, "} else {\n");
     k->ind += 4;
     k->role = ROLE_CONSUMER;
+    emit_rebalance(k, sec);
     emit_one_section(k, sec);
     k->ind -= 4;
     k->role = ROLE_ALL;
@@ -937,8 +955,9 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, int l
     sb_init(&body, out->arena);
     kctx k = {&body, u, s, sc, "pg_t", 0, ROLE_ALL, sm};
     kp(&k, "template <int VEC>\n__global__ void __launch_bounds__(%d", sc->threads);
-    if (s->blocks_per_sm)
-        kp(&k, ", %d", s->blocks_per_sm);
+    /* setmaxnreg's counts assume the launch's: what one block an SM gives a thread. */
+    if (s->blocks_per_sm || sc->regs_launch)
+        kp(&k, ", %d", sc->regs_launch ? 1 : s->blocks_per_sm);
     if (sc->cluster > 1)
         kp(&k, ") PG_CLUSTER_DIMS(%d", sc->cluster);
     /* The parameters are the host plan's: what the launcher passes, the kernel reads. */

@@ -23,7 +23,7 @@
 #define PIPEGEN_VERSION "0.1.0"
 /* The PIPERT_ABI_VERSION of runtime/pipert.h that generated sources are written for (they
  * refuse to compile against another; the install suite checks the two agree). */
-#define PIPEGEN_PIPERT_ABI 4
+#define PIPEGEN_PIPERT_ABI 5
 
 /* ===================================================================== arena.c */
 
@@ -704,6 +704,10 @@ typedef struct sched {
     int cluster;             /* blocks per cluster (1: none): they run the same steps over
                                 tiles adjacent in the tile's first dimension, each block's
                                 slots filled by every block's multicast shares */
+    int regs_launch;         /* registers per thread the kernel launches with where its
+                                roles rebalance them (setmaxnreg); 0: they do not */
+    int regs_producer;       /* ... what each producer thread keeps (setmaxnreg.dec) */
+    int regs_consumer;       /* ... and what each consumer thread takes (setmaxnreg.inc) */
     long long smem_bytes;    /* dynamic shared memory per block */
     int smem_align;          /* the alignment the slots' offsets assume of dynamic shared
                                 memory: 128, or 1024 for swizzled slots (the kernel rounds
@@ -883,14 +887,14 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds);
  *     them, an OP_FENCE before it) ahead of any barrier operation.
  *   - A stage whose copy_plan has nslots == 1 uses slot 0 for every step.
  * Rules reported, each once per schedule, as "[mech] RULE: ...": IR, RAW, WAR, parity,
- * arrivals, expect_tx, fence, init, deadlock, drain.
+ * arrivals, expect_tx, fence, init, deadlock, drain, registers.
  */
 
 typedef enum fault_kind {
     FAULT_NONE, FAULT_DROP_WAIT, FAULT_WAIT_PLUS_ONE, FAULT_DROP_COMMIT, FAULT_FLIP_PARITY,
     FAULT_EXPECT_TX_SHORT, FAULT_EXPECT_TX_LONG, FAULT_DROP_FENCE, FAULT_ONE_SLOT_SHORT,
     FAULT_DROP_RELEASE, FAULT_DROP_ARRIVE, FAULT_EARLY_RELEASE, FAULT_LOCAL_RELEASE,
-    FAULT_CLUSTER_COUNT_SHORT, FAULT_CLAIM_RING_SHORT,
+    FAULT_CLUSTER_COUNT_SHORT, FAULT_CLAIM_RING_SHORT, FAULT_REGS_OVER,
     /* faults of the host plan */
     FAULT_DROP_ARRAY_CHECK, FAULT_LATE_SELECT, FAULT_DROP_PARAM,
     /* faults of its chunk ring */

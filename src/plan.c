@@ -330,6 +330,27 @@ static void plan_claims(planner *p)
 
 /* auto: the lowering it tries first if that plans the spec (its refusals are not the
  * user's errors: planned without diagnostics), else the one that plans every spec. */
+/* setmaxnreg (PTX: the arch-specific targets) moves registers from the producer warpgroups
+ * to the consumers', whose accumulators want them (gemm_bf16: 160 a thread). It is planned
+ * where it costs nothing: both roles are whole warpgroups, a thread could not already have
+ * 255 registers, and the block holds its SM alone, its shared memory leaving no room for a
+ * second one (so __launch_bounds__(threads, 1) takes no occupancy). The kernel launches
+ * with what that bound gives each thread; the producers keep what a copy loop needs. */
+enum { REGS_PER_SM = 65536, REGS_PRODUCER = 40, REGS_MAX = 256 };
+
+static void plan_registers(sched *sc)
+{
+    const int producers = sc->producer_threads, consumers = sc->threads - producers;
+    if (!sc->specific || producers == 0 || producers % 128 || consumers % 128
+        || sc->threads <= 256 || sc->spec->blocks_per_sm > 1
+        || 2 * sc->smem_bytes <= sema_smem_limit(sc->sm))
+        return;
+    sc->regs_launch = REGS_PER_SM / sc->threads / 8 * 8;
+    sc->regs_producer = REGS_PRODUCER;
+    int take = (sc->regs_launch * sc->threads - producers * REGS_PRODUCER) / consumers / 8 * 8;
+    sc->regs_consumer = take < REGS_MAX ? take : REGS_MAX;
+}
+
 static sched *plan_auto(arena *a, diag_ctx *d, const spec *s, int sm, bool specific)
 {
     const mech first = mech_auto_first(s, sm), sure = mech_auto(s, sm);
@@ -362,6 +383,7 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm, bool 
         return NULL;
     drop_vacuous_guards(sc);
     plan_claims(&p);
+    plan_registers(sc);
     if (sc->smem_bytes > sema_smem_limit(sm)) {
         diag_error(d, s->loc, "the %s schedule needs %lld bytes of shared memory per block; "
                    "sm_%d has %lld", mech_name(m), sc->smem_bytes, sm, sema_smem_limit(sm));
@@ -455,6 +477,9 @@ void ir_dump(FILE *out, const sched *sc)
     if (sc->track == TRACK_BARRIER)
         sb_printf(&sb, "barriers: full %d arrivals, empty %d arrivals, producers %d threads\n",
                   sc->full_arrivals, sc->empty_arrivals, sc->producer_threads);
+    if (sc->regs_launch)
+        sb_printf(&sb, "registers: launch %d, producers keep %d, consumers take %d\n",
+                  sc->regs_launch, sc->regs_producer, sc->regs_consumer);
     for (int i = 0; i < sc->nsecs; ++i) {
         const ir_section *sec = &sc->secs[i];
         if (sec->kind == SEC_FRAME)

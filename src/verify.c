@@ -38,7 +38,7 @@ static const char *const fault_names[FAULT__COUNT] = {
     [FAULT_DROP_RELEASE] = "drop-release", [FAULT_DROP_ARRIVE] = "drop-arrive",
     [FAULT_EARLY_RELEASE] = "early-release", [FAULT_LOCAL_RELEASE] = "local-release",
     [FAULT_CLUSTER_COUNT_SHORT] = "cluster-count-short",
-    [FAULT_CLAIM_RING_SHORT] = "claim-ring-short",
+    [FAULT_CLAIM_RING_SHORT] = "claim-ring-short", [FAULT_REGS_OVER] = "regs-over",
     [FAULT_DROP_ARRAY_CHECK] = "drop-array-check",
     [FAULT_LATE_SELECT] = "late-select", [FAULT_DROP_PARAM] = "drop-param-source",
     [FAULT_CHUNK_BUFFERS_SHORT] = "chunk-buffers-short",
@@ -65,13 +65,14 @@ enum {
 
 typedef enum vrule {
     R_IR, R_RAW, R_WAR, R_PARITY, R_ARRIVALS, R_EXPECT_TX, R_FENCE, R_INIT, R_DEADLOCK,
-    R_DRAIN, R__COUNT
+    R_DRAIN, R_REGISTERS, R__COUNT
 } vrule;
 
 static const char *const rule_names[R__COUNT] = {
     [R_IR] = "IR", [R_RAW] = "RAW", [R_WAR] = "WAR", [R_PARITY] = "parity",
     [R_ARRIVALS] = "arrivals", [R_EXPECT_TX] = "expect_tx", [R_FENCE] = "fence",
     [R_INIT] = "init", [R_DEADLOCK] = "deadlock", [R_DRAIN] = "drain",
+    [R_REGISTERS] = "registers",
 };
 
 typedef struct vclock {
@@ -262,20 +263,34 @@ static void vfail(sim *s, vrule r, const char *fmt, ...)
                sb.data);
 }
 
-/* Structural errors found before any simulation. */
+/* Errors found before any simulation, of the IR's structure (R_IR) or its numbers. */
+static void vfail_static(vreport *rep, vrule r, const char *fmt, va_list ap)
+{
+    rep->broken = true;
+    if (!rep->d || (rep->reported & (1u << r)))
+        return;
+    rep->reported |= 1u << r;
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    diag_error(rep->d, rep->loc, "[%s] %s: %s", mech_name(rep->sc->mech), rule_names[r], msg);
+}
+
 static void vfail_ir(vreport *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void vfail_ir(vreport *rep, const char *fmt, ...)
 {
-    rep->broken = true;
-    if (!rep->d || (rep->reported & (1u << R_IR)))
-        return;
-    rep->reported |= 1u << R_IR;
-    char msg[512];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    vfail_static(rep, R_IR, fmt, ap);
     va_end(ap);
-    diag_error(rep->d, rep->loc, "[%s] IR: %s", mech_name(rep->sc->mech), msg);
+}
+
+static void vfail_regs(vreport *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void vfail_regs(vreport *rep, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfail_static(rep, R_REGISTERS, fmt, ap);
+    va_end(ap);
 }
 
 static int new_rec(sim *s, rec_kind k, int t, int cell, long long gs)
@@ -1183,6 +1198,35 @@ static bool cluster_bracketed(const sched *sc)
            && is_cluster_barrier(&last->ops[last->nops - 1]);
 }
 
+static bool regs_count_ok(int n) { return n >= 24 && n <= 256 && n % 8 == 0; }
+
+/* setmaxnreg (sched.regs_*): every warp of a warpgroup executes it, so both roles must be
+ * whole warpgroups; PTX takes counts of 24 to 256 in multiples of 8; and the block's pool
+ * holds what it launched with, so a take beyond what the keeps give back waits forever. */
+static void check_registers(vreport *rep)
+{
+    const sched *sc = rep->sc;
+    if (!sc->regs_launch)
+        return;
+    const int p = sc->producer_threads, c = sc->threads - p;
+    const long long pool = (long long)sc->regs_launch * sc->threads;
+    const long long asked = (long long)p * sc->regs_producer + (long long)c * sc->regs_consumer;
+    if (!uses_roles(sc) || p % 128 || c % 128)
+        vfail_regs(rep, "setmaxnreg needs whole warpgroups in both roles, not %d producer "
+                   "and %d consumer threads", p, c);
+    else if (!regs_count_ok(sc->regs_producer) || !regs_count_ok(sc->regs_consumer))
+        vfail_regs(rep, "setmaxnreg counts %d and %d: PTX takes multiples of 8 from 24 to 256",
+                   sc->regs_producer, sc->regs_consumer);
+    else if (sc->regs_launch % 8 || pool > 65536)
+        vfail_regs(rep, "a launch of %d registers for each of %d threads: an SM has 65536, "
+                   "given in multiples of 8", sc->regs_launch, sc->threads);
+    else if (asked > pool)
+        vfail_regs(rep, "the producers keep %d x %d registers and the consumers take %d x %d, "
+                   "%lld in all, but the block launched with %d x %d = %lld: the consumers' "
+                   "setmaxnreg.inc would wait forever", p, sc->regs_producer, c,
+                   sc->regs_consumer, asked, sc->threads, sc->regs_launch, pool);
+}
+
 /* What the simulation relies on; a schedule that breaks it is reported as such. */
 static bool check_ir(vreport *rep)
 {
@@ -1242,6 +1286,8 @@ static bool check_ir(vreport *rep)
         vfail_ir(rep, "full barriers are used but full_arrivals is %d", sc->full_arrivals);
     else if (!rep->broken && empty && sc->empty_arrivals < 1)
         vfail_ir(rep, "empty barriers are used but empty_arrivals is %d", sc->empty_arrivals);
+    if (!rep->broken)
+        check_registers(rep);
     return !rep->broken;
 }
 
@@ -1484,6 +1530,11 @@ bool verify_inject(sched *sc, fault_kind k)
         if (sc->claim_ring < 3)
             return false;
         sc->claim_ring -= 2;
+        return true;
+    case FAULT_REGS_OVER:
+        if (!sc->regs_launch)
+            return false;
+        sc->regs_consumer += 8;
         return true;
     case FAULT_DROP_RELEASE: return drop_first(sc, is_release);
     case FAULT_DROP_ARRIVE: return drop_first(sc, is_full_arrive) || drop_first(sc, is_any_arrive);

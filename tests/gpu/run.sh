@@ -91,11 +91,13 @@ run_case() {
 # show that the hardware path is taken (LOWERING:INSTRUCTION ...): bulk copies are the
 # bulk-copy unit's UBLKCP, tensor copies the TMA unit's UTMALDG; LOWERING/SAMPLE:... holds
 # for that sample only (transpose's staged output goes back by tensor stores, UTMASTG;
-# gemm_bf16's body multiplies on the tensor cores from the slots, HGMMA, and its clusters
-# multicast B, UTMALDG.2D.MULTICAST; auto's sm_90 kernel of a matmul is tensor's).
+# gemm_bf16's body multiplies on the tensor cores from the slots, HGMMA, its clusters
+# multicast B, UTMALDG.2D.MULTICAST, and its producers give registers to the consumers,
+# setmaxnreg's USETMAXREG; auto's sm_90 kernel of a matmul is tensor's).
 SASS_MUST="bulk:UBLKCP tensor:UTMALDG tensor/transpose:UTMASTG tensor/transpose_batched:UTMASTG
-           tensor/gemm_bf16:HGMMA tensor/gemm_bf16:UTMALDG.2D.MULTICAST auto/sgemm:UTMALDG
-           auto/gemm_bf16:HGMMA auto/gemm_bf16:UTMALDG.2D.MULTICAST"
+           tensor/gemm_bf16:HGMMA tensor/gemm_bf16:UTMALDG.2D.MULTICAST
+           tensor/gemm_bf16:USETMAXREG auto/sgemm:UTMALDG auto/gemm_bf16:HGMMA
+           auto/gemm_bf16:UTMALDG.2D.MULTICAST auto/gemm_bf16:USETMAXREG"
 sass_check() {
     local dir=$1 name=$2 mech=$3 m want
     for m in $SASS_MUST; do

@@ -34,6 +34,7 @@ declare -A expect=(
     [local-release]='deadlock'
     [cluster-count-short]='WAR|arrivals|deadlock'
     [claim-ring-short]='WAR|RAW'
+    [regs-over]='registers'
     [drop-array-check]='checks'
     [late-select]='prepare'
     [drop-param-source]='params'
@@ -45,7 +46,7 @@ declare -A expect=(
 # The device schedule's faults, then the host plan's (the launcher).
 kinds=(drop-wait wait-plus-one drop-commit flip-parity expect-tx-short expect-tx-long
        drop-fence one-slot-short drop-release drop-arrive early-release local-release
-       cluster-count-short claim-ring-short
+       cluster-count-short claim-ring-short regs-over
        drop-array-check late-select drop-param-source chunk-buffers-short copy-out-early
        part-out-early fold-early)
 

@@ -630,6 +630,60 @@ START_TEST(bulk_roles)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ registers */
+
+/* plan_simple's spec under bulk for sm_90, as the arch-specific target when specific. */
+static sched *plan_bulk90(planned *p, long tile, const char *items, bool specific)
+{
+    char src[1024];
+    h_start(p, "t.pipe", spec_src(src, sizeof src, "float", 2, tile, items));
+    ck_assert_msg(h_check(p, &both), "the test's source does not check: %s", h_diags(p));
+    p->sc = plan_schedule(p->a, &p->d, &p->s, MECH_BULK, 90, specific);
+    h_end(p);
+    ck_assert_msg(p->sc != NULL, "planning failed: %s", p->diags);
+    return p->sc;
+}
+
+START_TEST(registers_rebalanced)
+{
+    /* 2 x 4 slots of 16 KiB: the block holds the SM alone; 384 threads launch with 168
+     * registers each, the producer warpgroup keeps 40 and the two consumer warpgroups
+     * take (168 x 384 - 40 x 128) / 256 = 232. */
+    planned p;
+    const char *items = "threads 384; stages 4; grid persistent; producer_warps 4;";
+    const sched *sc = plan_bulk90(&p, 4096, items, true);
+    ck_assert_int_eq(sc->regs_launch, 168);
+    ck_assert_int_eq(sc->regs_producer, 40);
+    ck_assert_int_eq(sc->regs_consumer, 232);
+    ck_assert(h_verify(&p, sc));
+    char *dump = ir_text(sc);
+    ck_assert_ptr_nonnull(strstr(dump, "registers: launch 168, producers keep 40, consumers take 232\n"));
+    free(dump);
+    planned_free(&p);
+}
+END_TEST
+
+START_TEST(registers_left_alone)
+{
+    /* Not on plain sm_90 (setmaxnreg is for the arch-specific target), not where a second
+     * block fits beside this one, not for a producer warp that is not a warpgroup, not
+     * where 256 threads already have 255 registers each, not under `blocks_per_sm 2`. */
+    static const struct { long tile; const char *items; bool specific; } cases[] = {
+        {4096, "threads 384; stages 4; grid persistent; producer_warps 4;", false},
+        {1024, "threads 384; stages 4; grid persistent; producer_warps 4;", true},
+        {4096, "threads 384; stages 4; grid persistent; producer_warps 1;", true},
+        {4096, "threads 256; stages 4; grid persistent; producer_warps 4;", true},
+        {4096, "threads 384; stages 4; grid persistent; producer_warps 4; blocks_per_sm 2;", true},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        planned p;
+        const sched *sc = plan_bulk90(&p, cases[i].tile, cases[i].items, cases[i].specific);
+        ck_assert_msg(sc->regs_launch == 0, "case %zu: setmaxnreg planned", i);
+        planned_free(&p);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------------ what is not lowered */
 
 /* src checks, and planning it for m on sm fails with exactly want. */
@@ -758,6 +812,8 @@ static Suite *plan_suite(void)
     tcase_add_test(mb, bulk_ring);
     tcase_add_test(mb, bulk_one_slot);
     tcase_add_test(mb, bulk_roles);
+    tcase_add_test(mb, registers_rebalanced);
+    tcase_add_test(mb, registers_left_alone);
     suite_add_tcase(s, mb);
     TCase *so = tcase_create("sorry");
     tcase_add_test(so, sorry_clamped_halo);

@@ -419,6 +419,42 @@ START_TEST(ws_not_applicable)
 }
 END_TEST
 
+/* The warp-specialized ring with whole warpgroups, registers moved as gemm_bf16's are. */
+static void build_ws_regs(fx *f)
+{
+    build_ws_ring(f, 3);
+    f->sc.threads = 384;
+    f->sc.producer_threads = 128;
+    f->sc.regs_launch = 168;
+    f->sc.regs_producer = 40;
+    f->sc.regs_consumer = 232;
+}
+
+START_TEST(ws_registers)
+{
+    fx f;
+    build_ws_regs(&f);
+    expect_proven(&f);
+    inject_expect(&f, FAULT_REGS_OVER, "registers");
+    ck_assert_ptr_nonnull(strstr(f.out, "128 x 40 registers and the consumers take 256 x 240, "
+                                        "66560 in all, but the block launched with 384 x 168"));
+    fx_free(&f);
+    build_ws_regs(&f);
+    f.sc.producer_threads = 32;          /* one warp: setmaxnreg is per warpgroup */
+    expect_rule(&f, "registers");
+    ck_assert_ptr_nonnull(strstr(f.out, "whole warpgroups"));
+    fx_free(&f);
+    build_ws_regs(&f);
+    f.sc.regs_consumer = 230;
+    expect_rule(&f, "registers");
+    ck_assert_ptr_nonnull(strstr(f.out, "multiples of 8 from 24 to 256"));
+    fx_free(&f);
+    build_ws_ring(&f, 3);
+    ck_assert(!verify_inject(&f.sc, FAULT_REGS_OVER));
+    fx_free(&f);
+}
+END_TEST
+
 START_TEST(ws_arrival_count_wrong)
 {
     fx f;
@@ -1157,6 +1193,7 @@ static Suite *verify_suite(void)
     tcase_add_test(ws, ws_drop_arrive_caught);
     tcase_add_test(ws, ws_early_release_caught);
     tcase_add_test(ws, ws_not_applicable);
+    tcase_add_test(ws, ws_registers);
     tcase_add_test(ws, ws_arrival_count_wrong);
     tcase_add_test(ws, ws_init_not_published);
     tcase_add_test(ws, ws_init_missing);
