@@ -631,13 +631,15 @@ c_cluster_per_target() {
     cp "$root/samples/gemm_bf16/gemm_bf16.pipe" g.pipe
     pg g.pipe --arch=sm_80,sm_90a --dump-ir
     expect_status 0; expect_no_err
-    # `stages 4, 3`: 4 slots of 48 KiB where they fit (sm_90), 3 on sm_80
-    expect_out_has "mech=tensor sm_90 slots=4 smem=197616 threads=384 grid=per_tile cluster=2"
-    expect_out_has "mech=cp.async.mbarrier sm_80 slots=3 smem=165888 threads=384 grid=per_tile"
+    # `stages 4, 2`: 4 slots of 56 KiB where they fit (sm_90), 2 on sm_80; the roles trade
+    # registers on the arch-specific target only
+    expect_out_has "mech=tensor sm_90 slots=4 smem=230384 threads=384 grid=per_tile cluster=2"
+    expect_out_has "mech=cp.async.mbarrier sm_80 slots=2 smem=129024 threads=384 grid=per_tile"
+    expect_out_has "registers: launch 168, producers keep 40, consumers take 232"
     expect_out_has "multicast B"
     expect_out_has "release cluster step=t bar=empty per_warp"
     expect_out_has "cluster-grid 2 for-sm_90"
-    expect_out_has "encode-tensor-map B box=128x64 swizzle=128 for-sm_90"
+    expect_out_has "encode-tensor-map B box=160x64 swizzle=128 for-sm_90"
     pg g.pipe --arch=sm_80,sm_90a -o k.cu
     expect_status 0
     grep -q "PG_CLUSTER_DIMS(2) gemm_bf16_sm90" k.cu || fail "the sm_90 kernel is not in clusters"
@@ -646,6 +648,7 @@ c_cluster_per_target() {
     expect_status 0
     expect_err_has "warning: the tensor lowering for sm_90 ignores 'cluster 2': multicast is for the arch-specific target (--arch=sm_90a)"
     grep -q "cluster" "$case_dir/.out" && fail "clusters planned for plain sm_90"
+    grep -q "registers:" "$case_dir/.out" && fail "setmaxnreg planned for plain sm_90"
     pg g.pipe --lower=cp.async.mbarrier --arch=sm_80 --dump-ir
     expect_status 0
     expect_err_has "warning: the cp.async.mbarrier lowering ignores 'cluster 2'"
