@@ -791,11 +791,11 @@ static void emit_one_section(kctx *k, const ir_section *sec);
 static void emit_rebalance(kctx *k, const ir_section *sec)
 {
     const sched *sc = k->sc;
-    const ir_section *first = sc->secs;
-    while (!has_roles(first))
-        ++first;
-    if (!sc->regs_launch || sec != first)
+    if (!sc->regs_launch)
         return;
+    for (const ir_section *before = sc->secs; before != sec; ++before)
+        if (has_roles(before))
+            return;   /* an earlier section's branches set them */
     if (k->role == ROLE_PRODUCER)
         kp(k, "pg_regs_keep<%d>();\n", sc->regs_producer);
     else
