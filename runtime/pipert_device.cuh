@@ -100,10 +100,10 @@ template <class T> struct pg_view3 {
 };
 
 #ifdef __CUDACC__
-/* setmaxnreg (sm_90a on): the registers a thread of this warpgroup has from here on, every
- * warp of the warpgroup executing it. keep gives the rest back to the block's pool; take
- * waits until the pool holds what it asks (pipegen plans both to add up to the launch's
- * registers). */
+/* setmaxnreg (arch-specific targets only: sm_90a): the registers a thread of this
+ * warpgroup has from here on, every warp of the warpgroup executing it. keep gives the
+ * rest back to the block's pool; take waits until the pool holds what it asks (pipegen
+ * plans no more than the keeps leave of the launch's registers). */
 template <int N> __device__ __forceinline__ void pg_regs_keep()
 {
     asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(N));

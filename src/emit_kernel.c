@@ -787,7 +787,7 @@ static bool has_roles(const ir_section *sec)
 static void emit_one_section(kctx *k, const ir_section *sec);
 
 /* The registers a role's warpgroups keep or take (sched.regs_*), set once, as the role's
- * first section begins: the producers give theirs back before the consumers ask. */
+ * first section begins (a consumers' take waits until the producers' keep has freed them). */
 static void emit_rebalance(kctx *k, const ir_section *sec)
 {
     const sched *sc = k->sc;

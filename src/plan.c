@@ -328,8 +328,6 @@ static void plan_claims(planner *p)
     sc->claim_ahead = ahead;
 }
 
-/* auto: the lowering it tries first if that plans the spec (its refusals are not the
- * user's errors: planned without diagnostics), else the one that plans every spec. */
 /* setmaxnreg (PTX: the arch-specific targets) moves registers from the producer warpgroups
  * to the consumers', whose accumulators want them (gemm_bf16: 160 a thread). It is planned
  * where it costs nothing: both roles are whole warpgroups, a thread could not already have
@@ -345,12 +343,19 @@ static void plan_registers(sched *sc)
         || sc->threads <= 256 || sc->spec->blocks_per_sm > 1
         || 2 * sc->smem_bytes <= sema_smem_limit(sc->sm))
         return;
-    sc->regs_launch = REGS_PER_SM / sc->threads / 8 * 8;
+    const int launch = REGS_PER_SM / sc->threads / 8 * 8;
+    int take = (launch * sc->threads - producers * REGS_PRODUCER) / consumers / 8 * 8;
+    if (take > REGS_MAX)
+        take = REGS_MAX;
+    if (take <= launch)
+        return;   /* the producers' spare registers add nothing a consumer can use */
+    sc->regs_launch = launch;
     sc->regs_producer = REGS_PRODUCER;
-    int take = (sc->regs_launch * sc->threads - producers * REGS_PRODUCER) / consumers / 8 * 8;
-    sc->regs_consumer = take < REGS_MAX ? take : REGS_MAX;
+    sc->regs_consumer = take;
 }
 
+/* auto: the lowering it tries first if that plans the spec (its refusals are not the
+ * user's errors: planned without diagnostics), else the one that plans every spec. */
 static sched *plan_auto(arena *a, diag_ctx *d, const spec *s, int sm, bool specific)
 {
     const mech first = mech_auto_first(s, sm), sure = mech_auto(s, sm);

@@ -110,7 +110,9 @@ static bool same_kernel(const sched *a, const sched *b)
         || a->producer_threads != b->producer_threads || a->smem_bytes != b->smem_bytes
         || a->smem_align != b->smem_align || a->cluster != b->cluster
         || a->threads != b->threads || a->grid != b->grid || a->nsecs != b->nsecs
-        || a->claim_ring != b->claim_ring || a->claim_ahead != b->claim_ahead)
+        || a->claim_ring != b->claim_ring || a->claim_ahead != b->claim_ahead
+        || a->regs_launch != b->regs_launch || a->regs_producer != b->regs_producer
+        || a->regs_consumer != b->regs_consumer)
         return false;
     for (int i = 0; i < a->spec->nstages; ++i)
         if (!same_copy(&a->copy[i], &b->copy[i], a->spec->stages[i].rank))

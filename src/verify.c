@@ -263,34 +263,21 @@ static void vfail(sim *s, vrule r, const char *fmt, ...)
                sb.data);
 }
 
-/* Errors found before any simulation, of the IR's structure (R_IR) or its numbers. */
-static void vfail_static(vreport *rep, vrule r, const char *fmt, va_list ap)
+/* Errors found before any simulation: of the IR's structure (R_IR), or its numbers. */
+static void vfail_pre(vreport *rep, vrule r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void vfail_pre(vreport *rep, vrule r, const char *fmt, ...)
 {
     rep->broken = true;
     if (!rep->d || (rep->reported & (1u << r)))
         return;
     rep->reported |= 1u << r;
     char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     diag_error(rep->d, rep->loc, "[%s] %s: %s", mech_name(rep->sc->mech), rule_names[r], msg);
-}
-
-static void vfail_ir(vreport *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void vfail_ir(vreport *rep, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfail_static(rep, R_IR, fmt, ap);
-    va_end(ap);
-}
-
-static void vfail_regs(vreport *rep, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void vfail_regs(vreport *rep, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfail_static(rep, R_REGISTERS, fmt, ap);
-    va_end(ap);
 }
 
 static int new_rec(sim *s, rec_kind k, int t, int cell, long long gs)
@@ -1209,22 +1196,28 @@ static void check_registers(vreport *rep)
     if (!sc->regs_launch)
         return;
     const int p = sc->producer_threads, c = sc->threads - p;
-    const long long pool = (long long)sc->regs_launch * sc->threads;
-    const long long asked = (long long)p * sc->regs_producer + (long long)c * sc->regs_consumer;
+    const int keep = sc->regs_producer, take = sc->regs_consumer, launch = sc->regs_launch;
+    const long long pool = (long long)launch * sc->threads;
+    const long long asked = (long long)p * keep + (long long)c * take;
+    const vrule r = R_REGISTERS;
     if (!uses_roles(sc) || p % 128 || c % 128)
-        vfail_regs(rep, "setmaxnreg needs whole warpgroups in both roles, not %d producer "
-                   "and %d consumer threads", p, c);
-    else if (!regs_count_ok(sc->regs_producer) || !regs_count_ok(sc->regs_consumer))
-        vfail_regs(rep, "setmaxnreg counts %d and %d: PTX takes multiples of 8 from 24 to 256",
-                   sc->regs_producer, sc->regs_consumer);
-    else if (sc->regs_launch % 8 || pool > 65536)
-        vfail_regs(rep, "a launch of %d registers for each of %d threads: an SM has 65536, "
-                   "given in multiples of 8", sc->regs_launch, sc->threads);
+        vfail_pre(rep, r, "setmaxnreg needs whole warpgroups in both roles, not %d producer "
+                  "and %d consumer threads", p, c);
+    else if (!regs_count_ok(keep) || !regs_count_ok(take))
+        vfail_pre(rep, r, "setmaxnreg counts %d and %d: PTX takes multiples of 8 from 24 to "
+                  "256", keep, take);
+    else if (launch % 8 || pool > 65536)
+        vfail_pre(rep, r, "a launch of %d registers for each of %d threads: an SM has 65536, "
+                  "given in multiples of 8", launch, sc->threads);
+    else if (keep > launch || take < launch)
+        vfail_pre(rep, r, "the producers keep %d registers and the consumers take %d of a "
+                  "launch's %d: setmaxnreg.dec may only lower the count, .inc only raise it",
+                  keep, take, launch);
     else if (asked > pool)
-        vfail_regs(rep, "the producers keep %d x %d registers and the consumers take %d x %d, "
-                   "%lld in all, but the block launched with %d x %d = %lld: the consumers' "
-                   "setmaxnreg.inc would wait forever", p, sc->regs_producer, c,
-                   sc->regs_consumer, asked, sc->threads, sc->regs_launch, pool);
+        vfail_pre(rep, r, "the producers keep %d x %d registers and the consumers take %d x "
+                  "%d, %lld in all, but the block launched with %d x %d = %lld: the "
+                  "consumers' setmaxnreg.inc would wait forever", p, keep, c, take, asked,
+                  sc->threads, launch, pool);
 }
 
 /* What the simulation relies on; a schedule that breaks it is reported as such. */
@@ -1233,44 +1226,44 @@ static bool check_ir(vreport *rep)
     const sched *sc = rep->sc;
     const spec *sp = sc->spec;
     if (sc->nslots < 1 || sc->nslots > 4096)
-        vfail_ir(rep, "the ring has %d slots", sc->nslots);
+        vfail_pre(rep, R_IR, "the ring has %d slots", sc->nslots);
     else if (sp->nstages > VERIFY_MAX_STAGES)
-        vfail_ir(rep, "%d staged arrays; at most %d", sp->nstages, VERIFY_MAX_STAGES);
+        vfail_pre(rep, R_IR, "%d staged arrays; at most %d", sp->nstages, VERIFY_MAX_STAGES);
     else if (sc->claim_ring < 0 || sc->claim_ring > 4096
              || (sc->claim_ring && uses_roles(sc)))
-        vfail_ir(rep, "a claim ring of %d entries%s", sc->claim_ring,
-                 uses_roles(sc) ? " in a schedule with roles" : "");
+        vfail_pre(rep, R_IR, "a claim ring of %d entries%s", sc->claim_ring,
+                  uses_roles(sc) ? " in a schedule with roles" : "");
     else if (uses_roles(sc) && sc->producer_threads >= sc->threads)
-        vfail_ir(rep, "%d producer threads of %d", sc->producer_threads, sc->threads);
+        vfail_pre(rep, R_IR, "%d producer threads of %d", sc->producer_threads, sc->threads);
     bool full = sc->track == TRACK_BARRIER, empty = false;
     for (int i = 0; i < sc->nsecs && !rep->broken; ++i) {
         const ir_section *sec = &sc->secs[i];
         if (sec->kind == SEC_PROLOGUE && (sec->count < 0 || sec->count > 4096))
-            vfail_ir(rep, "a prologue of %d iterations", sec->count);
+            vfail_pre(rep, R_IR, "a prologue of %d iterations", sec->count);
         if (sec->kind == SEC_FRAME && i > 0)
-            vfail_ir(rep, "the frame is section %d, not the first", i);
+            vfail_pre(rep, R_IR, "the frame is section %d, not the first", i);
         for (int j = 0; j < sec->nops && !rep->broken; ++j) {
             const ir_op *op = &sec->ops[j];
             const char *name = ir_op_name(op->kind);
             if (op->role != ROLE_ALL && !uses_roles(sc))
-                vfail_ir(rep, "operation '%s' of %s in a schedule without roles "
-                         "(producer_threads 0)", name, role_name(op->role));
+                vfail_pre(rep, R_IR, "operation '%s' of %s in a schedule without roles "
+                          "(producer_threads 0)", name, role_name(op->role));
             else if (op->stage < -1 || op->stage >= sp->nstages)
-                vfail_ir(rep, "operation '%s' of stage %d; the spec has %d", name, op->stage,
-                         sp->nstages);
+                vfail_pre(rep, R_IR, "operation '%s' of stage %d; the spec has %d", name, op->stage,
+                          sp->nstages);
             else if (op->kind == OP_CLAIM && (sc->claim_ring == 0 || sec->kind == SEC_FRAME
                                               || op->step_off < 0))
-                vfail_ir(rep, "a claim %s", sc->claim_ring ? "of no step of its own" :
-                         "without a claim ring");
+                vfail_pre(rep, R_IR, "a claim %s", sc->claim_ring ? "of no step of its own" :
+                          "without a claim ring");
             else if (op->kind == OP_WAIT && op->n < 0)
-                vfail_ir(rep, "wait %d", op->n);
+                vfail_pre(rep, R_IR, "wait %d", op->n);
             else if (op->kind == OP_ARRIVE_TX && op->bytes < 0)
-                vfail_ir(rep, "arrive_tx of %lld bytes", op->bytes);
+                vfail_pre(rep, R_IR, "arrive_tx of %lld bytes", op->bytes);
             else if (op->step_off < -4096 || op->step_off > 4096)
-                vfail_ir(rep, "operation '%s' at step offset %d", name, op->step_off);
+                vfail_pre(rep, R_IR, "operation '%s' at step offset %d", name, op->step_off);
             else if (op->implied && !implied_ok(sec, j))
-                vfail_ir(rep, "an implied barrier must follow the wait or init that performs "
-                         "it, not operation '%s'", name);
+                vfail_pre(rep, R_IR, "an implied barrier must follow the wait or init that "
+                          "performs it, not operation '%s'", name);
             bool on_empty = op->kind == OP_ACQUIRE || op->kind == OP_RELEASE
                             || ((op->kind == OP_ARRIVE || op->kind == OP_WAIT_PARITY
                                  || op->kind == OP_ARRIVE_TX) && op->bar == BAR_EMPTY);
@@ -1279,13 +1272,14 @@ static bool check_ir(vreport *rep)
         }
     }
     if (!rep->broken && sc->cluster > 1 && !cluster_bracketed(sc))
-        vfail_ir(rep, "a schedule of clusters of %d blocks must sync the cluster after the "
-                 "barriers' initialisation and last, before a block exits while others may "
-                 "still copy into it or arrive on its barriers", sc->cluster);
+        vfail_pre(rep, R_IR, "a schedule of clusters of %d blocks must sync the cluster after "
+                  "the barriers' initialisation and last, before a block exits while others "
+                  "may still copy into it or arrive on its barriers", sc->cluster);
     if (!rep->broken && full && sc->full_arrivals < 1)
-        vfail_ir(rep, "full barriers are used but full_arrivals is %d", sc->full_arrivals);
+        vfail_pre(rep, R_IR, "full barriers are used but full_arrivals is %d", sc->full_arrivals);
     else if (!rep->broken && empty && sc->empty_arrivals < 1)
-        vfail_ir(rep, "empty barriers are used but empty_arrivals is %d", sc->empty_arrivals);
+        vfail_pre(rep, R_IR, "empty barriers are used but empty_arrivals is %d",
+                  sc->empty_arrivals);
     if (!rep->broken)
         check_registers(rep);
     return !rep->broken;

@@ -655,6 +655,27 @@ c_cluster_per_target() {
     rm -f g.pipe k.cu k.cuh
     expect_files
 }
+c_registers_per_target() {
+    # setmaxnreg is PTX for the arch-specific targets only: a plain target never shares the
+    # kernel that trades registers, whichever of the two is the arch-specific one.
+    printf '%s\n' "pipeline r {" "  in float x0[n];" "  in float x1[n];" "  out float z[n];" \
+        "  threads 384; stages 4; grid persistent; producer_warps 4;" "  tile z[4096];" \
+        "  stage x0, x1;" "  compute elementwise (i) { z[i] = x0[i] + x1[i]; }" "}" >r.pipe
+    pg r.pipe --lower=bulk --arch=sm_90a,sm_100 -o k.cu
+    expect_status 0; expect_no_err
+    grep -q "__launch_bounds__(384, 1) r_sm90(" k.cu || fail "sm_90a's kernel does not trade registers"
+    grep -q "__launch_bounds__(384) r_sm100(" k.cu || fail "sm_100 shares sm_90a's kernel"
+    [ "$(grep -c 'pg_regs_' k.cu)" = 2 ] || fail "setmaxnreg outside sm_90a's kernel"
+    pg r.pipe --lower=bulk --arch=sm_90,sm_100a -o k.cu
+    expect_status 0; expect_no_err
+    grep -q "__launch_bounds__(384) r_sm90(" k.cu || fail "plain sm_90 trades registers"
+    grep -q "__launch_bounds__(384, 1) r_sm100(" k.cu || fail "sm_100a's kernel does not trade registers"
+    pg r.pipe --lower=bulk --arch=sm_90a,sm_100a -o k.cu
+    expect_status 0; expect_no_err
+    grep -q "r_sm100(" k.cu && fail "two arch-specific targets with one plan have two kernels"
+    rm -f r.pipe k.cu k.cuh
+    expect_files
+}
 c_cluster_dropped_by_auto() {
     # auto tries tensor first for a matmul on sm_90; where tensor does not plan the spec
     # (w's 12 rows do not split in 8 shares), the lowering it falls back to ignores

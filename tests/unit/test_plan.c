@@ -660,6 +660,21 @@ START_TEST(registers_rebalanced)
     ck_assert_ptr_nonnull(strstr(dump, "registers: launch 168, producers keep 40, consumers take 232\n"));
     free(dump);
     planned_free(&p);
+    /* 640 threads launch with 65536 / 640 = 102, down to 96; the consumers take
+     * (96 x 640 - 40 x 128) / 512 = 110, down to 104. 8 producer warps for one consumer
+     * warpgroup would free (168 x 384 - 40 x 256) / 128 = 424: PTX's most is 256. */
+    static const struct { const char *items; int launch, take; } cases[] = {
+        {"threads 640; stages 4; grid persistent; producer_warps 4;", 96, 104},
+        {"threads 384; stages 4; grid persistent; producer_warps 8;", 168, 256},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        sc = plan_bulk90(&p, 4096, cases[i].items, true);
+        ck_assert_int_eq(sc->regs_launch, cases[i].launch);
+        ck_assert_int_eq(sc->regs_producer, 40);
+        ck_assert_int_eq(sc->regs_consumer, cases[i].take);
+        ck_assert(h_verify(&p, sc));
+        planned_free(&p);
+    }
 }
 END_TEST
 
@@ -667,13 +682,16 @@ START_TEST(registers_left_alone)
 {
     /* Not on plain sm_90 (setmaxnreg is for the arch-specific target), not where a second
      * block fits beside this one, not for a producer warp that is not a warpgroup, not
-     * where 256 threads already have 255 registers each, not under `blocks_per_sm 2`. */
+     * where 256 threads already have 255 registers each, not under `blocks_per_sm 2`, not
+     * where either role is not whole warpgroups (the other being so). */
     static const struct { long tile; const char *items; bool specific; } cases[] = {
         {4096, "threads 384; stages 4; grid persistent; producer_warps 4;", false},
         {1024, "threads 384; stages 4; grid persistent; producer_warps 4;", true},
         {4096, "threads 384; stages 4; grid persistent; producer_warps 1;", true},
         {4096, "threads 256; stages 4; grid persistent; producer_warps 4;", true},
         {4096, "threads 384; stages 4; grid persistent; producer_warps 4; blocks_per_sm 2;", true},
+        {4096, "threads 448; stages 4; grid persistent; producer_warps 4;", true},
+        {4096, "threads 320; stages 4; grid persistent; producer_warps 2;", true},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         planned p;

@@ -449,6 +449,32 @@ START_TEST(ws_registers)
     expect_rule(&f, "registers");
     ck_assert_ptr_nonnull(strstr(f.out, "multiples of 8 from 24 to 256"));
     fx_free(&f);
+    build_ws_regs(&f);
+    f.sc.regs_producer = 16;
+    expect_rule(&f, "registers");
+    ck_assert_ptr_nonnull(strstr(f.out, "multiples of 8 from 24 to 256"));
+    fx_free(&f);
+    build_ws_regs(&f);
+    f.sc.regs_consumer = 264;
+    expect_rule(&f, "registers");
+    ck_assert_ptr_nonnull(strstr(f.out, "multiples of 8 from 24 to 256"));
+    fx_free(&f);
+    build_ws_regs(&f);
+    f.sc.regs_launch = 172;              /* not a multiple of 8 */
+    expect_rule(&f, "registers");
+    ck_assert_ptr_nonnull(strstr(f.out, "an SM has 65536, given in multiples of 8"));
+    fx_free(&f);
+    build_ws_regs(&f);
+    f.sc.regs_launch = 176;              /* 384 x 176 = 67584 */
+    expect_rule(&f, "registers");
+    ck_assert_ptr_nonnull(strstr(f.out, "an SM has 65536"));
+    fx_free(&f);
+    build_ws_regs(&f);                   /* the producers would grow, the consumers shrink */
+    f.sc.regs_producer = 200;
+    f.sc.regs_consumer = 152;
+    expect_rule(&f, "registers");
+    ck_assert_ptr_nonnull(strstr(f.out, ".dec may only lower the count, .inc only raise it"));
+    fx_free(&f);
     build_ws_ring(&f, 3);
     ck_assert(!verify_inject(&f.sc, FAULT_REGS_OVER));
     fx_free(&f);
