@@ -439,45 +439,35 @@ START_TEST(ws_registers)
     ck_assert_ptr_nonnull(strstr(f.out, "128 x 40 registers and the consumers take 256 x 240, "
                                         "66560 in all, but the block launched with 384 x 168"));
     fx_free(&f);
-    build_ws_regs(&f);
-    f.sc.producer_threads = 32;          /* one warp: setmaxnreg is per warpgroup */
-    expect_rule(&f, "registers");
-    ck_assert_ptr_nonnull(strstr(f.out, "whole warpgroups"));
-    fx_free(&f);
-    build_ws_regs(&f);
-    f.sc.regs_consumer = 230;
-    expect_rule(&f, "registers");
-    ck_assert_ptr_nonnull(strstr(f.out, "multiples of 8 from 24 to 256"));
-    fx_free(&f);
-    build_ws_regs(&f);
-    f.sc.regs_producer = 16;
-    expect_rule(&f, "registers");
-    ck_assert_ptr_nonnull(strstr(f.out, "multiples of 8 from 24 to 256"));
-    fx_free(&f);
-    build_ws_regs(&f);
-    f.sc.regs_consumer = 264;
-    expect_rule(&f, "registers");
-    ck_assert_ptr_nonnull(strstr(f.out, "multiples of 8 from 24 to 256"));
-    fx_free(&f);
-    build_ws_regs(&f);
-    f.sc.regs_launch = 172;              /* not a multiple of 8 */
-    expect_rule(&f, "registers");
-    ck_assert_ptr_nonnull(strstr(f.out, "an SM has 65536, given in multiples of 8"));
-    fx_free(&f);
-    build_ws_regs(&f);
-    f.sc.regs_launch = 176;              /* 384 x 176 = 67584 */
-    expect_rule(&f, "registers");
-    ck_assert_ptr_nonnull(strstr(f.out, "an SM has 65536"));
-    fx_free(&f);
-    build_ws_regs(&f);                   /* the producers would grow, the consumers shrink */
-    f.sc.regs_producer = 200;
-    f.sc.regs_consumer = 152;
-    expect_rule(&f, "registers");
-    ck_assert_ptr_nonnull(strstr(f.out, ".dec may only lower the count, .inc only raise it"));
-    fx_free(&f);
     build_ws_ring(&f, 3);
     ck_assert(!verify_inject(&f.sc, FAULT_REGS_OVER));
     fx_free(&f);
+}
+END_TEST
+
+START_TEST(ws_registers_wrong)
+{
+    /* Each row changes build_ws_regs's numbers; the rule says what is wrong with them. */
+    static const struct { int producers, keep, take, launch; const char *says; } rows[] = {
+        {32, 40, 232, 168, "whole warpgroups"},       /* one warp: setmaxnreg is per warpgroup */
+        {128, 40, 230, 168, "multiples of 8 from 24 to 256"},
+        {128, 16, 232, 168, "multiples of 8 from 24 to 256"},
+        {128, 40, 264, 168, "multiples of 8 from 24 to 256"},
+        {128, 40, 232, 172, "an SM has 65536, given in multiples of 8"},
+        {128, 40, 232, 176, "an SM has 65536"},       /* 384 x 176 = 67584 */
+        {128, 200, 152, 168, ".dec may only lower the count, .inc only raise it"},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+        fx f;
+        build_ws_regs(&f);
+        f.sc.producer_threads = rows[i].producers;
+        f.sc.regs_producer = rows[i].keep;
+        f.sc.regs_consumer = rows[i].take;
+        f.sc.regs_launch = rows[i].launch;
+        expect_rule(&f, "registers");
+        ck_assert_msg(strstr(f.out, rows[i].says), "row %zu: %s", i, f.out);
+        fx_free(&f);
+    }
 }
 END_TEST
 
@@ -1220,6 +1210,7 @@ static Suite *verify_suite(void)
     tcase_add_test(ws, ws_early_release_caught);
     tcase_add_test(ws, ws_not_applicable);
     tcase_add_test(ws, ws_registers);
+    tcase_add_test(ws, ws_registers_wrong);
     tcase_add_test(ws, ws_arrival_count_wrong);
     tcase_add_test(ws, ws_init_not_published);
     tcase_add_test(ws, ws_init_missing);
