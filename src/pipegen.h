@@ -718,6 +718,10 @@ typedef struct sched {
     ir_section *secs; int nsecs, seccap;
 } sched;
 
+/* What setmaxnreg works with (sched.regs_*): the threads of a warpgroup, each of whose warps
+ * must execute it, and the registers of an SM, the most a block can launch with. */
+enum { WARPGROUP_THREADS = 128, SM_REGISTERS = 65536 };
+
 /* The rows of a region as copied: the product of its extents but the fastest. */
 long long plan_region_rows(const copy_plan *cp, int rank);
 /* The alignment of a stage's slots in shared memory: 128, or SWIZZLE_ALIGN swizzled. */

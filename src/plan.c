@@ -313,10 +313,10 @@ static void plan_claims(planner *p)
         if (sc->secs[i].kind == SEC_LOOP && loop < 0)
             loop = i;
     }
-    if (!can_claim(p) || loop < 0 || first_block_barrier(&sc->secs[loop]) < 0)
+    int at = loop < 0 ? -1 : first_block_barrier(&sc->secs[loop]);
+    if (!can_claim(p) || at < 0)
         return;
     const int ahead = claim_lookahead(sc);
-    int at = first_block_barrier(&sc->secs[loop]);
     while (at > 0 && sc->secs[loop].ops[at].implied)
         --at;
     insert_op(p, &sc->secs[loop], at, OP_CLAIM, ahead);
@@ -334,16 +334,16 @@ static void plan_claims(planner *p)
  * 255 registers, and the block holds its SM alone, its shared memory leaving no room for a
  * second one (so __launch_bounds__(threads, 1) takes no occupancy). The kernel launches
  * with what that bound gives each thread; the producers keep what a copy loop needs. */
-enum { REGS_PER_SM = 65536, REGS_PRODUCER = 40, REGS_MAX = 256 };
+enum { REGS_PRODUCER = 40, REGS_MAX = 256 };
 
 static void plan_registers(sched *sc)
 {
     const int producers = sc->producer_threads, consumers = sc->threads - producers;
-    if (!sc->specific || producers == 0 || producers % 128 || consumers % 128
-        || sc->threads <= 256 || sc->spec->blocks_per_sm > 1
+    if (!sc->specific || producers == 0 || producers % WARPGROUP_THREADS
+        || consumers % WARPGROUP_THREADS || sc->threads <= 256 || sc->spec->blocks_per_sm > 1
         || 2 * sc->smem_bytes <= sema_smem_limit(sc->sm))
         return;
-    const int launch = REGS_PER_SM / sc->threads / 8 * 8;
+    const int launch = SM_REGISTERS / sc->threads / 8 * 8;
     int take = (launch * sc->threads - producers * REGS_PRODUCER) / consumers / 8 * 8;
     if (take > REGS_MAX)
         take = REGS_MAX;

@@ -1200,13 +1200,13 @@ static void check_registers(vreport *rep)
     const long long pool = (long long)launch * sc->threads;
     const long long asked = (long long)p * keep + (long long)c * take;
     const vrule r = R_REGISTERS;
-    if (!uses_roles(sc) || p % 128 || c % 128)
+    if (!uses_roles(sc) || p % WARPGROUP_THREADS || c % WARPGROUP_THREADS)
         vfail_pre(rep, r, "setmaxnreg needs whole warpgroups in both roles, not %d producer "
                   "and %d consumer threads", p, c);
     else if (!regs_count_ok(keep) || !regs_count_ok(take))
         vfail_pre(rep, r, "setmaxnreg counts %d and %d: PTX takes multiples of 8 from 24 to "
                   "256", keep, take);
-    else if (launch % 8 || pool > 65536)
+    else if (launch % 8 || pool > SM_REGISTERS)
         vfail_pre(rep, r, "a launch of %d registers for each of %d threads: an SM has 65536, "
                   "given in multiples of 8", launch, sc->threads);
     else if (keep > launch || take < launch)
