@@ -9,9 +9,23 @@
 
 #ifdef __CUDACC__
 
+/* ptxas before CUDA 13.4 can drop the createpolicy whose descriptor a cp.async's
+ * .L2::cache_hint reads: the LDGSTS then reads a uniform register nothing wrote, and the
+ * kernel stops with an illegal instruction (seen here with 13.0 on sm_90: transpose with
+ * `evict last` under cp.async.mbarrier, persistent and per tile, and cp.async persistent;
+ * Triton and Marlin saw it with 13.1 and 13.3; Triton re-enabled the hints with 13.4).
+ * Those compilers copy without the hint: a policy is a hint, the copy is the same. */
+#if defined(__CUDACC_VER_MAJOR__) \
+    && (__CUDACC_VER_MAJOR__ > 13 || (__CUDACC_VER_MAJOR__ == 13 && __CUDACC_VER_MINOR__ >= 4))
+#define PG_CP_ASYNC_L2_HINTS 1
+#else
+#define PG_CP_ASYNC_L2_HINTS 0
+#endif
+
 /* One cp.async of VEC bytes, `valid` of them read (src-size), the rest zero-filled.
  * CG selects .cg (16-byte copies only), PF the L2 prefetch size (0, 64, 128, 256), and
- * POLICY an L2 cache policy made by createpolicy (used when HINT). */
+ * POLICY an L2 cache policy made by createpolicy (used when HINT, where
+ * PG_CP_ASYNC_L2_HINTS). */
 template <int VEC, bool CG, int PF, bool HINT>
 __device__ __forceinline__ void pg_cp_async(unsigned char *dst, const unsigned char *src,
                                             int valid, uint64_t policy)
@@ -25,7 +39,7 @@ __device__ __forceinline__ void pg_cp_async(unsigned char *dst, const unsigned c
                  ::"r"(s), "l"(src), "n"(VEC), "r"(valid) HINT_OPERAND : "memory")
 #define HINT_OPERAND , "l"(policy)
 #define PG_CP_LVL(LVL)                                                                      \
-    if (HINT) {                                                                             \
+    if (HINT && PG_CP_ASYNC_L2_HINTS) {                                                     \
         if (PF == 64) PG_CP(LVL, ".L2::64B", ".L2::cache_hint", ", %4");                     \
         else if (PF == 128) PG_CP(LVL, ".L2::128B", ".L2::cache_hint", ", %4");              \
         else if (PF == 256) PG_CP(LVL, ".L2::256B", ".L2::cache_hint", ", %4");              \

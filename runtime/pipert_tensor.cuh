@@ -35,7 +35,7 @@ struct pipert_tensor_map_key {
     const void *base;
     uint64_t dim[3];
     uint32_t box[3];
-    int rank, elem_bytes, swizzle;
+    int rank, elem_bytes, swizzle, l2_promotion;
 };
 
 /* The maps this thread encoded last, by key (a small ring: a launcher encodes one per
@@ -64,7 +64,8 @@ static inline CUtensorMap *pipert_tensor_map_cached(const pipert_tensor_map_key 
 /* The map of a staged input over its whole array: rank 1 to 3, dimensions `dim` and box
  * `box` fastest first, elements of elem_bytes (1, 2, 4 or 8: copied as unsigned integers
  * of that size), swizzled by a span of `swizzle` bytes (0: none; 32, 64 or 128, the box's
- * rows that many bytes), out-of-bounds elements zero-filled. With use 0 (the launch's
+ * rows that many bytes), out-of-bounds elements zero-filled, each L2 miss of its loads
+ * filling l2_promotion bytes (0: the sectors asked for; 64, 128 or 256). With use 0 (the launch's
  * copy width is under 16 bytes: the kernel copies without the map) or an empty dimension
  * (no copy reads the array) the map is zeroed. Host-only and capture-safe: nothing is
  * allocated or enqueued. cudaErrorInvalidValue where the array cannot be mapped (a
@@ -72,7 +73,8 @@ static inline CUtensorMap *pipert_tensor_map_cached(const pipert_tensor_map_key 
  * where the driver has no encoder. */
 static inline cudaError_t pipert_encode_tensor_map(CUtensorMap *map, const void *base, int rank,
                                                    const uint64_t *dim, const uint32_t *box,
-                                                   int elem_bytes, int use, int swizzle = 0)
+                                                   int elem_bytes, int use, int swizzle = 0,
+                                                   int l2_promotion = 128)
 {
     const CUtensorMapDataType type = elem_bytes == 1   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
                                       : elem_bytes == 2 ? CU_TENSOR_MAP_DATA_TYPE_UINT16
@@ -102,6 +104,7 @@ static inline cudaError_t pipert_encode_tensor_map(CUtensorMap *map, const void 
     key.rank = rank;
     key.elem_bytes = elem_bytes;
     key.swizzle = swizzle;
+    key.l2_promotion = l2_promotion;
     if (const CUtensorMap *hit = pipert_tensor_map_cached(&key, false)) {
         *map = *hit;
         return cudaSuccess;
@@ -113,10 +116,14 @@ static inline cudaError_t pipert_encode_tensor_map(CUtensorMap *map, const void 
                                    : swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                    : swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
                                                    : CU_TENSOR_MAP_SWIZZLE_NONE;
+    const CUtensorMapL2promotion promotion = l2_promotion == 256  ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+                                             : l2_promotion == 64 ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+                                             : l2_promotion == 0  ? CU_TENSOR_MAP_L2_PROMOTION_NONE
+                                                                  : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
     CUresult r = encode(
         map, type, (cuuint32_t)rank, (void *)base, dims, strides, box,
         elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swz,
-        CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+        promotion, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
     if (r != CUDA_SUCCESS)
         return cudaErrorInvalidValue;
     *pipert_tensor_map_cached(&key, true) = *map;

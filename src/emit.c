@@ -433,7 +433,11 @@ static void print_encode_tensor_map(hctx *h, const host_op *op)
               arr->name, arr->name, arr->rank, ast_type_size(arr->type));
     if (op->variants)
         sb_printf(h->out, " && (0x%xu >> pg_variant & 1)", op->variants);
-    sb_printf(h->out, op->swizzle ? ", %d));\n    }\n" : "));\n    }\n", op->swizzle);
+    if (op->swizzle || op->promotion != TENSOR_DEFAULT_PROMOTION)
+        sb_printf(h->out, ", %d", op->swizzle);
+    if (op->promotion != TENSOR_DEFAULT_PROMOTION)
+        sb_printf(h->out, ", %d", op->promotion);
+    sb_puts(h->out, "));\n    }\n");
 }
 
 typedef void (*host_printer)(hctx *h, const host_op *op);

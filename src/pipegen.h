@@ -23,7 +23,7 @@
 #define PIPEGEN_VERSION "0.1.0"
 /* The PIPERT_ABI_VERSION of runtime/pipert.h that generated sources are written for (they
  * refuse to compile against another; the install suite checks the two agree). */
-#define PIPEGEN_PIPERT_ABI 5
+#define PIPEGEN_PIPERT_ABI 6
 
 /* ===================================================================== arena.c */
 
@@ -668,6 +668,9 @@ typedef struct ir_section {
 /* The alignment of swizzled slots: the 128-byte swizzle's pattern repeats every 1024 bytes
  * (8 lines of 128), and the copy engine swizzles by shared-memory address. */
 #define SWIZZLE_ALIGN 1024
+/* The L2 promotion of a tensor map whose stage gives no `prefetch` (bytes), and
+ * pipert_encode_tensor_map's when it is passed none. */
+#define TENSOR_DEFAULT_PROMOTION 128
 
 typedef struct copy_plan {
     int vec;                 /* widest copy (bytes) its alignment allows: 16, 8, 4, 2, 1 */
@@ -786,6 +789,8 @@ typedef struct host_op {
     int box[AST_MAX_RANK];       /* ENCODE_TENSOR_MAP: the box, in elements, slowest first
                                     (as the array's dimensions) */
     int swizzle;                 /* ENCODE_TENSOR_MAP: the map's swizzle span (bytes), or 0 */
+    int promotion;               /* ENCODE_TENSOR_MAP: the bytes L2 fetches per miss of the
+                                    map's loads: 64, 128 or 256 (the stage's `prefetch`) */
     unsigned variants;           /* the variants (bit v: hp->variant[v]) whose kernel needs
                                     the step; 0: every one */
 } host_op;

@@ -91,21 +91,30 @@ static long long origin_alignment(const spec *s, const affine *o)
 
 static long long round_up(long long x, long long m) { return (x + m - 1) / m * m; }
 
-/* Widen an input region's fastest dimension to 16-byte boundaries where its variable
- * part keeps them, so that it copies in 16-byte chunks. */
-static void widen(const spec *s, copy_plan *cp, int esz, int last)
+/* Widen an input region's fastest dimension to `bytes` boundaries where its variable
+ * part keeps them: false where it does not. */
+static bool widen_to(const spec *s, copy_plan *cp, int esz, int last, long long bytes)
 {
-    long long a = 16 / esz;
+    long long a = bytes / esz;
     if (a <= 1)
-        return;
+        return true;
     long long vars = 0;
     for (int i = 0; i < cp->origin[last].nterms; ++i)
         vars = gcd(vars, cp->origin[last].coef[i] * var_unit(s, cp->origin[last].var[i]));
     if (vars % a)
-        return;
+        return false;
     long long shift = ((cp->origin[last].c % a) + a) % a;
     cp->origin[last].c -= shift;
     cp->extent[last] = round_up(cp->extent[last] + shift, a);
+    return true;
+}
+
+/* Widen to the lowering's row boundary, else to 16 bytes, so that it copies in 16-byte
+ * chunks. */
+static void widen(const spec *s, copy_plan *cp, int esz, int last, int row_align)
+{
+    if (row_align <= 16 || !widen_to(s, cp, esz, last, row_align))
+        widen_to(s, cp, esz, last, 16);
 }
 
 /* The widest copy (16, 8, 4, 2, 1 bytes) that every origin and the row keep aligned,
@@ -157,7 +166,7 @@ static void plan_stage(planner *p, int i, int nslots)
     memcpy(cp->origin, st->origin, sizeof cp->origin);
     memcpy(cp->extent, st->extent, sizeof cp->extent);
     if (!st->is_output)
-        widen(s, cp, esz, last);
+        widen(s, cp, esz, last, mod->row_align);
     cp->row_bytes = cp->extent[last] * esz;
     cp->vec = copy_width(cp->row_bytes, origin_alignment(s, &cp->origin[last]), esz);
     /* a staged output's rows too, where tensor stores could read them as a box */

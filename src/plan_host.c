@@ -251,6 +251,8 @@ static void dump_box(FILE *out, const spec *s, const host_op *op)
         fprintf(out, "%s%d", d ? "x" : "", op->box[d]);
     if (op->swizzle)
         fprintf(out, " swizzle=%d", op->swizzle);
+    if (op->promotion != TENSOR_DEFAULT_PROMOTION)
+        fprintf(out, " l2-promotion=%d", op->promotion);
 }
 
 void host_dump(FILE *out, const host_plan *hp, sched *const *scheds)

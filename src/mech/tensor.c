@@ -250,6 +250,8 @@ static void plan_host_maps(host_planner *h, const sched *sc)
         host_op *op = plan_host_op(h, HOP_ENCODE_TENSOR_MAP, i);
         op->variants = 1u << h->variant;
         op->swizzle = sc->copy[i].swizzle;
+        op->promotion = h->s->stages[i].prefetch ? h->s->stages[i].prefetch
+                                                 : TENSOR_DEFAULT_PROMOTION;
         stage_box(h->s, sc, i, op->box);
         kernel_param *prm = plan_host_param(
             h, "const CUtensorMap",
@@ -327,8 +329,12 @@ const mech_module mech_tensor_module = {
     .plan_host = plan_host_maps,
     .roles = true,
     .l2_policy = true,
-    /* .L2::cache_hint (a tensor copy has no cache operator), and the boxes' swizzle */
-    .hints = (1u << HINT_EVICT) | (1u << HINT_SWIZZLE),
+    /* .L2::cache_hint (a tensor copy has no cache operator), the map's L2 promotion
+     * (`prefetch`), and the boxes' swizzle */
+    .hints = (1u << HINT_EVICT) | (1u << HINT_PREFETCH) | (1u << HINT_SWIZZLE),
     .dense_rows = true,
+    /* A box whose rows start 16 bytes into a 32-byte sector made L2 serve 17.5% more
+     * sectors (ncu, jacobi2d's halo): 0.956 of the copy rate, 0.976-0.980 on 32 bytes. */
+    .row_align = 32,
     .swizzle = plan_swizzle,
 };

@@ -127,7 +127,7 @@ if [ "${1:-}" = --job ]; then
     rm -rf "$dir/keep" "$dir/$name.o" "$dir/$name.cubin"   # megabytes per job
 
     # 3. PTX per architecture, against the expectations of the lowering it resolved to
-    flags=" $grid spec=$name "
+    flags=" $grid spec=$name $NVCC_TRAITS "
     stages=$(grep '^  (stage ' "$dir/ast")
     if [ -n "$stages" ]; then
         grep -q ' cache ca ' <<<"$stages" && flags+="ca "
@@ -194,7 +194,11 @@ if [ ! -x "$NVCC" ]; then
     suite_end
 fi
 CUDA_HOME=${CUDA_HOME:-$(cd "$(dirname "$NVCC")/.." && pwd)}
-export NVCC CUDA_HOME
+# Below CUDA 13.4 pipert_cp_async.cuh copies without cp.async's L2 cache hints (a ptxas bug)
+release=$("$NVCC" --version | grep -m 1 -o 'release [0-9.]*' | cut -d ' ' -f 2)
+NVCC_TRAITS=
+[ "$(printf '%s\n13.4\n' "$release" | sort -V | head -n 1)" = 13.4 ] && NVCC_TRAITS=cp-async-l2-hints
+export NVCC CUDA_HOME NVCC_TRAITS
 
 if [ ${#args[@]} -gt 0 ]; then
     specs=("${args[@]}")
