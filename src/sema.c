@@ -1001,7 +1001,8 @@ static void check_producer_warps(checker *c)
 }
 
 /* Stage hints the lowering m ignores, each once per `stage` statement (its names share
- * the options and their locations). */
+ * the options and their locations). A staged output's hints are ignored by every
+ * lowering: they are for copies in, and its stores take none. */
 static void check_hints(checker *c, unsigned taken, const char *lowering)
 {
     static const char *const words[HINT__COUNT] = {
@@ -1012,11 +1013,13 @@ static void check_hints(checker *c, unsigned taken, const char *lowering)
     for (int i = 0; i < s->nstages; ++i)
         for (int h = 0; h < HINT__COUNT; ++h) {
             srcloc at = s->stages[i].hint_loc[h];
-            if (!at.line || (taken & (1u << h))
+            bool out = s->stages[i].is_output;
+            if (!at.line || ((taken & (1u << h)) && !out)
                 || (i > 0 && same_loc(at, s->stages[i - 1].hint_loc[h])))
                 continue;
-            diag_warning(c->d, W_HINTS, at, "the %s lowering ignores '%s' (docs/mechanisms.md "
-                         "lists the hints each lowering takes)", lowering, words[h]);
+            diag_warning(c->d, W_HINTS, at, "the %s lowering ignores '%s'%s (docs/mechanisms.md "
+                         "lists the hints each lowering takes)", lowering, words[h],
+                         out ? " on a staged output" : "");
         }
 }
 

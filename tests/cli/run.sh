@@ -896,7 +896,15 @@ c_warning_hints() {
     pg h.pipe --lower=cp.async --verify; expect_status 0; expect_no_err
     pg h.pipe --verify; expect_status 0; expect_no_err    # auto: cp.async
     pg h.pipe --lower=sync --verify -Wno-hints; expect_status 0; expect_no_err
-    rm -f h.pipe
+    # A staged output's hints: its stores take none, under any lowering.
+    sed 's/^  stage   b; .*/  stage   b evict first;/' "$root/samples/transpose/transpose.pipe" >t.pipe
+    for l in cp.async tensor; do
+        pg t.pipe --lower=$l --arch=sm_90 --verify
+        expect_status 0
+        expect_err_has "t.pipe:13:19: warning: the $l lowering ignores 'evict' on a staged output"
+        [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning under $l: $err"
+    done
+    rm -f h.pipe t.pipe
 }
 c_arch_lists_valid_names() {
     local a

@@ -410,6 +410,18 @@ START_TEST(input_regions_widened_to_16_bytes)
 }
 END_TEST
 
+/* A rank-1 spec under tensor for sm_90: tiles of `tile` floats of z, h staged as `stage`. */
+static void plan_tensor_stage(planned *p, int tile, const char *stage)
+{
+    char src[512];
+    snprintf(src, sizeof src,
+             "pipeline w {\n  in float h[n];\n  out float z[n];\n  tile z[%d] at (c);\n"
+             "  stage %s;\n  compute elementwise (i) { z[i] = h[i]; }\n}\n",
+             tile, stage);
+    plan_src(p, src, MECH_TENSOR, 90);
+    ck_assert_msg(p->sc != NULL, "%s", p->diags);
+}
+
 START_TEST(tensor_regions_widened_to_32_bytes)
 {
     /* Tensor boxes start on 32-byte sectors where the origins keep them (jacobi2d's halo:
@@ -417,14 +429,8 @@ START_TEST(tensor_regions_widened_to_32_bytes)
      * [c - 8, c + 72). Tiles of 4 floats keep 16 bytes only: [c - 4, c + 8) as before. */
     static const struct { int tile; long long c, extent; } cases[] = {{64, -8, 80}, {4, -4, 12}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        char src[512];
-        snprintf(src, sizeof src,
-                 "pipeline w {\n  in float h[n];\n  out float z[n];\n  tile z[%d] at (c);\n"
-                 "  stage h halo 1;\n  compute elementwise (i) { z[i] = h[i - 1] + h[i]; }\n}\n",
-                 cases[i].tile);
         planned p;
-        plan_src(&p, src, MECH_TENSOR, 90);
-        ck_assert_msg(p.sc != NULL, "%s", p.diags);
+        plan_tensor_stage(&p, cases[i].tile, "h halo 1");
         ck_assert_int_eq(p.sc->copy[0].origin[0].c, cases[i].c);
         ck_assert_int_eq(p.sc->copy[0].extent[0], cases[i].extent);
         ck_assert_int_eq(p.sc->copy[0].vec, 16);
@@ -436,17 +442,11 @@ END_TEST
 START_TEST(tensor_map_promotion_from_prefetch)
 {
     /* A stage's `prefetch` is its tensor map's L2 promotion; without one, the default. */
-    static const struct { const char *hint; int promotion; } cases[] = {
-        {"", TENSOR_DEFAULT_PROMOTION}, {" prefetch 64", 64}, {" prefetch 256", 256}};
+    static const struct { const char *stage; int promotion; } cases[] = {
+        {"h", TENSOR_DEFAULT_PROMOTION}, {"h prefetch 64", 64}, {"h prefetch 256", 256}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
-        char src[512];
-        snprintf(src, sizeof src,
-                 "pipeline w {\n  in float x[n];\n  out float z[n];\n  tile z[1024] at (c);\n"
-                 "  stage x%s;\n  compute elementwise (i) { z[i] = x[i]; }\n}\n",
-                 cases[i].hint);
         planned p;
-        plan_src(&p, src, MECH_TENSOR, 90);
-        ck_assert_msg(p.sc != NULL, "%s", p.diags);
+        plan_tensor_stage(&p, 1024, cases[i].stage);
         const host_plan *hp = plan_host(p.a, &p.s, &p.sc, 1);
         int maps = 0;
         for (int k = 0; k < hp->nops; ++k)
