@@ -663,14 +663,12 @@ typedef struct ir_section {
 
 /* How one stage's region sits in shared memory and moves (per step). The region as
  * copied may be wider than the spec's: an input's origin in the fastest dimension is
- * moved down to a 16-byte boundary (and its extent rounded up) so that it copies in
- * 16-byte chunks; the views index it by global coordinates all the same. */
+ * moved down to a 16-byte boundary (32 where the lowering's row_align says so) and its
+ * extent rounded up, so that it copies in 16-byte chunks; the views index it by global
+ * coordinates all the same. */
 /* The alignment of swizzled slots: the 128-byte swizzle's pattern repeats every 1024 bytes
  * (8 lines of 128), and the copy engine swizzles by shared-memory address. */
 #define SWIZZLE_ALIGN 1024
-/* The L2 promotion of a tensor map whose stage gives no `prefetch` (bytes), and
- * pipert_encode_tensor_map's when it is passed none. */
-#define TENSOR_DEFAULT_PROMOTION 128
 
 typedef struct copy_plan {
     int vec;                 /* widest copy (bytes) its alignment allows: 16, 8, 4, 2, 1 */
@@ -779,6 +777,10 @@ typedef enum host_op_kind {
     HOP_CHECK_WORKSPACE, HOP_TILE_COUNTER,
     HOP_ENCODE_TENSOR_MAP, HOP_LAUNCH, HOP_FOLLOW_ON, HOP__COUNT
 } host_op_kind;
+
+/* The L2 promotion of a tensor map whose stage gives no `prefetch` (bytes), and
+ * pipert_encode_tensor_map's when it is passed none. */
+#define TENSOR_DEFAULT_PROMOTION 128
 
 typedef struct host_op {
     host_op_kind kind;

@@ -156,7 +156,8 @@ long long plan_region_rows(const copy_plan *cp, int rank)
     return rows;
 }
 
-static void plan_stage(planner *p, int i, int nslots)
+/* Lay out stage i, an input's fastest dimension widened to row_align bytes (16 or more). */
+static void lay_out_stage(planner *p, int i, int nslots, int row_align)
 {
     const spec *s = p->s;
     const spec_stage *st = &s->stages[i];
@@ -166,7 +167,7 @@ static void plan_stage(planner *p, int i, int nslots)
     memcpy(cp->origin, st->origin, sizeof cp->origin);
     memcpy(cp->extent, st->extent, sizeof cp->extent);
     if (!st->is_output)
-        widen(s, cp, esz, last, mod->row_align);
+        widen(s, cp, esz, last, row_align);
     cp->row_bytes = cp->extent[last] * esz;
     cp->vec = copy_width(cp->row_bytes, origin_alignment(s, &cp->origin[last]), esz);
     /* a staged output's rows too, where tensor stores could read them as a box */
@@ -177,6 +178,22 @@ static void plan_stage(planner *p, int i, int nslots)
     cp->swizzle = !st->is_output && mod->swizzle ? mod->swizzle(s, cp, i) : 0;
     cp->slot_bytes = round_up(plan_region_rows(cp, st->rank) * cp->pitch, plan_slot_align(cp));
     cp->nslots = st->is_output ? 1 : nslots;
+}
+
+/* A lowering's wider row boundary (tensor's 32 bytes) stands only where the region keeps
+ * the boxes and the swizzle that 16 bytes give it: a spec that planned at 16 is never
+ * refused, nor loses its swizzle, for it. */
+static void plan_stage(planner *p, int i, int nslots)
+{
+    const mech_module *mod = mech_module_of(p->sc->mech);
+    copy_plan *cp = &p->sc->copy[i];
+    lay_out_stage(p, i, nslots, 16);
+    if (mod->row_align <= 16 || p->s->stages[i].is_output)
+        return;
+    const copy_plan narrow = *cp;
+    lay_out_stage(p, i, nslots, mod->row_align);
+    if (cp->swizzle < narrow.swizzle || !mod->boxes_fit(p->s, cp, i))
+        *cp = narrow;
 }
 
 static bool sorry(planner *p, srcloc at, const char *what)

@@ -418,7 +418,7 @@ static bool to_affine_rec(checker *c, const ast_expr *e, affine *out);
 
 /* The planner multiplies a coefficient by its variable's unit (a tile extent, at most
  * 2^24, or the step, at most 2^20) and the element size, and moves the constant by the
- * halo and to 16-byte boundaries: these bounds keep every such product in range. */
+ * halo and to 16- or 32-byte boundaries: these bounds keep every such product in range. */
 static bool aff_in_range(const affine *a)
 {
     const long long max_coef = 1LL << 20, max_c = 1LL << 40;
@@ -1001,8 +1001,8 @@ static void check_producer_warps(checker *c)
 }
 
 /* Stage hints the lowering m ignores, each once per `stage` statement (its names share
- * the options and their locations). A staged output's hints are ignored by every
- * lowering: they are for copies in, and its stores take none. */
+ * the options and their locations, whichever of its names ignores one). A staged output's
+ * hints are ignored by every lowering: they are for copies in, and its stores take none. */
 static void check_hints(checker *c, unsigned taken, const char *lowering)
 {
     static const char *const words[HINT__COUNT] = {
@@ -1010,13 +1010,14 @@ static void check_hints(checker *c, unsigned taken, const char *lowering)
         [HINT_SWIZZLE] = "swizzle",
     };
     const spec *s = c->s;
+    srcloc warned[HINT__COUNT] = {{0}};
     for (int i = 0; i < s->nstages; ++i)
         for (int h = 0; h < HINT__COUNT; ++h) {
             srcloc at = s->stages[i].hint_loc[h];
             bool out = s->stages[i].is_output;
-            if (!at.line || ((taken & (1u << h)) && !out)
-                || (i > 0 && same_loc(at, s->stages[i - 1].hint_loc[h])))
+            if (!at.line || ((taken & (1u << h)) && !out) || same_loc(at, warned[h]))
                 continue;
+            warned[h] = at;
             diag_warning(c->d, W_HINTS, at, "the %s lowering ignores '%s'%s (docs/mechanisms.md "
                          "lists the hints each lowering takes)", lowering, words[h],
                          out ? " on a staged output" : "");

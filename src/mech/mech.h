@@ -114,7 +114,11 @@ typedef struct mech_module {
     bool dense_rows;             /* its copies write a region's rows back to back (a tensor
                                     box): no automatic padding of shared rows */
     int row_align;               /* the boundary (bytes, above 16) an input region's fastest
-                                    dimension is widened to where its origins keep it; 0: 16 */
+                                    dimension is widened to where its origins keep it and
+                                    boxes_fit still holds; 0: 16 */
+    /* Whether staged input si as laid out in cp is tiled by the lowering's boxes (at its
+     * swizzle); needed where row_align is set. */
+    bool (*boxes_fit)(const spec *s, const copy_plan *cp, int si);
     /* The swizzle span (copy_plan.swizzle) of staged input si as laid out in cp, or 0;
      * NULL for lowerings that never swizzle. */
     int (*swizzle)(const spec *s, const copy_plan *cp, int si);

@@ -100,6 +100,12 @@ static int plan_swizzle(const spec *s, const copy_plan *cp, int si)
     return 0;
 }
 
+static bool boxes_fit(const spec *s, const copy_plan *cp, int si)
+{
+    int box[AST_MAX_RANK];
+    return plan_box(s, cp, si, cp->swizzle, box);
+}
+
 /* Every staged input's region must be copied in 16-byte rows (its origin and row kept
  * 16-byte aligned: the launch's 16-byte variant is the one that copies by tensor) and be
  * tiled by boxes. Others could copy as bulk does below 16 bytes, every time; this version
@@ -250,8 +256,9 @@ static void plan_host_maps(host_planner *h, const sched *sc)
         host_op *op = plan_host_op(h, HOP_ENCODE_TENSOR_MAP, i);
         op->variants = 1u << h->variant;
         op->swizzle = sc->copy[i].swizzle;
-        op->promotion = h->s->stages[i].prefetch ? h->s->stages[i].prefetch
-                                                 : TENSOR_DEFAULT_PROMOTION;
+        /* an output's map only stores: its stage's prefetch is ignored (-Whints) */
+        op->promotion = !out && h->s->stages[i].prefetch ? h->s->stages[i].prefetch
+                                                         : TENSOR_DEFAULT_PROMOTION;
         stage_box(h->s, sc, i, op->box);
         kernel_param *prm = plan_host_param(
             h, "const CUtensorMap",
@@ -334,7 +341,9 @@ const mech_module mech_tensor_module = {
     .hints = (1u << HINT_EVICT) | (1u << HINT_PREFETCH) | (1u << HINT_SWIZZLE),
     .dense_rows = true,
     /* A box whose rows start 16 bytes into a 32-byte sector made L2 serve 17.5% more
-     * sectors (ncu, jacobi2d's halo): 0.956 of the copy rate, 0.976-0.980 on 32 bytes. */
+     * sectors (ncu, jacobi2d's halo): 0.956 of the copy rate, 0.976-0.980 on 32 bytes
+     * (where the array's row pitch keeps 32 bytes too). */
     .row_align = 32,
+    .boxes_fit = boxes_fit,
     .swizzle = plan_swizzle,
 };

@@ -904,7 +904,17 @@ c_warning_hints() {
         expect_err_has "t.pipe:13:19: warning: the $l lowering ignores 'evict' on a staged output"
         [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning under $l: $err"
     done
-    rm -f h.pipe t.pipe
+    # An input and an output in one statement: its one warning, whichever name comes first.
+    local names
+    for names in "x, z" "z, x"; do
+        printf 'pipeline m {\n  in float x[n];\n  out float z[n];\n  tile z[256] at (c);\n  stage %s evict last;\n  compute elementwise (i) { z[i] = x[i]; }\n}\n' \
+            "$names" >m.pipe
+        pg m.pipe --lower=cp.async --verify
+        expect_status 0
+        expect_err_has "m.pipe:5:20: warning: the cp.async lowering ignores 'evict' on a staged output"
+        [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning for '$names': $err"
+    done
+    rm -f h.pipe t.pipe m.pipe
 }
 c_arch_lists_valid_names() {
     local a

@@ -426,11 +426,13 @@ START_TEST(tensor_regions_widened_to_32_bytes)
 {
     /* Tensor boxes start on 32-byte sectors where the origins keep them (jacobi2d's halo:
      * 0.956 of the copy rate on 16 bytes, 0.978 on 32): [c - 1, c + 65) widens to
-     * [c - 8, c + 72). Tiles of 4 floats keep 16 bytes only: [c - 4, c + 8) as before. */
-    static const struct { int tile; long long c, extent; } cases[] = {{64, -8, 80}, {4, -4, 12}};
+     * [c - 8, c + 72). Tiles of 4 floats keep 16 bytes only: [c - 4, c + 8) as before.
+     * [c + 4, c + 260) would be [c, c + 264), which no boxes tile: it stays. */
+    static const struct { int tile; const char *stage; long long c, extent; } cases[] = {
+        {64, "h halo 1", -8, 80}, {4, "h halo 1", -4, 12}, {256, "h[c + 4 : 256]", 4, 256}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         planned p;
-        plan_tensor_stage(&p, cases[i].tile, "h halo 1");
+        plan_tensor_stage(&p, cases[i].tile, cases[i].stage);
         ck_assert_int_eq(p.sc->copy[0].origin[0].c, cases[i].c);
         ck_assert_int_eq(p.sc->copy[0].extent[0], cases[i].extent);
         ck_assert_int_eq(p.sc->copy[0].vec, 16);
@@ -439,9 +441,33 @@ START_TEST(tensor_regions_widened_to_32_bytes)
 }
 END_TEST
 
+START_TEST(tensor_rows_keep_their_swizzle)
+{
+    /* 128-byte rows from c0 + 4 swizzle by 128 bytes; on 32 bytes they would be 160 bytes
+     * and could not: they stay on 16, swizzled, whether the spec or the planner asks. */
+    static const char *const swizzles[] = {" swizzle 128", ""};
+    for (size_t i = 0; i < sizeof swizzles / sizeof swizzles[0]; ++i) {
+        char src[512];
+        snprintf(src, sizeof src,
+                 "pipeline w {\n  in float a[m][n];\n  out float z[n][m];\n"
+                 "  tile z[32][32] at (c0, r0);\n  stage a[r0 : 32][c0 + 4 : 32]%s;\n"
+                 "  compute elementwise (c, r) { z[c][r] = a[r][c + 4]; }\n}\n",
+                 swizzles[i]);
+        planned p;
+        plan_src(&p, src, MECH_TENSOR, 90);
+        ck_assert_msg(p.sc != NULL, "%s", p.diags);
+        ck_assert_int_eq(p.sc->copy[0].origin[1].c, 4);
+        ck_assert_int_eq(p.sc->copy[0].extent[1], 32);
+        ck_assert_int_eq(p.sc->copy[0].swizzle, 128);
+        planned_free(&p);
+    }
+}
+END_TEST
+
 START_TEST(tensor_map_promotion_from_prefetch)
 {
-    /* A stage's `prefetch` is its tensor map's L2 promotion; without one, the default. */
+    /* A staged input's `prefetch` is its tensor map's L2 promotion; without one, the
+     * default. */
     static const struct { const char *stage; int promotion; } cases[] = {
         {"h", TENSOR_DEFAULT_PROMOTION}, {"h prefetch 64", 64}, {"h prefetch 256", 256}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
@@ -457,6 +483,26 @@ START_TEST(tensor_map_promotion_from_prefetch)
         ck_assert_int_eq(maps, 1);
         planned_free(&p);
     }
+}
+END_TEST
+
+START_TEST(tensor_output_map_takes_no_prefetch)
+{
+    /* A staged output's map only stores: its stage's `prefetch` is ignored (-Whints). */
+    planned p;
+    plan_src(&p, "pipeline t {\n  in float a[r][c];\n  out float b[c][r];\n"
+                 "  tile b[32][32] at (c0, r0);\n  stage a[r0 : 32][c0 : 32] prefetch 256;\n"
+                 "  stage b prefetch 64;\n  compute elementwise (j, i) { b[j][i] = a[i][j]; }\n}\n",
+             MECH_TENSOR, 90);
+    ck_assert_msg(p.sc != NULL, "%s", p.diags);
+    const host_plan *hp = plan_host(p.a, &p.s, &p.sc, 1);
+    int promotion[2] = {0, 0};
+    for (int k = 0; k < hp->nops; ++k)
+        if (hp->ops[k].kind == HOP_ENCODE_TENSOR_MAP)
+            promotion[hp->ops[k].index] = hp->ops[k].promotion;
+    ck_assert_int_eq(promotion[0], 256);
+    ck_assert_int_eq(promotion[1], TENSOR_DEFAULT_PROMOTION);
+    planned_free(&p);
 }
 END_TEST
 
@@ -871,7 +917,9 @@ static Suite *plan_suite(void)
     tcase_add_test(rg, rank2_rows_padded);
     tcase_add_test(rg, input_regions_widened_to_16_bytes);
     tcase_add_test(rg, tensor_regions_widened_to_32_bytes);
+    tcase_add_test(rg, tensor_rows_keep_their_swizzle);
     tcase_add_test(rg, tensor_map_promotion_from_prefetch);
+    tcase_add_test(rg, tensor_output_map_takes_no_prefetch);
     tcase_add_test(rg, staged_output_sync);
     tcase_add_test(rg, staged_output_cp_async);
     tcase_add_test(rg, lowered_features);
