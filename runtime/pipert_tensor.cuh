@@ -65,11 +65,11 @@ static inline CUtensorMap *pipert_tensor_map_cached(const pipert_tensor_map_key 
  * `box` fastest first, elements of elem_bytes (1, 2, 4 or 8: copied as unsigned integers
  * of that size), swizzled by a span of `swizzle` bytes (0: none; 32, 64 or 128, the box's
  * rows that many bytes), out-of-bounds elements zero-filled, each L2 miss of its loads
- * filling l2_promotion bytes (0: the sectors asked for; 64, 128 or 256). With use 0 (the launch's
- * copy width is under 16 bytes: the kernel copies without the map) or an empty dimension
- * (no copy reads the array) the map is zeroed. Host-only and capture-safe: nothing is
- * allocated or enqueued. cudaErrorInvalidValue where the array cannot be mapped (a
- * dimension past 2^31 - 1 elements: box coordinates are 32-bit), cudaErrorNotSupported
+ * filling l2_promotion bytes (0: the sectors asked for; 64, 128 or 256). With use 0 (the
+ * launch's copy width is under 16 bytes: the kernel copies without the map) or an empty
+ * dimension (no copy reads the array) the map is zeroed. Host-only and capture-safe:
+ * nothing is allocated or enqueued. cudaErrorInvalidValue where the array cannot be mapped
+ * (a dimension past 2^31 - 1 elements: box coordinates are 32-bit), cudaErrorNotSupported
  * where the driver has no encoder. */
 static inline cudaError_t pipert_encode_tensor_map(CUtensorMap *map, const void *base, int rank,
                                                    const uint64_t *dim, const uint32_t *box,
@@ -116,10 +116,11 @@ static inline cudaError_t pipert_encode_tensor_map(CUtensorMap *map, const void 
                                    : swizzle == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
                                    : swizzle == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
                                                    : CU_TENSOR_MAP_SWIZZLE_NONE;
-    const CUtensorMapL2promotion promotion = l2_promotion == 256  ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
-                                             : l2_promotion == 64 ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
-                                             : l2_promotion == 0  ? CU_TENSOR_MAP_L2_PROMOTION_NONE
-                                                                  : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
+    const CUtensorMapL2promotion promotion =
+        l2_promotion == 256  ? CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+        : l2_promotion == 64 ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+        : l2_promotion == 0  ? CU_TENSOR_MAP_L2_PROMOTION_NONE
+                             : CU_TENSOR_MAP_L2_PROMOTION_L2_128B;
     CUresult r = encode(
         map, type, (cuuint32_t)rank, (void *)base, dims, strides, box,
         elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, swz,

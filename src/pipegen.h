@@ -661,14 +661,15 @@ typedef struct ir_section {
     ir_op *ops; int nops, cap;
 } ir_section;
 
+/* The alignment of swizzled slots: the 128-byte swizzle's pattern repeats every 1024 bytes
+ * (8 lines of 128), and the copy engine swizzles by shared-memory address. */
+#define SWIZZLE_ALIGN 1024
+
 /* How one stage's region sits in shared memory and moves (per step). The region as
  * copied may be wider than the spec's: an input's origin in the fastest dimension is
  * moved down to a 16-byte boundary (32 where the lowering's row_align says so) and its
  * extent rounded up, so that it copies in 16-byte chunks; the views index it by global
  * coordinates all the same. */
-/* The alignment of swizzled slots: the 128-byte swizzle's pattern repeats every 1024 bytes
- * (8 lines of 128), and the copy engine swizzles by shared-memory address. */
-#define SWIZZLE_ALIGN 1024
 
 typedef struct copy_plan {
     int vec;                 /* widest copy (bytes) its alignment allows: 16, 8, 4, 2, 1 */

@@ -1249,8 +1249,8 @@ static bool check_ir(vreport *rep)
                 vfail_pre(rep, R_IR, "operation '%s' of %s in a schedule without roles "
                           "(producer_threads 0)", name, role_name(op->role));
             else if (op->stage < -1 || op->stage >= sp->nstages)
-                vfail_pre(rep, R_IR, "operation '%s' of stage %d; the spec has %d", name, op->stage,
-                          sp->nstages);
+                vfail_pre(rep, R_IR, "operation '%s' of stage %d; the spec has %d", name,
+                          op->stage, sp->nstages);
             else if (op->kind == OP_CLAIM && (sc->claim_ring == 0 || sec->kind == SEC_FRAME
                                               || op->step_off < 0))
                 vfail_pre(rep, R_IR, "a claim %s", sc->claim_ring ? "of no step of its own" :
@@ -1276,7 +1276,8 @@ static bool check_ir(vreport *rep)
                   "the barriers' initialisation and last, before a block exits while others "
                   "may still copy into it or arrive on its barriers", sc->cluster);
     if (!rep->broken && full && sc->full_arrivals < 1)
-        vfail_pre(rep, R_IR, "full barriers are used but full_arrivals is %d", sc->full_arrivals);
+        vfail_pre(rep, R_IR, "full barriers are used but full_arrivals is %d",
+                  sc->full_arrivals);
     else if (!rep->broken && empty && sc->empty_arrivals < 1)
         vfail_pre(rep, R_IR, "empty barriers are used but empty_arrivals is %d",
                   sc->empty_arrivals);

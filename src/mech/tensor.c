@@ -100,6 +100,7 @@ static int plan_swizzle(const spec *s, const copy_plan *cp, int si)
     return 0;
 }
 
+/* Whether boxes at the region's swizzle tile it (mech_module.boxes_fit). */
 static bool boxes_fit(const spec *s, const copy_plan *cp, int si)
 {
     int box[AST_MAX_RANK];
@@ -115,26 +116,25 @@ static bool check_region(planner *p, int si)
     const spec_stage *st = &p->s->stages[si];
     const copy_plan *cp = &p->sc->copy[si];
     const char *name = p->s->arrays[st->array].name;
-    int box[AST_MAX_RANK];
     long long rows = plan_region_rows(cp, st->rank);
     if (cp->vec < 16)
         diag_error(p->d, st->loc, "a region whose rows or origin steps are not a multiple of "
                    "16 bytes ('%s': rows of %lld bytes as copied) is not implemented yet by "
                    "lowering 'tensor' (docs/mechanisms.md lists what each lowering supports)",
                    name, cp->row_bytes);
-    else if (cp->swizzle && !plan_box(p->s, cp, si, cp->swizzle, box))
+    else if (boxes_fit(p->s, cp, si))
+        return true;
+    else if (cp->swizzle)
         /* only a spec's span: the planner's own always fits */
         diag_error(p->d, st->hint_loc[HINT_SWIZZLE], "swizzle %d needs rows of a multiple of "
                    "%d bytes, in boxes of whole groups of 8 rows ('%s': %lld rows of %lld "
                    "bytes as copied): give another span, or swizzle 0", cp->swizzle,
                    cp->swizzle, name, rows, cp->row_bytes);
-    else if (!cp->swizzle && !plan_box(p->s, cp, si, 0, box))
+    else
         diag_error(p->d, st->loc, "a region that no equal boxes of at most 256 elements per "
                    "dimension, 128-byte aligned in shared memory, tile ('%s') is not "
                    "implemented yet by lowering 'tensor' (docs/mechanisms.md lists what each "
                    "lowering supports)", name);
-    else
-        return true;
     return false;
 }
 

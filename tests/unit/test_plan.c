@@ -492,7 +492,8 @@ START_TEST(tensor_output_map_takes_no_prefetch)
     planned p;
     plan_src(&p, "pipeline t {\n  in float a[r][c];\n  out float b[c][r];\n"
                  "  tile b[32][32] at (c0, r0);\n  stage a[r0 : 32][c0 : 32] prefetch 256;\n"
-                 "  stage b prefetch 64;\n  compute elementwise (j, i) { b[j][i] = a[i][j]; }\n}\n",
+                 "  stage b prefetch 64;\n"
+                 "  compute elementwise (j, i) { b[j][i] = a[i][j]; }\n}\n",
              MECH_TENSOR, 90);
     ck_assert_msg(p.sc != NULL, "%s", p.diags);
     const host_plan *hp = plan_host(p.a, &p.s, &p.sc, 1);
