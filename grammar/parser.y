@@ -95,7 +95,7 @@ static void yyerror(const srcloc *loc, yyscan_t scanner, parse_ctx *ctx, const c
 
 %token <str> IDENT "identifier"
 %token <num> INT "integer"
-%token <str> MECH "mechanism name"
+%token <str> MECH "lowering name"
 %token <str> BODY "body"
 
 %token KW_PIPELINE "pipeline" KW_PARAM "param" KW_IN "in" KW_OUT "out" KW_INOUT "inout"
@@ -285,7 +285,7 @@ static void parse_token_name(strbuf *sb, yysymbol_kind_t k)
     case YYSYMBOL_YYEOF: sb_puts(sb, "end of file"); return;
     case YYSYMBOL_IDENT: sb_puts(sb, "identifier"); return;
     case YYSYMBOL_INT: sb_puts(sb, "integer"); return;
-    case YYSYMBOL_MECH: sb_puts(sb, "mechanism name"); return;
+    case YYSYMBOL_MECH: sb_puts(sb, "lowering name"); return;
     case YYSYMBOL_BODY: sb_puts(sb, "'{'"); return;
     default: break;
     }

@@ -516,7 +516,7 @@ static void emit_stream_problem(strbuf *out, const emit_unit *u)
     emit_stream_scratch(out, s);
     sb_printf(out, "    const pipert_stream_array pg_arrays[%d] = {\n", n);
     for (int i = 0; i < s->narrays; ++i) {
-        bool scratch = sema_accum_into(s, i) >= 0;
+        bool scratch = spec_accum_into(s, i) >= 0;
         sb_printf(out, "        {%s, ", scratch ? "PIPERT_SCRATCH" : stream_dirs[s->arrays[i].dir]);
         emit_row_bytes(out, &s->arrays[i], "pg_a->");
         sb_puts(out, "},\n");
@@ -527,7 +527,7 @@ static void emit_stream_problem(strbuf *out, const emit_unit *u)
                    "pg_arrays, %d};\n    void *const pg_host[%d] = {", s->arrays[0].dims[0].name,
               u->host->ring->halo, u->host->ring->align, n, n);
     for (int i = 0; i < n; ++i)
-        if (i < s->narrays && sema_accum_into(s, i) < 0)
+        if (i < s->narrays && spec_accum_into(s, i) < 0)
             sb_printf(out, "%s(void *)pg_a->%s", i ? ", " : "", s->arrays[i].name);
         else
             sb_printf(out, "%sNULL", i ? ", " : "");

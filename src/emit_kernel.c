@@ -247,7 +247,7 @@ static void emit_stage_consts(kctx *k)
     const spec *s = k->s;
     /* What the plan fixed statically is asserted where it is used. */
     kp(k, "static_assert(%lldLL <= %lldLL, \"pipegen: the ring of %d slot(s) fits "
-          "sm_%d's shared memory\");\n", k->sc->smem_bytes, sema_smem_limit(k->sm),
+          "sm_%d's shared memory\");\n", k->sc->smem_bytes, arch_smem_limit(k->sm),
        k->sc->nslots, k->sm);
     for (int i = 0; i < s->nstages; ++i) {
         const spec_stage *st = &s->stages[i];

@@ -357,7 +357,7 @@ static void emit_check_outputs(strbuf *o, const spec *s)
         sb_printf(o, "        for (size_t e = 0; ok && e < b.n_%s; ++e)\n"
                      "            if (!pg_close(%s(got[e]), %s(want[e]), %s, scale", n,
                   to_double(arr->type), to_double(arr->type), tolerance(arr->type,
-                                                                      sema_accum_into(s, i) >= 0));
+                                                                      spec_accum_into(s, i) >= 0));
         sb_printf(o, ")) {\n                fprintf(stderr, \"FAIL %%s: %s[%%zu] = %%.9g, reference "
                      "%%.9g\\n\", what, e, %s(got[e]), %s(want[e]));\n                ok = false;\n"
                      "            }\n", n, to_double(arr->type), to_double(arr->type));
@@ -570,7 +570,7 @@ static void emit_stream_devices(strbuf *o)
 /* The outputs that are (accums) or are not accumulators' outputs. */
 static bool rerun_output(const spec *s, int i, bool accums)
 {
-    return s->arrays[i].dir != DIR_IN && (sema_accum_into(s, i) >= 0) == accums;
+    return s->arrays[i].dir != DIR_IN && (spec_accum_into(s, i) >= 0) == accums;
 }
 
 /* Where cond holds (always: NULL), run NAME_stream again under plan, over fresh copies
@@ -679,7 +679,7 @@ static void emit_stream_case(strbuf *o, const spec *s)
                      "                fprintf(stderr, \"FAIL %%s: %s[%%zu] = %%.9g, reference %%.9g\\n\",\n"
                      "                        what, e, %s(got[e]), %s(want[e]));\n"
                      "                ok = false;\n            }\n    }\n",
-                  t, t, n, t, t, n, n, d, d, tolerance(arr->type, sema_accum_into(s, i) >= 0),
+                  t, t, n, t, t, n, n, d, d, tolerance(arr->type, spec_accum_into(s, i) >= 0),
                   n, d, d);
     }
     emit_same_bits(o, s);
@@ -712,7 +712,7 @@ static void emit_stream_calls(strbuf *o)
 static void emit_main(strbuf *o, const emit_unit *u)
 {
     const spec *s = u->spec;
-    sb_printf(o, "int main(void)\n{\n    const int S = %d;\n", sema_ring_slots(s));
+    sb_printf(o, "int main(void)\n{\n    const int S = %d;\n", spec_ring_slots(s));
     sb_puts(o, "    /* PG_TEST_QUICK (set under the sanitizers) leaves out the large case. */\n"
                "    const bool quick = getenv(\"PG_TEST_QUICK\") != NULL;\n"
                "    const size_t ncases = sizeof pg_cases / sizeof pg_cases[0];\n"

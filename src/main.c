@@ -54,8 +54,8 @@ static const char usage[] =
     "  --no-lines          no #line directives into the spec\n"
     "  -ffile-prefix-map=OLD=NEW\n"
     "                      write the spec's path with OLD replaced by NEW (#line, banner)\n"
-    "  --lower NAME        lower every staged array with mechanism NAME\n"
-    "  --list-lowerings    list the mechanisms and exit\n"
+    "  --lower NAME        lower every staged array with lowering NAME\n"
+    "  --list-lowerings    list the lowerings and exit\n"
     "  --arch LIST         target architectures, e.g. sm_80,sm_90 (default sm_80,sm_90)\n"
     "  --grid KIND         per_tile or persistent, overriding the spec's 'grid'\n"
     "  --producer-warps N  warp-specialize: N warps copy, the others compute\n"
@@ -80,27 +80,19 @@ static const char usage[] =
 
 /* ------------------------------------------------------------------ options */
 
-/* The architectures pipegen generates kernels for, and how --arch spells them. */
-static const int known_archs[] = {80, 86, 87, 89, 90, 100, 103, 120};
-enum { NKNOWN_ARCHS = sizeof known_archs / sizeof known_archs[0] };
-
-static bool arch_known(int sm)
-{
-    for (int i = 0; i < NKNOWN_ARCHS; ++i)
-        if (known_archs[i] == sm)
-            return true;
-    return false;
-}
-
 static void bad_arch(const char *list, diag_ctx *d)
 {
-    char valid[64] = "";
-    for (int i = 0; i < NKNOWN_ARCHS; ++i)
+    char valid[128] = "";
+    int specific = 0;
+    for (int i = 0; i < arch_count(); ++i) {
         snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%ssm_%d",
-                 i ? ", " : "", known_archs[i]);
+                 i ? ", " : "", arch_at(i)->sm);
+        if (!specific && arch_at(i)->has_specific)
+            specific = arch_at(i)->sm;
+    }
     diag_fatal_noloc(d, "bad --arch '%s' (expected a comma-separated list of %s, those from "
-                     "sm_90 on also arch-specific as sm_90a; nvcc's other names, such as sm_75 "
-                     "or sm_101, have no kernel here)", list, valid);
+                     "sm_%d on also arch-specific as sm_%da; nvcc's other names, such as sm_75 "
+                     "or sm_101, have no kernel here)", list, valid, specific, specific);
 }
 
 /* Insert sm into the ascending list: the launcher tries the highest first. sm_90 and
@@ -147,7 +139,8 @@ static bool parse_arch(const char *list, target *t, diag_ctx *d)
         const size_t digits = n - 3 - specific;
         int sm = (digits == 2 || digits == 3) && !strncmp(p, "sm_", 3)
                  && all_digits(p + 3, digits) && p[3] != '0' ? atoi(p + 3) : 0;
-        if (!arch_known(sm) || (specific && sm < 90) || (p[n] == ',' && !p[n + 1])) {
+        const arch_info *arch = arch_find(sm);
+        if (!arch || (specific && !arch->has_specific) || (p[n] == ',' && !p[n + 1])) {
             bad_arch(list, d);
             return false;
         }
@@ -285,7 +278,7 @@ static bool set_lower(options *o, const opt_use *u, diag_ctx *d)
 {
     mech m = sema_mech(d, (diag_origin){.opt = u->spelled}, u->value);
     o->tgt.lower = (cmd_override){u->spelled, (int)m};
-    return m != MECH__COUNT;
+    return mech_known(m);
 }
 
 static bool set_producer_warps(options *o, const opt_use *u, diag_ctx *d)
@@ -348,10 +341,13 @@ static bool set_fault(options *o, const opt_use *u, diag_ctx *d)
 
 static void list_lowerings(void)
 {
-    for (int m = 0; m < MECH__COUNT; ++m)
-        printf("%-18s %-6s %s\n", mech_name((mech)m),
-               mech_min_sm((mech)m) ? (mech_min_sm((mech)m) == 90 ? "sm_90" : "sm_80") : "all",
+    for (int m = 0; m < mech_count(); ++m) {
+        char from[16] = "all";
+        if (mech_min_sm((mech)m))
+            snprintf(from, sizeof from, "sm_%d", mech_min_sm((mech)m));
+        printf("%-18s %-6s %s\n", mech_name((mech)m), from,
                mech_implemented((mech)m) ? "implemented" : "not implemented yet");
+    }
 }
 
 /* What an option does to the run: go on, finish with status 0 (--help), or with 1. */

@@ -150,6 +150,39 @@ bool out_close_stdout(diag_ctx *d);
  * keyword or built-in, or one of the generated code's own names), or NULL when it may. */
 const char *reserved_why(const char *name);
 
+/* ====================================================================== arch.c */
+
+/* What an architecture offers (arch_info.features). */
+enum {
+    ARCH_CP_ASYNC = 1 << 0,      /* cp.async, its commit groups and mbarrier arrivals */
+    ARCH_TMA = 1 << 1,           /* the bulk copy engine: cp.async.bulk, tensor maps */
+    ARCH_CLUSTERS = 1 << 2,      /* thread-block clusters, multicast copies */
+    ARCH_WGMMA = 1 << 3,         /* warpgroup MMA */
+    ARCH_SETMAXNREG = 1 << 4,    /* moving registers between warpgroups */
+};
+
+typedef struct arch_info {
+    int sm;                      /* 90 for sm_90 */
+    long long smem_limit;        /* shared memory a block may take (bytes, opt-in maximum) */
+    int max_threads;             /* threads resident on one SM */
+    bool has_specific;           /* an arch-specific target exists (sm_90a) */
+    unsigned features;           /* ARCH_*: what the plain target offers */
+    unsigned specific_features;  /* what the arch-specific target adds */
+} arch_info;
+
+/* The known architecture sm, or NULL. */
+const arch_info *arch_find(int sm);
+/* The known architectures, ascending: arch_at(0) .. arch_at(arch_count() - 1). */
+int arch_count(void);
+const arch_info *arch_at(int i);
+/* The facts of sm (an unknown one: what every CUDA GPU offers). */
+long long arch_smem_limit(int sm);
+int arch_max_threads(int sm);
+/* Whether sm (its arch-specific target where specific) offers every feature asked. */
+bool arch_has(int sm, bool specific, unsigned features);
+/* The oldest known architecture that offers the features, 0 if none. */
+int arch_first_with(unsigned features);
+
 /* ======================================================================= ast.c */
 
 typedef enum elem_type {
@@ -392,12 +425,21 @@ mech mech_from_name(const char *name);
 const char *mech_name(mech m);
 /* The name closest to a misspelled one ("cp.async" for "cp_async"), or NULL. */
 const char *mech_suggest(const char *word);
-int mech_min_sm(mech m);                /* 0 for all architectures */
+bool mech_known(mech m);                /* not MECH__COUNT (an unknown name) */
+bool mech_is_auto(mech m);              /* auto: resolved per target (mech_resolve) */
+int mech_count(void);                   /* the lowerings, auto included: 0 .. count - 1 */
+bool mech_runs_on(mech m, int sm);      /* sm offers what its code needs */
+int mech_min_sm(mech m);                /* the oldest such architecture; 0 for all */
 bool mech_implemented(mech m);          /* planned and emitted by this version */
 bool mech_roles(mech m);                /* plans producer warps */
 int mech_min_producer_warps(mech m);    /* the producer warps it plans at least */
 unsigned mech_hints(mech m);            /* bit 1 << h: its copies take stage_hint h */
 bool mech_dense_rows(mech m);           /* its copies write rows back to back: no pad */
+bool mech_takes_cluster(mech m);        /* multicasts copies to a cluster (`cluster N`) */
+/* Whether m multicasts on target sm (specific: its arch-specific variant). */
+bool mech_multicasts(mech m, int sm, bool specific);
+/* The names of the lowerings pred holds for, as a list in words ("a, b and c"). */
+const char *mech_names_where(arena *a, bool (*pred)(mech));
 
 /* An affine integer form  c0 + sum coef[k] * var[k]  over the spec's symbols. */
 #define AFF_MAX_TERMS 4
@@ -536,13 +578,14 @@ bool sema_check(arena *a, diag_ctx *d, const ast_file *f, const target *t, spec 
 /* The mechanism of a name (`using`, --lower), or MECH__COUNT after reporting it unknown at
  * o, with the closest name when one is close. */
 mech sema_mech(diag_ctx *d, diag_origin o, const char *name);
-/* Shared memory per block available on an architecture (bytes, opt-in maximum). */
-long long sema_smem_limit(int sm);
+
+/* ====================================================================== spec.c */
+
 /* The accumulator whose output array is `array`, or -1. */
-int sema_accum_into(const spec *s, int array);
+int spec_accum_into(const spec *s, int array);
 /* Slots of the deepest ring: `stages` (its first depth), or 1 where each block runs a
  * single step. The planner may take a later depth per architecture (plan_ring_slots). */
-int sema_ring_slots(const spec *s);
+int spec_ring_slots(const spec *s);
 
 /* ===================================================================== plan.c
  *
@@ -940,6 +983,9 @@ mech mech_auto(const spec *s, int sm);
  * over two or more staged inputs that move with it, none padded), else mech_auto. plan_schedule plans it quietly and keeps it if it plans, else
  * plans mech_auto's lowering. */
 mech mech_auto_first(const spec *s, int sm);
+/* m, or where m is auto what it lowers to on sm (mech_auto; _first: mech_auto_first). */
+mech mech_resolve(const spec *s, mech m, int sm);
+mech mech_resolve_first(const spec *s, mech m, int sm);
 /* The hints (1 << HINT_*) either of auto's lowerings on sm takes. */
 unsigned mech_auto_hints(const spec *s, int sm);
 

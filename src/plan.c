@@ -234,10 +234,10 @@ void plan_layout(planner *p, int nslots)
 int plan_ring_slots(planner *p)
 {
     const spec *s = p->s;
-    int slots = sema_ring_slots(s);
+    int slots = spec_ring_slots(s);
     plan_layout(p, slots);
     for (int i = 0; slots > 1 && i < s->nring_fewer
-                    && p->sc->smem_bytes > sema_smem_limit(p->sc->sm); ++i) {
+                    && p->sc->smem_bytes > arch_smem_limit(p->sc->sm); ++i) {
         slots = s->ring_fewer[i];
         plan_layout(p, slots);
     }
@@ -365,9 +365,10 @@ enum { REGS_PRODUCER = 40, REGS_MAX = 256 };
 static void plan_registers(sched *sc)
 {
     const int producers = sc->producer_threads, consumers = sc->threads - producers;
-    if (!sc->specific || producers == 0 || producers % WARPGROUP_THREADS
+    if (!arch_has(sc->sm, sc->specific, ARCH_SETMAXNREG) || producers == 0
+        || producers % WARPGROUP_THREADS
         || consumers % WARPGROUP_THREADS || sc->threads <= 256 || sc->spec->blocks_per_sm > 1
-        || 2 * sc->smem_bytes <= sema_smem_limit(sc->sm))
+        || 2 * sc->smem_bytes <= arch_smem_limit(sc->sm))
         return;
     const int launch = SM_REGISTERS / sc->threads / 8 * 8;
     int take = (launch * sc->threads - producers * REGS_PRODUCER) / consumers / 8 * 8;
@@ -391,17 +392,18 @@ static sched *plan_auto(arena *a, diag_ctx *d, const spec *s, int sm, bool speci
         sched *sc = plan_schedule(a, &quiet, s, first, sm, specific);
         if (sc && !quiet.errors)
             return sc;
-        if (first == MECH_TENSOR && specific && s->cluster > 1)
-            diag_warning(d, W_HINTS, s->cluster_loc, "auto's tensor kernel for sm_%d does "
-                         "not plan this spec (--lower=tensor says why): the %s kernel it "
-                         "takes instead ignores 'cluster %d'", sm, mech_name(sure), s->cluster);
+        if (mech_multicasts(first, sm, specific) && s->cluster > 1)
+            diag_warning(d, W_HINTS, s->cluster_loc, "auto's %s kernel for sm_%d does "
+                         "not plan this spec (--lower=%s says why): the %s kernel it "
+                         "takes instead ignores 'cluster %d'", mech_name(first), sm,
+                         mech_name(first), mech_name(sure), s->cluster);
     }
     return plan_schedule(a, d, s, sure, sm, specific);
 }
 
 sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm, bool specific)
 {
-    if (m == MECH_AUTO)
+    if (mech_is_auto(m))
         return plan_auto(a, d, s, sm, specific);
     sched *sc = arena_alloc(a, sizeof *sc);
     *sc = (sched){.spec = s, .mech = m, .sm = sm, .specific = specific, .threads = s->threads,
@@ -415,9 +417,9 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm, bool 
     drop_vacuous_guards(sc);
     plan_claims(&p);
     plan_registers(sc);
-    if (sc->smem_bytes > sema_smem_limit(sm)) {
+    if (sc->smem_bytes > arch_smem_limit(sm)) {
         diag_error(d, s->loc, "the %s schedule needs %lld bytes of shared memory per block; "
-                   "sm_%d has %lld", mech_name(m), sc->smem_bytes, sm, sema_smem_limit(sm));
+                   "sm_%d has %lld", mech_name(m), sc->smem_bytes, sm, arch_smem_limit(sm));
         return NULL;
     }
     return sc;

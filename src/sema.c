@@ -10,41 +10,16 @@
 
 #include <string.h>
 
-long long sema_smem_limit(int sm)
-{
-    switch (sm) {
-    case 80: case 87: return 163 * 1024;
-    case 86: case 89: case 120: return 99 * 1024;
-    case 90: case 100: case 103: return 227 * 1024;
-    default: return 48 * 1024;
-    }
-}
-
-int sema_accum_into(const spec *s, int array)
-{
-    for (int i = 0; i < s->naccums; ++i)
-        if (s->accums[i].into == array)
-            return i;
-    return -1;
-}
-
-int sema_ring_slots(const spec *s)
-{
-    /* One block per tile with no inner steps runs one step per block: a ring of one. */
-    bool one_step = s->grid == GRID_PER_TILE && !s->has_steps && s->march == 0;
-    return one_step ? 1 : s->nstages_ring;
-}
-
 mech sema_mech(diag_ctx *d, diag_origin o, const char *name)
 {
     mech m = mech_from_name(name);
-    if (m != MECH__COUNT)
+    if (mech_known(m))
         return m;
     const char *near = mech_suggest(name);
     if (near)
-        diag_error_from(d, o, "unknown mechanism '%s'; did you mean '%s'?", name, near);
+        diag_error_from(d, o, "unknown lowering '%s'; did you mean '%s'?", name, near);
     else
-        diag_error_from(d, o, "unknown mechanism '%s' (pipegen --list-lowerings lists them)",
+        diag_error_from(d, o, "unknown lowering '%s' (pipegen --list-lowerings lists them)",
                         name);
     return MECH__COUNT;
 }
@@ -507,7 +482,7 @@ static bool stage_opts(checker *c, const ast_item *it, spec_stage *st)
         if (same_loc(c->bad_mech, o->mech_loc))
             return false;   /* reported at the statement's first name */
         st->mech = sema_mech(c->d, (diag_origin){o->mech_loc, NULL}, o->mech);
-        if (st->mech == MECH__COUNT) {
+        if (!mech_known(st->mech)) {
             c->bad_mech = o->mech_loc;
             return false;
         }
@@ -956,11 +931,11 @@ static void check_mechanism(checker *c)
     s->mech = MECH_AUTO;
     for (int i = 0; i < s->nstages; ++i) {
         const spec_stage *st = &s->stages[i];
-        if (st->mech == MECH_AUTO)
+        if (mech_is_auto(st->mech))
             continue;
-        if (s->mech != MECH_AUTO && s->mech != st->mech) {
+        if (!mech_is_auto(s->mech) && s->mech != st->mech) {
             diag_error(c->d, st->loc, "'%s' uses %s but another staged array uses %s: one "
-                       "pipeline uses one mechanism", s->arrays[st->array].name,
+                       "pipeline uses one lowering", s->arrays[st->array].name,
                        mech_name(st->mech), mech_name(s->mech));
             diag_note(c->d, s->mech_loc, "%s chosen here", mech_name(s->mech));
             return;
@@ -1040,7 +1015,7 @@ static void check_pad(checker *c, mech m)
  * lowerings auto may pick for the targets takes it. */
 static void check_auto_hints(checker *c)
 {
-    if (c->s->mech != MECH_AUTO)
+    if (!mech_is_auto(c->s->mech))
         return;
     unsigned taken = 0;
     for (int i = 0; i < c->tgt->narch; ++i)
@@ -1048,17 +1023,8 @@ static void check_auto_hints(checker *c)
     check_hints(c, taken, "auto");
 }
 
-static bool any_tensor(const checker *c)
-{
-    for (int i = 0; i < c->tgt->narch; ++i)
-        if ((c->s->mech == MECH_AUTO ? mech_auto_first(c->s, c->tgt->sm[i]) : c->s->mech)
-            == MECH_TENSOR)
-            return true;
-    return false;
-}
-
-/* `cluster N` multicasts tensor copies to the blocks of a cluster: tensor (auto's first
- * choice counts) for an arch-specific target (sm_90a) takes it, with producer warps, whose
+/* `cluster N` multicasts copies to the blocks of a cluster where a lowering that multicasts
+ * (auto's first choice counts) lowers an arch-specific target, with producer warps, whose
  * consumers release each slot to every block. A target or spec that does not multicast is
  * told so. */
 static void check_cluster(checker *c)
@@ -1074,30 +1040,34 @@ static void check_cluster(checker *c)
     }
     for (int i = 0; i < c->tgt->narch; ++i) {
         int sm = c->tgt->sm[i];
-        mech m = s->mech == MECH_AUTO ? mech_auto_first(s, sm) : s->mech;
-        if (m == MECH_TENSOR && !c->tgt->specific[i])
-            diag_warning(c->d, W_HINTS, s->cluster_loc, "the tensor lowering for sm_%d ignores "
+        mech m = mech_resolve_first(s, s->mech, sm);
+        if (!mech_takes_cluster(m))
+            continue;
+        bool multicast = mech_multicasts(m, sm, c->tgt->specific[i]);
+        if (!multicast)
+            diag_warning(c->d, W_HINTS, s->cluster_loc, "the %s lowering for sm_%d ignores "
                          "'cluster %d': multicast is for the arch-specific target (--arch="
-                         "sm_%da)", sm, s->cluster, sm);
-        taken |= m == MECH_TENSOR && c->tgt->specific[i];
-        plain |= m == MECH_TENSOR && !c->tgt->specific[i];
+                         "sm_%da)", mech_name(m), sm, s->cluster, sm);
+        taken |= multicast;
+        plain |= !multicast;
     }
-    /* The launcher encodes one map per staged input for all tensor kernels: a shared
-     * input's map has the share's box in clusters, the whole region's elsewhere. */
+    int first = arch_first_with(ARCH_CLUSTERS);
+    /* The launcher prepares each staged input's copies once for all kernels of a
+     * lowering (a tensor map): a shared input's in clusters differ from the others. */
     if (taken && plain)
-        diag_error(c->d, s->cluster_loc, "'cluster %d' with tensor kernels both in clusters "
-                   "(arch-specific targets) and not (plain ones): their maps of the shared "
-                   "inputs would differ; make every sm_90 or newer target arch-specific "
-                   "(sm_90a), or none", s->cluster);
+        diag_error(c->d, s->cluster_loc, "'cluster %d' with kernels both in clusters "
+                   "(arch-specific targets) and not (plain ones): their copies of the shared "
+                   "inputs would differ; make every sm_%d or newer target arch-specific "
+                   "(sm_%da), or none", s->cluster, first, first);
     else if (taken && !s->producer_warps)
         diag_error(c->d, s->cluster_loc, "'cluster %d' needs producer warps (producer_warps "
                    "N): the consumers release each slot to every block of the cluster",
                    s->cluster);
-    else if (!taken && !any_tensor(c))
+    else if (!taken && !plain)
         diag_warning(c->d, W_HINTS, s->cluster_loc, "the %s lowering ignores 'cluster %d': "
-                     "only tensor copies on sm_90 or newer multicast to a cluster",
-                     mech_name(s->mech == MECH_AUTO ? mech_auto(s, c->tgt->sm[0]) : s->mech),
-                     s->cluster);
+                     "only %s copies on sm_%d or newer multicast to a cluster",
+                     mech_name(mech_resolve(s, s->mech, c->tgt->sm[0])), s->cluster,
+                     mech_names_where(c->a, mech_takes_cluster), first);
 }
 
 /* The lowering of every target (auto as mech_auto resolves it): implemented, new enough
@@ -1108,16 +1078,16 @@ static void check_lowering(checker *c)
     spec *s = c->s;
     const target *t = c->tgt;
     diag_origin named = origin_of(&t->lower, s->mech_loc);
-    mech warned = MECH__COUNT;
+    mech warned = (mech)mech_count();
     for (int i = 0; i < t->narch; ++i) {
         int sm = t->sm[i];
-        mech m = s->mech == MECH_AUTO ? mech_auto(s, sm) : s->mech;
+        mech m = mech_resolve(s, s->mech, sm);
         if (!mech_implemented(m)) {
             diag_error_from(c->d, named, "lowering '%s' is not implemented yet (pipegen "
                             "--list-lowerings)", mech_name(m));
             return;
         }
-        if (mech_min_sm(m) > sm) {
+        if (!mech_runs_on(m, sm)) {
             diag_error_from(c->d, named, "the %s lowering needs sm_%d or newer, but sm_%d is "
                             "a target", mech_name(m), mech_min_sm(m), sm);
             return;
@@ -1130,11 +1100,11 @@ static void check_lowering(checker *c)
         }
         if (s->producer_warps && !mech_roles(m)) {
             diag_origin o = t->lower.opt ? named : origin_of(&t->producer_warps, s->mech_loc);
-            diag_error_from(c->d, o, "producer warps are planned by cp.async.mbarrier, "
-                            "pipeline-roles, bulk and tensor, not by the %s lowering", mech_name(m));
+            diag_error_from(c->d, o, "producer warps are planned by %s, not by the %s "
+                            "lowering", mech_names_where(c->a, mech_roles), mech_name(m));
             return;
         }
-        if (m != warned && s->mech != MECH_AUTO)
+        if (m != warned && !mech_is_auto(s->mech))
             check_hints(c, mech_hints(m), mech_name(m));
         if (m != warned)
             check_pad(c, m);
@@ -1148,7 +1118,7 @@ static void check_lowering(checker *c)
 static void check_stages(checker *c)
 {
     const ast_item *st = c->once[IT_STAGES];
-    if (st && st->value > 1 && sema_ring_slots(c->s) == 1 && !c->once[IT_GRID]
+    if (st && st->value > 1 && spec_ring_slots(c->s) == 1 && !c->once[IT_GRID]
         && !c->tgt->grid.opt)
         diag_warning(c->d, W_STAGES, st->value_loc, "'stages %lld' plans one slot: under the "
                      "default grid (per_tile) with no 'steps' or 'march' a block runs one "
@@ -1163,11 +1133,11 @@ static void check_budget(checker *c, const ast_pipeline *p)
     for (int i = 0; i < s->nstages; ++i)
         bytes += (s->stages[i].bytes + 127) / 128 * 128;
     /* the shallowest ring `stages` allows */
-    int slots = sema_ring_slots(s) > 1 && s->nring_fewer ? s->ring_fewer[s->nring_fewer - 1]
-                                                         : sema_ring_slots(s);
+    int slots = spec_ring_slots(s) > 1 && s->nring_fewer ? s->ring_fewer[s->nring_fewer - 1]
+                                                         : spec_ring_slots(s);
     bytes *= slots;
     for (int i = 0; i < c->tgt->narch; ++i) {
-        long long limit = sema_smem_limit(c->tgt->sm[i]);
+        long long limit = arch_smem_limit(c->tgt->sm[i]);
         if (bytes > limit) {
             const ast_item *st = c->once[IT_STAGES];
             diag_error(c->d, st ? st->loc : p->loc, "the pipeline needs %lld bytes of shared "
@@ -1200,7 +1170,7 @@ static void check_occupancy(checker *c)
 {
     const spec *s = c->s;
     for (int i = 0; i < c->tgt->narch && s->blocks_per_sm; ++i) {
-        int sm = c->tgt->sm[i], max = sm == 80 || sm == 90 ? 2048 : 1536;
+        int sm = c->tgt->sm[i], max = arch_max_threads(sm);
         if (s->threads * s->blocks_per_sm > max) {
             diag_error(c->d, c->once[IT_BLOCKS_PER_SM]->value_loc, "%d blocks of %d threads "
                        "per SM: sm_%d holds at most %d threads", s->blocks_per_sm, s->threads,
@@ -1232,7 +1202,7 @@ static bool check_stream_accum(checker *c, int array)
     if (d0->name || d0->value != 1) {
         diag_error(c->d, d0->loc, "host_stream folds the chunks' results of accumulator '%s' "
                    "into one element: '%s' must have extent 1",
-                   c->s->accums[sema_accum_into(c->s, array)].name, arr->name);
+                   c->s->accums[spec_accum_into(c->s, array)].name, arr->name);
         return false;
     }
     return true;
@@ -1248,7 +1218,7 @@ static void check_host_stream(checker *c)
     const ast_extent *d0 = &s->arrays[s->tile_array].dims[0];
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];
-        if (sema_accum_into(s, i) >= 0) {
+        if (spec_accum_into(s, i) >= 0) {
             if (!check_stream_accum(c, i))
                 return;
             continue;

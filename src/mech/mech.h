@@ -106,6 +106,8 @@ typedef struct mech_module {
      * schedule of one variant); may be NULL. */
     void (*plan_host)(host_planner *h, const sched *sc);
     bool roles;                  /* plans producer warps (spec producer_warps > 0) */
+    bool multicast;              /* `cluster N`: multicasts copies to the blocks of a
+                                    cluster on an arch-specific target (mech_multicasts) */
     int min_producer_warps;      /* the producer warps it plans when the spec asks for none */
     bool l2_policy;              /* its copies take a stage's `evict` L2 policy (pg_pol_NAME,
                                     emit_chunk_cp_async); other lowerings make none */

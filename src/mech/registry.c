@@ -6,20 +6,21 @@
 
 static const struct {
     const char *name;
-    int min_sm;
+    unsigned needs;               /* the ARCH_* features its code needs */
     const mech_module *module;    /* NULL: not implemented yet (auto resolves to others) */
 } mech_table[MECH__COUNT] = {
     [MECH_SYNC] = {"sync", 0, &mech_sync_module},
-    [MECH_CG] = {"cg", 80, &mech_cg_module},
-    [MECH_BARRIER] = {"barrier", 80, &mech_barrier_module},
-    [MECH_PIPELINE] = {"pipeline", 80, &mech_pipeline_module},
-    [MECH_PIPELINE_ROLES] = {"pipeline-roles", 80, &mech_pipeline_roles_module},
-    [MECH_PIPELINE_THREAD] = {"pipeline-thread", 80, &mech_pipeline_thread_module},
-    [MECH_PRIMITIVES] = {"primitives", 80, &mech_primitives_module},
-    [MECH_CP_ASYNC] = {"cp.async", 80, &mech_cp_async_module},
-    [MECH_CP_ASYNC_MBARRIER] = {"cp.async.mbarrier", 80, &mech_cp_async_mbarrier_module},
-    [MECH_BULK] = {"bulk", 90, &mech_bulk_module},
-    [MECH_TENSOR] = {"tensor", 90, &mech_tensor_module},
+    [MECH_CG] = {"cg", ARCH_CP_ASYNC, &mech_cg_module},
+    [MECH_BARRIER] = {"barrier", ARCH_CP_ASYNC, &mech_barrier_module},
+    [MECH_PIPELINE] = {"pipeline", ARCH_CP_ASYNC, &mech_pipeline_module},
+    [MECH_PIPELINE_ROLES] = {"pipeline-roles", ARCH_CP_ASYNC, &mech_pipeline_roles_module},
+    [MECH_PIPELINE_THREAD] = {"pipeline-thread", ARCH_CP_ASYNC, &mech_pipeline_thread_module},
+    [MECH_PRIMITIVES] = {"primitives", ARCH_CP_ASYNC, &mech_primitives_module},
+    [MECH_CP_ASYNC] = {"cp.async", ARCH_CP_ASYNC, &mech_cp_async_module},
+    [MECH_CP_ASYNC_MBARRIER] = {"cp.async.mbarrier", ARCH_CP_ASYNC,
+                                &mech_cp_async_mbarrier_module},
+    [MECH_BULK] = {"bulk", ARCH_TMA, &mech_bulk_module},
+    [MECH_TENSOR] = {"tensor", ARCH_TMA, &mech_tensor_module},
     [MECH_AUTO] = {"auto", 0, NULL},
 };
 
@@ -36,7 +37,11 @@ const char *mech_name(mech m) { return mech_table[m].name; }
 static const char *name_at(int i) { return mech_table[i].name; }
 const char *mech_suggest(const char *word) { return diag_closest(word, name_at, MECH__COUNT); }
 
-int mech_min_sm(mech m) { return mech_table[m].min_sm; }
+bool mech_known(mech m) { return m < MECH__COUNT; }
+bool mech_is_auto(mech m) { return m == MECH_AUTO; }
+int mech_count(void) { return MECH__COUNT; }
+bool mech_runs_on(mech m, int sm) { return arch_has(sm, false, mech_table[m].needs); }
+int mech_min_sm(mech m) { return mech_table[m].needs ? arch_first_with(mech_table[m].needs) : 0; }
 bool mech_implemented(mech m) { return m == MECH_AUTO || mech_table[m].module; }
 const mech_module *mech_module_of(mech m) { return mech_table[m].module; }
 bool mech_roles(mech m) { return mech_table[m].module && mech_table[m].module->roles; }
@@ -50,9 +55,34 @@ bool mech_dense_rows(mech m)
     return mech_table[m].module && mech_table[m].module->dense_rows;
 }
 
+bool mech_takes_cluster(mech m)
+{
+    return mech_table[m].module && mech_table[m].module->multicast;
+}
+
+/* Multicast is planned for the arch-specific target only: for the plain one ptxas warns
+ * that it may be slow. */
+bool mech_multicasts(mech m, int sm, bool specific)
+{
+    return mech_takes_cluster(m) && specific && arch_has(sm, true, ARCH_CLUSTERS);
+}
+
+const char *mech_names_where(arena *a, bool (*pred)(mech))
+{
+    int n = 0, count = 0;
+    for (int m = 0; m < MECH__COUNT; ++m)
+        count += pred((mech)m);
+    const char *list = "";
+    for (int m = 0; m < MECH__COUNT; ++m)
+        if (pred((mech)m))
+            list = arena_printf(a, "%s%s%s", list, n++ == 0 ? "" : n == count ? " and " : ", ",
+                                mech_table[m].name);
+    return list;
+}
+
 mech mech_auto(const spec *s, int sm)
 {
-    if (sm < 80)
+    if (!mech_runs_on(MECH_CP_ASYNC, sm))
         return MECH_SYNC;
     /* Producer warps need a lowering that plans roles: cp.async refuses them. */
     return s->producer_warps ? MECH_CP_ASYNC_MBARRIER : MECH_CP_ASYNC;
@@ -86,9 +116,19 @@ static bool is_staged_product(const spec *s)
 
 mech mech_auto_first(const spec *s, int sm)
 {
-    if (sm >= 90 && is_staged_product(s))
+    if (mech_runs_on(MECH_TENSOR, sm) && is_staged_product(s))
         return MECH_TENSOR;
     return mech_auto(s, sm);
+}
+
+mech mech_resolve(const spec *s, mech m, int sm)
+{
+    return m == MECH_AUTO ? mech_auto(s, sm) : m;
+}
+
+mech mech_resolve_first(const spec *s, mech m, int sm)
+{
+    return m == MECH_AUTO ? mech_auto_first(s, sm) : m;
 }
 
 unsigned mech_auto_hints(const spec *s, int sm)

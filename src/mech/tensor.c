@@ -205,7 +205,7 @@ static bool plan_multicast(planner *p)
 static bool plan_cluster(planner *p)
 {
     sched *sc = p->sc;
-    if (p->s->cluster < 2 || !sc->specific)
+    if (p->s->cluster < 2 || !mech_multicasts(sc->mech, sc->sm, sc->specific))
         return true;
     sc->cluster = p->s->cluster;
     if (!plan_multicast(p))
@@ -335,6 +335,7 @@ const mech_module mech_tensor_module = {
     .header = "pipert_tensor.cuh",
     .plan_host = plan_host_maps,
     .roles = true,
+    .multicast = true,
     .l2_policy = true,
     /* .L2::cache_hint (a tensor copy has no cache operator), the map's L2 promotion
      * (`prefetch`), and the boxes' swizzle */

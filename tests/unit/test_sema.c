@@ -132,7 +132,7 @@ START_TEST(saxpy_schedule_items)
     ck_assert(!s->has_steps);
     ck_assert_int_eq(s->march, 0);
     ck_assert_int_eq(s->mech, MECH_AUTO);
-    ck_assert_int_eq(sema_ring_slots(s), 4);
+    ck_assert_int_eq(spec_ring_slots(s), 4);
     checked_free(&c);
 }
 END_TEST
@@ -189,7 +189,7 @@ START_TEST(defaults)
     ck_assert_int_eq(c.s.mech, MECH_AUTO);
     ck_assert(!c.s.has_reference);
     /* One block per tile and no inner steps: a ring of one slot, whatever `stages` says. */
-    ck_assert_int_eq(sema_ring_slots(&c.s), 1);
+    ck_assert_int_eq(spec_ring_slots(&c.s), 1);
     ck_assert_int_eq(c.s.stages[0].bytes, 400);
     checked_free(&c);
 }
@@ -256,7 +256,7 @@ START_TEST(regions_are_affine_forms)
     ck_assert_int_eq(st->extent[1], 32);
     ck_assert_int_eq(st->bytes, 16 * 32 * 4);
     /* With steps the ring has `stages` slots even with a grid of one block per tile. */
-    ck_assert_int_eq(sema_ring_slots(s), 2);
+    ck_assert_int_eq(spec_ring_slots(s), 2);
     checked_free(&c);
 }
 END_TEST
@@ -373,7 +373,7 @@ START_TEST(accumulators)
     ck_assert_int_eq(s->accums[1].combine, COMBINE_MAX);
     ck_assert_int_eq(s->accums[1].into, 2);
     ck_assert_int_eq(s->tile_array, 0);
-    ck_assert_int_eq(sema_ring_slots(s), 3);
+    ck_assert_int_eq(spec_ring_slots(s), 3);
     checked_free(&c);
 }
 END_TEST
@@ -397,8 +397,8 @@ START_TEST(ring_slots)
                  cases[i].items);
         checked c;
         expect_ok(&c, src);
-        ck_assert_msg(sema_ring_slots(&c.s) == cases[i].slots, "%s: %d slots, expected %d",
-                      cases[i].items, sema_ring_slots(&c.s), cases[i].slots);
+        ck_assert_msg(spec_ring_slots(&c.s) == cases[i].slots, "%s: %d slots, expected %d",
+                      cases[i].items, spec_ring_slots(&c.s), cases[i].slots);
         checked_free(&c);
     }
 }
@@ -406,12 +406,12 @@ END_TEST
 
 START_TEST(smem_limits)
 {
-    ck_assert_int_eq(sema_smem_limit(80), 163 * 1024);
-    ck_assert_int_eq(sema_smem_limit(87), 163 * 1024);
-    ck_assert_int_eq(sema_smem_limit(86), 99 * 1024);
-    ck_assert_int_eq(sema_smem_limit(89), 99 * 1024);
-    ck_assert_int_eq(sema_smem_limit(90), 227 * 1024);
-    ck_assert_int_eq(sema_smem_limit(75), 48 * 1024);
+    ck_assert_int_eq(arch_smem_limit(80), 163 * 1024);
+    ck_assert_int_eq(arch_smem_limit(87), 163 * 1024);
+    ck_assert_int_eq(arch_smem_limit(86), 99 * 1024);
+    ck_assert_int_eq(arch_smem_limit(89), 99 * 1024);
+    ck_assert_int_eq(arch_smem_limit(90), 227 * 1024);
+    ck_assert_int_eq(arch_smem_limit(75), 48 * 1024);
 }
 END_TEST
 
@@ -670,7 +670,7 @@ START_TEST(warning_stages_one_slot)
     check_for(&c, src, &(target){.sm = {80}, .narch = 1,
                                  .grid = {"--grid=persistent", GRID_PERSISTENT}});
     ck_assert_str_eq(c.diags, "");
-    ck_assert_int_eq(sema_ring_slots(&c.s), 3);
+    ck_assert_int_eq(spec_ring_slots(&c.s), 3);
     checked_free(&c);
 }
 END_TEST

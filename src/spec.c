@@ -1,0 +1,18 @@
+/* spec: what every phase after sema asks of the checked spec, derived from its fields
+ * alone (the planner, the emitters and the verifier call these; sema fills the spec). */
+#include "pipegen.h"
+
+int spec_accum_into(const spec *s, int array)
+{
+    for (int i = 0; i < s->naccums; ++i)
+        if (s->accums[i].into == array)
+            return i;
+    return -1;
+}
+
+int spec_ring_slots(const spec *s)
+{
+    /* One block per tile with no inner steps runs one step per block: a ring of one. */
+    bool one_step = s->grid == GRID_PER_TILE && !s->has_steps && s->march == 0;
+    return one_step ? 1 : s->nstages_ring;
+}
