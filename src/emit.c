@@ -50,7 +50,7 @@ void emit_resolve_lines(strbuf *sb)
     *sb = out;
 }
 
-static void emit_extent(strbuf *out, const ast_extent *e, const char *prefix)
+void emit_extent(strbuf *out, const ast_extent *e, const char *prefix)
 {
     if (e->name)
         sb_printf(out, "%s%s", prefix, e->name);
@@ -218,12 +218,6 @@ static void emit_kernel_table(strbuf *out, const emit_unit *u)
     sb_puts(out, "};\n\n");
 }
 
-typedef struct hctx {
-    strbuf *out;
-    const emit_unit *u;
-    const spec *s;
-} hctx;
-
 static void print_check_args(hctx *h, const host_op *op)
 {
     (void)op;
@@ -330,28 +324,6 @@ static void print_grid(hctx *h, const host_op *op)
                     "        pg_grid = pg_opts->grid_blocks;\n");
 }
 
-/* Clusters of N blocks: one per group of N tiles along the first dimension (the other
- * dimensions' tiles times the groups), or as many as fit at once on a persistent grid;
- * a forced grid is kept to whole clusters. */
-static void print_cluster_grid(hctx *h, const host_op *op)
-{
-    const spec *s = h->s;
-    const char *ind = op->variants ? "        " : "    ";
-    if (op->variants)
-        sb_printf(h->out, "    if (0x%xu >> pg_variant & 1) {\n", op->variants);
-    sb_printf(h->out, "%sconst int64_t pg_tiles0 = pipert_div_up(", ind);
-    emit_extent(h->out, &s->arrays[s->tile_array].dims[0], "pg_a->");
-    sb_printf(h->out, ", %lld);\n", s->tile[0]);
-    sb_printf(h->out, "%sPIPERT_TRY(pipert_cluster_grid(pg_k, %d, pg_ntiles / pg_tiles0 * "
-              "pipert_div_up(pg_tiles0, %d), %d, &pg_grid));\n", ind, op->index, op->index,
-              h->u->scheds[0]->grid == GRID_PERSISTENT);
-    sb_printf(h->out, "%sif (pg_opts && pg_opts->grid_blocks)\n%s    pg_grid = pg_opts->"
-              "grid_blocks < %d ? %d : pg_opts->grid_blocks / %d * %d;\n", ind, ind,
-              op->index, op->index, op->index, op->index);
-    if (op->variants)
-        sb_puts(h->out, "    }\n");
-}
-
 static bool has_tile_counter(const host_plan *hp)
 {
     for (int i = 0; i < hp->nops; ++i)
@@ -387,11 +359,11 @@ static void print_launch(hctx *h, const host_op *op)
 {
     (void)op;
     const host_plan *hp = h->u->host;
-    /* What is passed for each kind of value, a format over the parameter's name: a tensor
-     * map is the launcher's local of that name. */
+    /* What is passed for each kind of value, a format over the parameter's name: a
+     * module step's local has that name. */
     static const char *const value_expr[HV__COUNT] = {
-        [HV_ARGS] = "*pg_a", [HV_NTILES] = "pg_ntiles", [HV_TENSOR_MAP] = "%s",
-        [HV_TILE_COUNTER] = "%s"};
+        [HV_ARGS] = "*pg_a", [HV_NTILES] = "pg_ntiles", [HV_TILE_COUNTER] = "%s",
+        [HV_STEP_LOCAL] = "%s"};
     sb_puts(h->out, "    typedef void (*pg_fn)(");
     for (int p = 0; p < hp->nparams; ++p)
         sb_printf(h->out, "%s%s", p ? ", " : "", hp->params[p].ctype);
@@ -411,33 +383,9 @@ static void print_follow_on(hctx *h, const host_op *op)
               h->s->name);
 }
 
-/* The stage's CUtensorMap over its whole array (dimensions and pitches fastest first), with
- * the planned box; only where the launch's copy width is 16 bytes (every staged pointer
- * and row pitch 16-byte aligned, as a tensor map needs) and the selected kernel is one
- * that copies by it, else zeroed and unused. */
-static void print_encode_tensor_map(hctx *h, const host_op *op)
+static void print_module_step(hctx *h, const host_op *op)
 {
-    const spec_array *arr = &h->s->arrays[h->s->stages[op->index].array];
-    sb_printf(h->out, "    CUtensorMap pg_tmap_%s;\n    {\n        const uint64_t pg_dim[] = {",
-              arr->name);
-    for (int d = arr->rank - 1; d >= 0; --d) {
-        sb_puts(h->out, "(uint64_t)");
-        emit_extent(h->out, &arr->dims[d], "pg_a->");
-        sb_puts(h->out, d ? ", " : "};\n");
-    }
-    sb_puts(h->out, "        const uint32_t pg_box[] = {");
-    for (int d = arr->rank - 1; d >= 0; --d)
-        sb_printf(h->out, "%d%s", op->box[d], d ? ", " : "};\n");
-    sb_printf(h->out, "        PIPERT_TRY(pipert_encode_tensor_map(&pg_tmap_%s, pg_a->%s, %d, "
-                      "pg_dim, pg_box, %d, pg_vec == 16",
-              arr->name, arr->name, arr->rank, ast_type_size(arr->type));
-    if (op->variants)
-        sb_printf(h->out, " && (0x%xu >> pg_variant & 1)", op->variants);
-    if (op->swizzle || op->promotion != TENSOR_DEFAULT_PROMOTION)
-        sb_printf(h->out, ", %d", op->swizzle);
-    if (op->promotion != TENSOR_DEFAULT_PROMOTION)
-        sb_printf(h->out, ", %d", op->promotion);
-    sb_puts(h->out, "));\n    }\n");
+    op->step->print(h, op);
 }
 
 typedef void (*host_printer)(hctx *h, const host_op *op);
@@ -446,10 +394,9 @@ static const host_printer host_printers[HOP__COUNT] = {
     [HOP_CHECK_ARRAY] = print_check_array, [HOP_CHECK_DISJOINT] = print_check_disjoint,
     [HOP_COUNT_TILES] = print_count_tiles, [HOP_RETURN_IF_EMPTY] = print_return_if_empty,
     [HOP_COPY_WIDTH] = print_copy_width, [HOP_SELECT_VARIANT] = print_select_variant,
-    [HOP_CLUSTER_GRID] = print_cluster_grid,
     [HOP_GRID] = print_grid, [HOP_CHECK_WORKSPACE] = print_check_workspace,
     [HOP_TILE_COUNTER] = print_tile_counter,
-    [HOP_ENCODE_TENSOR_MAP] = print_encode_tensor_map,
+    [HOP_MODULE] = print_module_step,
     [HOP_LAUNCH] = print_launch, [HOP_FOLLOW_ON] = print_follow_on,
 };
 

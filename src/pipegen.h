@@ -801,56 +801,58 @@ void ir_dump(FILE *out, const sched *sc);
  *   SELECT_VARIANT    the kernel of the highest architecture the device runs (pg_k),
  *                     prepared once per device: dynamic shared memory opt-in, occupancy
  *   GRID              blocks: one per work item, or persistent by occupancy (pg_grid)
- *   CLUSTER_GRID      for the variants whose kernel runs in clusters of `index` blocks
- *                     (__cluster_dims__): a cluster per group of `index` tiles along the
- *                     first dimension, or persistent by the clusters that fit at once
  *   CHECK_WORKSPACE   the accumulators' workspace holds the grid's partials
  *   TILE_COUNTER      for the variants that claim their work items: the launch's tile
  *                     counter (pg_counter), the workspace's first 8 bytes, zeroed on the
  *                     stream (cudaMemsetAsync); NULL without a workspace, which the
  *                     kernels take as the static order
- *   ENCODE_TENSOR_MAP the CUtensorMap of staged input `index` (tensor): its array, its
- *                     box (`box`), encoded on the host (pg_tmap_NAME; zeroed where the
- *                     copy width is under 16 bytes and the kernel copies without it)
+ *   MODULE            a step of the variants' lowering module (`step` says which: a grid
+ *                     of clusters after GRID, a tensor map before LAUNCH, ...)
  *   LAUNCH            the selected kernel with the plan's kernel parameters
  *   FOLLOW_ON         the combine kernel over the grid's partials
  */
 typedef enum host_op_kind {
     HOP_CHECK_ARGS, HOP_CHECK_SIZE, HOP_CHECK_ARRAY, HOP_CHECK_DISJOINT, HOP_COUNT_TILES,
-    HOP_RETURN_IF_EMPTY, HOP_COPY_WIDTH, HOP_SELECT_VARIANT, HOP_GRID, HOP_CLUSTER_GRID,
-    HOP_CHECK_WORKSPACE, HOP_TILE_COUNTER,
-    HOP_ENCODE_TENSOR_MAP, HOP_LAUNCH, HOP_FOLLOW_ON, HOP__COUNT
+    HOP_RETURN_IF_EMPTY, HOP_COPY_WIDTH, HOP_SELECT_VARIANT, HOP_GRID, HOP_CHECK_WORKSPACE,
+    HOP_TILE_COUNTER, HOP_MODULE, HOP_LAUNCH, HOP_FOLLOW_ON, HOP__COUNT
 } host_op_kind;
 
-/* The L2 promotion of a tensor map whose stage gives no `prefetch` (bytes), and
- * pipert_encode_tensor_map's when it is passed none. */
-#define TENSOR_DEFAULT_PROMOTION 128
+typedef struct host_op host_op;
+struct hctx;
+/* A launcher step a lowering module owns (HOP_MODULE), described once by its module: its
+ * name and operands in --dump-ir, its text, and where the verifier requires it to stand:
+ * after the check of the array it reads (host_op.reads), after the first generic step of
+ * each kind in `after` (bits 1 << HOP_*) and before the first of each in `before`. */
+typedef struct host_step {
+    const char *name;
+    void (*print)(struct hctx *h, const host_op *op);
+    void (*dump)(FILE *out, const spec *s, const host_op *op);
+    unsigned after, before;
+} host_step;
 
-typedef struct host_op {
+struct host_op {
     host_op_kind kind;
     int index;                   /* CHECK_SIZE: a size; CHECK_ARRAY, CHECK_DISJOINT: an array;
-                                    ENCODE_TENSOR_MAP: a stage; CLUSTER_GRID: blocks per
-                                    cluster */
+                                    MODULE: the step's own (a stage, a cluster size) */
     int other;                   /* CHECK_DISJOINT: the other array */
-    int box[AST_MAX_RANK];       /* ENCODE_TENSOR_MAP: the box, in elements, slowest first
-                                    (as the array's dimensions) */
-    int swizzle;                 /* ENCODE_TENSOR_MAP: the map's swizzle span (bytes), or 0 */
-    int promotion;               /* ENCODE_TENSOR_MAP: the bytes L2 fetches per miss of the
-                                    map's loads: 64, 128 or 256 (the stage's `prefetch`) */
+    const host_step *step;       /* MODULE: which */
+    int reads;                   /* MODULE: the array it reads, or -1 */
+    const void *data;            /* MODULE: the step's own operands (its module's type) */
     unsigned variants;           /* the variants (bit v: hp->variant[v]) whose kernel needs
                                     the step; 0: every one */
-} host_op;
+};
 
 /* What the launcher passes for a kernel parameter, and the step that makes it. */
 typedef enum host_value {
-    HV_ARGS, HV_NTILES, HV_TENSOR_MAP, HV_TILE_COUNTER, HV__COUNT
+    HV_ARGS, HV_NTILES, HV_TILE_COUNTER, HV_STEP_LOCAL, HV__COUNT
 } host_value;
 
 typedef struct kernel_param {
     const char *ctype, *name;    /* as the kernel declares it; the launcher's value of
-                                    HV_TENSOR_MAP is its local of the same name */
+                                    HV_STEP_LOCAL is its local of the same name */
     host_value value;
-    int index;                   /* HV_TENSOR_MAP: the stage (ENCODE_TENSOR_MAP's index) */
+    const host_step *made_by;    /* HV_STEP_LOCAL: the module step that makes the local, */
+    int index;                   /* the one whose index this is */
     bool grid_constant;          /* declared __grid_constant__ (a CUtensorMap the copies
                                     address in parameter space) */
 } kernel_param;
@@ -906,6 +908,9 @@ typedef struct host_planner {
     int variant;                 /* in a hook: the variant it is called for */
 } host_planner;
 host_op *plan_host_op(host_planner *h, host_op_kind kind, int index);
+/* The module step `step` with `index` for the hook's variant: a new one, or NULL where
+ * another variant planned it already (and it now serves this one too). */
+host_op *plan_host_step(host_planner *h, const host_step *step, int index);
 kernel_param *plan_host_param(host_planner *h, const char *ctype, const char *name,
                               host_value v);
 

@@ -14,9 +14,8 @@ static const char *const host_op_names[HOP__COUNT] = {
     [HOP_CHECK_ARRAY] = "check-array", [HOP_CHECK_DISJOINT] = "check-disjoint",
     [HOP_COUNT_TILES] = "count-tiles", [HOP_RETURN_IF_EMPTY] = "return-if-empty",
     [HOP_COPY_WIDTH] = "copy-width", [HOP_SELECT_VARIANT] = "select-variant",
-    [HOP_GRID] = "grid", [HOP_CLUSTER_GRID] = "cluster-grid",
-    [HOP_CHECK_WORKSPACE] = "check-workspace", [HOP_TILE_COUNTER] = "tile-counter",
-    [HOP_ENCODE_TENSOR_MAP] = "encode-tensor-map", [HOP_LAUNCH] = "launch",
+    [HOP_GRID] = "grid", [HOP_CHECK_WORKSPACE] = "check-workspace",
+    [HOP_TILE_COUNTER] = "tile-counter", [HOP_MODULE] = "module", [HOP_LAUNCH] = "launch",
     [HOP_FOLLOW_ON] = "follow-on",
 };
 
@@ -28,6 +27,22 @@ host_op *plan_host_op(host_planner *h, host_op_kind kind, int index)
     hp->ops = arena_grow(h->a, hp->ops, &hp->cap, hp->nops + 1, sizeof *hp->ops);
     host_op *op = &hp->ops[hp->nops++];
     *op = (host_op){.kind = kind, .index = index, .other = -1};
+    return op;
+}
+
+host_op *plan_host_step(host_planner *h, const host_step *step, int index)
+{
+    for (int i = 0; i < h->hp->nops; ++i) {
+        host_op *op = &h->hp->ops[i];
+        if (op->kind == HOP_MODULE && op->step == step && op->index == index) {
+            op->variants |= 1u << h->variant;
+            return NULL;
+        }
+    }
+    host_op *op = plan_host_op(h, HOP_MODULE, index);
+    op->step = step;
+    op->reads = -1;
+    op->variants = 1u << h->variant;
     return op;
 }
 
@@ -173,18 +188,16 @@ static stream_ring *plan_ring(arena *a, const spec *s)
     return r;
 }
 
-/* The grid of the variants whose kernel runs in clusters (one size per spec). */
-static void plan_cluster_grid(host_planner *h, sched *const *scheds)
+/* The steps each variant's lowering module adds (its plan_grid or plan_host hook). */
+static void plan_module_steps(host_planner *h, sched *const *scheds, bool grid)
 {
-    unsigned variants = 0;
-    int cluster = 1;
-    for (int v = 0; v < h->hp->nvariants; ++v)
-        if (scheds[h->hp->variant[v]]->cluster > 1) {
-            variants |= 1u << v;
-            cluster = scheds[h->hp->variant[v]]->cluster;
-        }
-    if (variants)
-        plan_host_op(h, HOP_CLUSTER_GRID, cluster)->variants = variants;
+    for (h->variant = 0; h->variant < h->hp->nvariants; ++h->variant) {
+        const sched *sc = scheds[h->hp->variant[h->variant]];
+        const mech_module *mod = mech_module_of(sc->mech);
+        void (*hook)(host_planner *, const sched *) = grid ? mod->plan_grid : mod->plan_host;
+        if (hook)
+            hook(h, sc);
+    }
 }
 
 bool plan_has_workspace(const spec *s)
@@ -216,17 +229,13 @@ host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
     plan_variants(hp, scheds, nscheds);
     plan_host_op(&h, HOP_SELECT_VARIANT, -1);
     plan_host_op(&h, HOP_GRID, -1);
-    plan_cluster_grid(&h, scheds);
+    plan_module_steps(&h, scheds, true);
     if (s->naccums)
         plan_host_op(&h, HOP_CHECK_WORKSPACE, -1);
     plan_host_param(&h, arena_printf(a, "const struct %s_args", s->name), "pg_args", HV_ARGS);
     plan_host_param(&h, "const int64_t", "pg_ntiles", HV_NTILES);
     plan_tile_counter(&h, scheds);
-    for (h.variant = 0; h.variant < hp->nvariants; ++h.variant) {
-        const sched *sc = scheds[hp->variant[h.variant]];
-        if (mech_module_of(sc->mech)->plan_host)
-            mech_module_of(sc->mech)->plan_host(&h, sc);
-    }
+    plan_module_steps(&h, scheds, false);
     for (int i = 0; i < hp->nops; ++i)
         if (hp->ops[i].variants == (1u << hp->nvariants) - 1)
             hp->ops[i].variants = 0;
@@ -239,21 +248,7 @@ host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
 }
 
 static const char *const value_names[HV__COUNT] = {[HV_ARGS] = "args", [HV_NTILES] = "ntiles",
-                                                   [HV_TENSOR_MAP] = "tensor-map",
                                                    [HV_TILE_COUNTER] = "tile-counter"};
-
-/* "u box=34x136": the stage's array and its box, slowest dimension first. */
-static void dump_box(FILE *out, const spec *s, const host_op *op)
-{
-    const spec_array *arr = &s->arrays[s->stages[op->index].array];
-    fprintf(out, " %s box=", arr->name);
-    for (int d = 0; d < arr->rank; ++d)
-        fprintf(out, "%s%d", d ? "x" : "", op->box[d]);
-    if (op->swizzle)
-        fprintf(out, " swizzle=%d", op->swizzle);
-    if (op->promotion != TENSOR_DEFAULT_PROMOTION)
-        fprintf(out, " l2-promotion=%d", op->promotion);
-}
 
 void host_dump(FILE *out, const host_plan *hp, sched *const *scheds)
 {
@@ -261,15 +256,13 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds)
     fprintf(out, "host launcher %s_launch_ex:\n", s->name);
     for (int i = 0; i < hp->nops; ++i) {
         const host_op *op = &hp->ops[i];
-        fprintf(out, "  %s", host_op_name(op->kind));
+        fprintf(out, "  %s", op->kind == HOP_MODULE ? op->step->name : host_op_name(op->kind));
         if (op->kind == HOP_CHECK_SIZE)
             fprintf(out, " %s", s->sizes[op->index]);
-        else if (op->kind == HOP_CLUSTER_GRID)
-            fprintf(out, " %d", op->index);
         else if (op->kind == HOP_CHECK_ARRAY || op->kind == HOP_CHECK_DISJOINT)
             fprintf(out, " %s", s->arrays[op->index].name);
-        else if (op->kind == HOP_ENCODE_TENSOR_MAP)
-            dump_box(out, s, op);
+        else if (op->kind == HOP_MODULE)
+            op->step->dump(out, s, op);
         if (op->kind == HOP_CHECK_DISJOINT)
             fprintf(out, " %s", s->arrays[op->other].name);
         for (int v = 0; v < hp->nvariants && op->variants; ++v)
@@ -280,7 +273,9 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds)
                 fprintf(out, " sm_%d", scheds[hp->variant[v]]->sm);
         if (op->kind == HOP_LAUNCH)
             for (int p = 0; p < hp->nparams; ++p)
-                fprintf(out, " %s=%s", hp->params[p].name, value_names[hp->params[p].value]);
+                fprintf(out, " %s=%s", hp->params[p].name,
+                        hp->params[p].made_by ? hp->params[p].made_by->name
+                                              : value_names[hp->params[p].value]);
         fputs("\n", out);
     }
     if (!hp->ring)

@@ -73,16 +73,38 @@ static void check_arrays(hcheck *c)
     }
 }
 
-/* A tensor map reads its array (checked: pointer, extents) and the copy width (whether
- * the kernel copies through it at all). */
-static void check_tensor_maps(hcheck *c, int width)
+/* The step that makes a kernel parameter, or nops: a generic step, or a module step's
+ * local. */
+static int maker_of(const host_plan *hp, const kernel_param *prm)
 {
-    for (int i = 0; i < c->hp->nops; ++i) {
-        const host_op *op = &c->hp->ops[i];
-        int arr = op->kind == HOP_ENCODE_TENSOR_MAP ? c->s->stages[op->index].array : -1;
-        if (arr >= 0 && !(first(c->hp, HOP_CHECK_ARRAY, arr) < i && width < i))
-            hfail(c, "tensor-map", "the tensor map of '%s' is encoded before its array is "
-                  "checked or the copy width is known", c->s->arrays[arr].name);
+    static const host_op_kind made_by[HV__COUNT] = {[HV_ARGS] = HOP_CHECK_ARGS,
+                                                    [HV_NTILES] = HOP_COUNT_TILES,
+                                                    [HV_TILE_COUNTER] = HOP_TILE_COUNTER};
+    if (prm->value != HV_STEP_LOCAL)
+        return first(hp, made_by[prm->value], -1);
+    for (int i = 0; i < hp->nops; ++i)
+        if (hp->ops[i].kind == HOP_MODULE && hp->ops[i].step == prm->made_by
+            && hp->ops[i].index == prm->index)
+            return i;
+    return hp->nops;
+}
+
+/* A module step stands where its module says: after the check of the array it reads,
+ * after the generic steps of its `after` kinds, before those of its `before` kinds. */
+static void check_module_step(hcheck *c, int i)
+{
+    const host_op *op = &c->hp->ops[i];
+    if (op->reads >= 0 && first(c->hp, HOP_CHECK_ARRAY, op->reads) > i)
+        hfail(c, "order", "the %s step reads '%s' before it is checked", op->step->name,
+              c->s->arrays[op->reads].name);
+    for (int k = 0; k < HOP__COUNT; ++k) {
+        int at = first(c->hp, (host_op_kind)k, -1);
+        if ((op->step->after >> k & 1) && !(at < i))
+            hfail(c, "order", "the %s step must come after the %s step", op->step->name,
+                  host_op_name((host_op_kind)k));
+        if ((op->step->before >> k & 1) && at < i)
+            hfail(c, "order", "the %s step must come before the %s step", op->step->name,
+                  host_op_name((host_op_kind)k));
     }
 }
 
@@ -90,17 +112,15 @@ static void check_tensor_maps(hcheck *c, int width)
 static void check_order(hcheck *c)
 {
     const host_plan *hp = c->hp;
-    static const host_op_kind made_by[HV__COUNT] = {[HV_ARGS] = HOP_CHECK_ARGS,
-                                                    [HV_NTILES] = HOP_COUNT_TILES,
-                                                    [HV_TENSOR_MAP] = HOP_ENCODE_TENSOR_MAP,
-                                                    [HV_TILE_COUNTER] = HOP_TILE_COUNTER};
     for (int p = 0; p < hp->nparams; ++p)
-        if (first(hp, made_by[hp->params[p].value], hp->params[p].index) >= c->launch)
+        if (maker_of(hp, &hp->params[p]) >= c->launch)
             hfail(c, "params", "kernel parameter '%s' is passed before the step that makes "
-                  "it (%s)", hp->params[p].name, host_op_name(made_by[hp->params[p].value]));
+                  "it", hp->params[p].name);
     int tiles = first(hp, HOP_COUNT_TILES, -1), empty = first(hp, HOP_RETURN_IF_EMPTY, -1);
     int width = first(hp, HOP_COPY_WIDTH, -1), select = first(hp, HOP_SELECT_VARIANT, -1);
-    check_tensor_maps(c, width);
+    for (int i = 0; i < hp->nops; ++i)
+        if (hp->ops[i].kind == HOP_MODULE)
+            check_module_step(c, i);
     int grid = first(hp, HOP_GRID, -1);
     if (!(tiles < empty && empty < select))
         hfail(c, "order", "an empty launch must return after the work is counted and before "
@@ -108,10 +128,6 @@ static void check_order(hcheck *c)
     if (!(width < select && select < grid && grid < c->launch))
         hfail(c, "prepare", "the variant must be chosen (after the copy width) and prepared "
               "before the grid is sized and the kernel launched");
-    int cgrid = first(hp, HOP_CLUSTER_GRID, -1), ws = first(hp, HOP_CHECK_WORKSPACE, -1);
-    if (cgrid < hp->nops && !(grid < cgrid && cgrid < c->launch && cgrid < ws))
-        hfail(c, "prepare", "the grid of clusters must be sized after the grid, before the "
-              "workspace is checked and the kernel launched");
     int counter = first(hp, HOP_TILE_COUNTER, -1);
     if (counter < hp->nops && (c->s->naccums || !(select < counter)))
         hfail(c, "prepare", "the tile counter, which no spec with accumulators has, must "

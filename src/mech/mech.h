@@ -96,14 +96,26 @@ void emit_store_calls(kctx *k, const ir_op *op, const char *fn);
 /* One such call for staged output si, left open after pg_ctid (for more arguments). */
 void emit_store_call(kctx *k, int si, const char *fn);
 
+/* The state of printing the launcher (emit.c); a module's host_step prints with it. */
+typedef struct hctx {
+    strbuf *out;
+    const struct emit_unit *u;
+    const spec *s;
+} hctx;
+/* An array extent as a C expression: a literal, or `prefix` + the size's name. */
+void emit_extent(strbuf *out, const ast_extent *e, const char *prefix);
+
 typedef struct mech_module {
     bool (*plan)(planner *p);
     op_printer print[OP__COUNT];
     void (*setup)(kctx *k);      /* kernel-scope declarations (barriers); may be NULL */
     const char *header;          /* the runtime's device header its printed code needs beyond
                                     pipert_device.cuh ("pipert_cp_async.cuh"); may be NULL */
-    /* Adds the module's host steps and kernel parameters to the launcher's plan (for the
-     * schedule of one variant); may be NULL. */
+    /* Add the module's host steps (plan_host_step) to the launcher's plan, for the
+     * schedule of one variant: plan_grid's right after the grid is sized (they may size it
+     * anew), plan_host's before the launch, with the kernel parameters they make; each
+     * may be NULL. */
+    void (*plan_grid)(host_planner *h, const sched *sc);
     void (*plan_host)(host_planner *h, const sched *sc);
     bool roles;                  /* plans producer warps (spec producer_warps > 0) */
     bool multicast;              /* `cluster N`: multicasts copies to the blocks of a

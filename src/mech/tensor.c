@@ -230,13 +230,69 @@ static bool plan(planner *p)
 
 /* ------------------------------------------------------------------ host */
 
-static host_op *map_of(const host_plan *hp, int stage)
+/* The L2 promotion of a tensor map whose stage gives no `prefetch` (bytes), and
+ * pipert_encode_tensor_map's when it is passed none. */
+enum { DEFAULT_PROMOTION = 128 };
+
+/* The operands of a tensor map's host step: its box, in elements, slowest first (as the
+ * array's dimensions), its swizzle span (bytes, or 0), and the bytes L2 fetches per miss
+ * of its loads: 64, 128 or 256 (the stage's `prefetch`). */
+typedef struct tensor_map {
+    int box[AST_MAX_RANK];
+    int swizzle;
+    int promotion;
+} tensor_map;
+
+/* The stage's CUtensorMap over its whole array (dimensions and pitches fastest first), with
+ * the planned box; only where the launch's copy width is 16 bytes (every staged pointer
+ * and row pitch 16-byte aligned, as a tensor map needs) and the selected kernel is one
+ * that copies by it, else zeroed and unused. */
+static void print_map(hctx *h, const host_op *op)
 {
-    for (int i = 0; i < hp->nops; ++i)
-        if (hp->ops[i].kind == HOP_ENCODE_TENSOR_MAP && hp->ops[i].index == stage)
-            return &hp->ops[i];
-    return NULL;
+    const tensor_map *map = op->data;
+    const spec_array *arr = &h->s->arrays[h->s->stages[op->index].array];
+    sb_printf(h->out, "    CUtensorMap pg_tmap_%s;\n    {\n        const uint64_t pg_dim[] = {",
+              arr->name);
+    for (int d = arr->rank - 1; d >= 0; --d) {
+        sb_puts(h->out, "(uint64_t)");
+        emit_extent(h->out, &arr->dims[d], "pg_a->");
+        sb_puts(h->out, d ? ", " : "};\n");
+    }
+    sb_puts(h->out, "        const uint32_t pg_box[] = {");
+    for (int d = arr->rank - 1; d >= 0; --d)
+        sb_printf(h->out, "%d%s", map->box[d], d ? ", " : "};\n");
+    sb_printf(h->out, "        PIPERT_TRY(pipert_encode_tensor_map(&pg_tmap_%s, pg_a->%s, %d, "
+                      "pg_dim, pg_box, %d, pg_vec == 16",
+              arr->name, arr->name, arr->rank, ast_type_size(arr->type));
+    if (op->variants)
+        sb_printf(h->out, " && (0x%xu >> pg_variant & 1)", op->variants);
+    if (map->swizzle || map->promotion != DEFAULT_PROMOTION)
+        sb_printf(h->out, ", %d", map->swizzle);
+    if (map->promotion != DEFAULT_PROMOTION)
+        sb_printf(h->out, ", %d", map->promotion);
+    sb_puts(h->out, "));\n    }\n");
 }
+
+/* "u box=34x136": the stage's array and its box, slowest dimension first. */
+static void dump_map(FILE *out, const spec *s, const host_op *op)
+{
+    const tensor_map *map = op->data;
+    const spec_array *arr = &s->arrays[s->stages[op->index].array];
+    fprintf(out, " %s box=", arr->name);
+    for (int d = 0; d < arr->rank; ++d)
+        fprintf(out, "%s%d", d ? "x" : "", map->box[d]);
+    if (map->swizzle)
+        fprintf(out, " swizzle=%d", map->swizzle);
+    if (map->promotion != DEFAULT_PROMOTION)
+        fprintf(out, " l2-promotion=%d", map->promotion);
+}
+
+/* The CUtensorMap of a staged array (index: its stage), encoded from the array's checked
+ * pointer and extents where the copy width allows, before the launch that passes it. */
+static const host_step encode_map = {
+    .name = "encode-tensor-map", .print = print_map, .dump = dump_map,
+    .after = 1u << HOP_COPY_WIDTH, .before = 1u << HOP_LAUNCH,
+};
 
 /* A map per staged input, and per staged output stored by tensor stores, encoded before
  * the launch that passes it (once, for whichever variants are tensor's: their boxes are
@@ -248,25 +304,66 @@ static void plan_host_maps(host_planner *h, const sched *sc)
         bool out = h->s->stages[i].is_output;
         if (out && !tensor_store(h->s, &sc->copy[i], i, box))
             continue;
-        host_op *planned = map_of(h->hp, i);
-        if (planned) {
-            planned->variants |= 1u << h->variant;
+        host_op *op = plan_host_step(h, &encode_map, i);
+        if (!op)
             continue;
-        }
-        host_op *op = plan_host_op(h, HOP_ENCODE_TENSOR_MAP, i);
-        op->variants = 1u << h->variant;
-        op->swizzle = sc->copy[i].swizzle;
+        tensor_map *map = arena_alloc(h->a, sizeof *map);
+        op->data = map;
+        op->reads = h->s->stages[i].array;
+        map->swizzle = sc->copy[i].swizzle;
         /* an output's map only stores: its stage's prefetch is ignored (-Whints) */
-        op->promotion = !out && h->s->stages[i].prefetch ? h->s->stages[i].prefetch
-                                                         : TENSOR_DEFAULT_PROMOTION;
-        stage_box(h->s, sc, i, op->box);
+        map->promotion = !out && h->s->stages[i].prefetch ? h->s->stages[i].prefetch
+                                                          : DEFAULT_PROMOTION;
+        stage_box(h->s, sc, i, map->box);
         kernel_param *prm = plan_host_param(
             h, "const CUtensorMap",
             arena_printf(h->a, "pg_tmap_%s", h->s->arrays[h->s->stages[i].array].name),
-            HV_TENSOR_MAP);
+            HV_STEP_LOCAL);
+        prm->made_by = &encode_map;
         prm->index = i;
         prm->grid_constant = true;
     }
+}
+
+/* Clusters of N blocks: one per group of N tiles along the first dimension (the other
+ * dimensions' tiles times the groups), or as many as fit at once on a persistent grid;
+ * a forced grid is kept to whole clusters. */
+static void print_cluster_grid(hctx *h, const host_op *op)
+{
+    const spec *s = h->s;
+    const char *ind = op->variants ? "        " : "    ";
+    if (op->variants)
+        sb_printf(h->out, "    if (0x%xu >> pg_variant & 1) {\n", op->variants);
+    sb_printf(h->out, "%sconst int64_t pg_tiles0 = pipert_div_up(", ind);
+    emit_extent(h->out, &s->arrays[s->tile_array].dims[0], "pg_a->");
+    sb_printf(h->out, ", %lld);\n", s->tile[0]);
+    sb_printf(h->out, "%sPIPERT_TRY(pipert_cluster_grid(pg_k, %d, pg_ntiles / pg_tiles0 * "
+              "pipert_div_up(pg_tiles0, %d), %d, &pg_grid));\n", ind, op->index, op->index,
+              h->u->scheds[0]->grid == GRID_PERSISTENT);
+    sb_printf(h->out, "%sif (pg_opts && pg_opts->grid_blocks)\n%s    pg_grid = pg_opts->"
+              "grid_blocks < %d ? %d : pg_opts->grid_blocks / %d * %d;\n", ind, ind,
+              op->index, op->index, op->index, op->index);
+    if (op->variants)
+        sb_puts(h->out, "    }\n");
+}
+
+static void dump_cluster_grid(FILE *out, const spec *s, const host_op *op)
+{
+    (void)s;
+    fprintf(out, " %d", op->index);
+}
+
+/* The grid of the variants whose kernel runs in clusters of `index` blocks
+ * (__cluster_dims__): sized anew after the grid, before anything reads it. */
+static const host_step cluster_grid = {
+    .name = "cluster-grid", .print = print_cluster_grid, .dump = dump_cluster_grid,
+    .after = 1u << HOP_GRID, .before = 1u << HOP_CHECK_WORKSPACE | 1u << HOP_LAUNCH,
+};
+
+static void plan_host_grid(host_planner *h, const sched *sc)
+{
+    if (sc->cluster > 1)
+        plan_host_step(h, &cluster_grid, sc->cluster);
 }
 
 /* ------------------------------------------------------------------ printing */
@@ -333,6 +430,7 @@ const mech_module mech_tensor_module = {
               [OP_STORE] = print_store},
     .setup = emit_mbar_setup,
     .header = "pipert_tensor.cuh",
+    .plan_grid = plan_host_grid,
     .plan_host = plan_host_maps,
     .roles = true,
     .multicast = true,

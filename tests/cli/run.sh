@@ -477,7 +477,7 @@ c_arch_empty() {
 c_lower() {
     pg saxpy.pipe --lower=bogus -o k.cu
     expect_status 1; expect_no_out
-    expect_err "pipegen: error: --lower=bogus: unknown mechanism 'bogus' (pipegen --list-lowerings lists them)"
+    expect_err "pipegen: error: --lower=bogus: unknown lowering 'bogus' (pipegen --list-lowerings lists them)"
     expect_files
     pg saxpy.pipe --lower=sync --dump-ir
     expect_status 0; expect_out_has "mech=sync sm_80"; expect_out_has "mech=sync sm_90"
@@ -826,7 +826,7 @@ c_cmdline_errors_name_the_option() {
     done
     pg saxpy.pipe --lower sync --producer-warps 2 -o k.cu
     expect_status 1
-    expect_err "pipegen: error: --lower=sync: producer warps are planned by cp.async.mbarrier, pipeline-roles, bulk and tensor, not by the sync lowering"
+    expect_err "pipegen: error: --lower=sync: producer warps are planned by pipeline-roles, cp.async.mbarrier, bulk and tensor, not by the sync lowering"
     pg saxpy.pipe --producer-warps=8
     expect_status 1
     expect_err "pipegen: error: --producer-warps=8: 8 producer warps leave no consumer warp in a block of 256 threads"
@@ -846,12 +846,12 @@ c_misspelled_mechanism_once() {
     sed 's/^  stage   x, y;/  stage   x, y using cp_async;/' saxpy.pipe >m.pipe
     pg m.pipe -o k.cu
     expect_status 1
-    expect_err "$(printf '%s\n' "m.pipe:12:22: error: unknown mechanism 'cp_async'; did you mean 'cp.async'?" \
+    expect_err "$(printf '%s\n' "m.pipe:12:22: error: unknown lowering 'cp_async'; did you mean 'cp.async'?" \
         "  stage   x, y using cp_async;                 // staged through shared memory, the tile's region" \
         "                     ^")"
     pg saxpy.pipe --lower=cp_async
     expect_status 1
-    expect_err "pipegen: error: --lower=cp_async: unknown mechanism 'cp_async'; did you mean 'cp.async'?"
+    expect_err "pipegen: error: --lower=cp_async: unknown lowering 'cp_async'; did you mean 'cp.async'?"
     rm -f m.pipe
     expect_files
 }

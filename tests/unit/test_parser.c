@@ -414,7 +414,7 @@ END_TEST
 START_TEST(missing_mechanism)
 {
     expect_diags("pipeline p { stage x using; }",
-                 "t.pipe:1:27: error: syntax error, unexpected ';', expecting mechanism name\n"
+                 "t.pipe:1:27: error: syntax error, unexpected ';', expecting lowering name\n"
                  "pipeline p { stage x using; }\n"
                  "                          ^\n",
                  1);

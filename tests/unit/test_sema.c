@@ -415,6 +415,29 @@ START_TEST(smem_limits)
 }
 END_TEST
 
+START_TEST(arch_table_features)
+{
+    /* What each lowering and plan rule asks of an architecture, from the one table. */
+    ck_assert_ptr_null(arch_find(75));
+    ck_assert_ptr_null(arch_find(101));
+    ck_assert(arch_has(80, false, ARCH_CP_ASYNC) && !arch_has(80, false, ARCH_TMA));
+    ck_assert(arch_has(90, false, ARCH_TMA | ARCH_CLUSTERS));
+    ck_assert(!arch_has(90, false, ARCH_WGMMA) && arch_has(90, true, ARCH_WGMMA));
+    ck_assert(!arch_has(100, true, ARCH_WGMMA) && arch_has(100, true, ARCH_SETMAXNREG));
+    ck_assert(!arch_has(89, true, ARCH_SETMAXNREG) && !arch_find(89)->has_specific);
+    ck_assert(!arch_has(75, false, ARCH_CP_ASYNC));
+    ck_assert_int_eq(arch_first_with(ARCH_TMA), 90);
+    ck_assert_int_eq(arch_first_with(ARCH_CP_ASYNC), 80);
+    ck_assert_int_eq(arch_max_threads(80), 2048);
+    ck_assert_int_eq(arch_max_threads(86), 1536);
+    ck_assert_int_eq(mech_min_sm(MECH_TENSOR), 90);
+    ck_assert_int_eq(mech_min_sm(MECH_SYNC), 0);
+    ck_assert(mech_runs_on(MECH_CP_ASYNC, 86) && !mech_runs_on(MECH_BULK, 89));
+    for (int i = 1; i < arch_count(); ++i)
+        ck_assert_int_lt(arch_at(i - 1)->sm, arch_at(i)->sm);
+}
+END_TEST
+
 static const char *budget_src =
     "pipeline b {\n  in float x[n];\n  out float z[n];\n  stages 4;\n  grid persistent;\n"
     "  tile z[8000];\n  stage x;\n  compute elementwise (i) { z[i] = x[i]; }\n}\n";
@@ -565,13 +588,13 @@ START_TEST(unknown_mechanism)
 {
     expect_diags("pipeline p {\n  in float x[n];\n  out float z[n];\n  tile z[64];\n"
                  "  stage x using tma;\n  compute elementwise (i) { z[i] = x[i]; }\n}\n",
-                 "t.pipe:5:17: error: unknown mechanism 'tma' (pipegen --list-lowerings lists "
+                 "t.pipe:5:17: error: unknown lowering 'tma' (pipegen --list-lowerings lists "
                  "them)\n  stage x using tma;\n                ^\n", 1);
     /* Once for a statement of several names, with the closest name. */
     expect_diags("pipeline p {\n  in float x[n];\n  in float y[n];\n  out float z[n];\n"
                  "  tile z[64];\n  stage x, y using cp_async;\n"
                  "  compute elementwise (i) { z[i] = x[i] + y[i]; }\n}\n",
-                 "t.pipe:6:20: error: unknown mechanism 'cp_async'; did you mean 'cp.async'?\n"
+                 "t.pipe:6:20: error: unknown lowering 'cp_async'; did you mean 'cp.async'?\n"
                  "  stage x, y using cp_async;\n                   ^\n", 1);
 }
 END_TEST
@@ -623,12 +646,12 @@ START_TEST(lowering_without_roles)
     expect_diags_for(src, &(target){.sm = {80}, .narch = 1,
                                     .producer_warps = {"--producer-warps=2", 2}},
                      "pipegen: error: --producer-warps=2: producer warps are planned by "
-                     "cp.async.mbarrier, pipeline-roles, bulk and tensor, not by the cp.async lowering\n", 1);
+                     "pipeline-roles, cp.async.mbarrier, bulk and tensor, not by the cp.async lowering\n", 1);
     expect_lowering_diags("", &(target){.sm = {80}, .narch = 1,
                                         .lower = {"--lower=sync", MECH_SYNC},
                                         .producer_warps = {"--producer-warps=2", 2}},
                           "pipegen: error: --lower=sync: producer warps are planned by "
-                          "cp.async.mbarrier, pipeline-roles, bulk and tensor, not by the sync lowering\n");
+                          "pipeline-roles, cp.async.mbarrier, bulk and tensor, not by the sync lowering\n");
     /* auto picks a lowering with roles. */
     checked c;
     snprintf(src, sizeof src, one_stage, "");
@@ -800,6 +823,7 @@ static Suite *sema_suite(void)
     TCase *rb = tcase_create("ring and budget");
     tcase_add_test(rb, ring_slots);
     tcase_add_test(rb, smem_limits);
+    tcase_add_test(rb, arch_table_features);
     tcase_add_test(rb, budget_per_architecture);
     tcase_add_test(rb, budget_rounds_each_region);
     suite_add_tcase(s, rb);
