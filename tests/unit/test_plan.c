@@ -477,9 +477,9 @@ START_TEST(tensor_map_promotion_from_prefetch)
     /* A staged input's `prefetch` is its tensor map's L2 promotion; without one, the
      * default (128, which the dump leaves out). */
     static const struct { const char *stage, *map; } cases[] = {
-        {"h", "encode-tensor-map h box=1024\n"},
-        {"h prefetch 64", "encode-tensor-map h box=1024 l2-promotion=64\n"},
-        {"h prefetch 256", "encode-tensor-map h box=1024 l2-promotion=256\n"}};
+        {"h", "encode-tensor-map h box=256\n"},
+        {"h prefetch 64", "encode-tensor-map h box=256 l2-promotion=64\n"},
+        {"h prefetch 256", "encode-tensor-map h box=256 l2-promotion=256\n"}};
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
         planned p;
         plan_tensor_stage(&p, 1024, cases[i].stage);
