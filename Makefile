@@ -21,7 +21,7 @@ B = build
 # The phases (src/), then the mechanism modules (src/mech/: the registry and one file per
 # lowering, sharing src/mech/mech.h).
 MECHS = registry sync cp_async cp_async_mbarrier cg barrier pipeline primitives bulk tensor
-SRC = arena diag arch ast reserved sema spec plan plan_host verify verify_host emit emit_kernel emit_test \
+SRC = arena diag arch ast reserved sema spec plan plan_host verify verify_host emit_text emit emit_kernel emit_test \
       output main $(MECHS:%=mech/%)
 HDRS = src/pipegen.h src/mech/mech.h
 OBJ = $(SRC:%=$(B)/obj/%.o) $(B)/obj/lexer.o $(B)/obj/parser.o

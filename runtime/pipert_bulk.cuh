@@ -55,7 +55,7 @@ __device__ __forceinline__ void pg_bulk_copy(unsigned char *dst, const unsigned 
  * pitches allow less than 16 bytes, no bulk copy is possible: every chunk is stored so,
  * and the barrier expects no bytes. The stores are published to the consumers by the
  * block barrier the schedule has between a step's copy and its compute, or with producer
- * warps by each producer thread's own arrival on the full barrier (docs/mechanisms.md). ---- */
+ * warps by each producer thread's own arrival on the full barrier (docs/lowerings.md). ---- */
 template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT, bool HINT>
 __device__ __forceinline__ void pg_bulk_region(unsigned char *dst, const unsigned char *base,
                                                int64_t o0, int64_t o1, int64_t o2b, int64_t n0,

@@ -61,14 +61,6 @@ static void emit_common(strbuf *o, const emit_unit *u, const char *what)
 
 /* ------------------------------------------------------------------ reference */
 
-static void emit_extent(strbuf *o, const ast_extent *e, const char *prefix)
-{
-    if (e->name)
-        sb_printf(o, "%s%s", prefix, e->name);
-    else
-        sb_printf(o, "(int64_t)%lld", e->value);
-}
-
 /* Arrays of rank 2 and 3 are views with origin 0 over the host array, so that the
  * reference indexes them as the compute body does. */
 static void emit_host_array(strbuf *o, const spec_array *arr)

@@ -407,7 +407,7 @@ ast_file *parse_source(arena *a, diag_ctx *d, const char *file, const char *src,
 
 /* ====================================================================== sema.c */
 
-/* Lowering mechanisms: in the order of docs/mechanisms.md. */
+/* Lowering mechanisms: in the order of docs/lowerings.md. */
 typedef enum mech {
     MECH_SYNC, MECH_CG, MECH_BARRIER, MECH_PIPELINE, MECH_PIPELINE_ROLES,
     MECH_PIPELINE_THREAD, MECH_PRIMITIVES, MECH_CP_ASYNC, MECH_CP_ASYNC_MBARRIER,
@@ -724,7 +724,7 @@ typedef struct copy_plan {
     int swizzle;             /* 0, or the span (32, 64, 128 bytes) of the swizzled layout its
                                 tensor boxes land in: column blocks of span bytes per row,
                                 rows back to back in each, and 16-byte chunk c of 128-byte
-                                line l at chunk c ^ (l % (span / 16)) (docs/mechanisms.md) */
+                                line l at chunk c ^ (l % (span / 16)) (docs/lowerings.md) */
     int nslots;              /* the ring's slots, or 1 for a staged output */
     long long off;           /* offset of slot 0 in dynamic shared memory */
     bool multicast;          /* copied once per cluster: each block copies a share of the
@@ -1015,12 +1015,14 @@ struct emit_unit {
 };
 
 void emit_header(strbuf *out, const emit_unit *u);
-/* Pieces shared by the emitters (emit.c). */
+/* Pieces shared by the emitters (emit_text.c). */
 void emit_banner(strbuf *out, const spec *s);
 /* A body, with #line into the spec and back into the output when opts->lines. */
 void emit_body(strbuf *out, const spec_body *b, const emit_opts *o, const char *indent);
 /* Number the #line directives back into the output (emit_body's) once it is whole. */
 void emit_resolve_lines(strbuf *sb);
+/* An array extent as a C expression: a literal, or `prefix` + the size's name. */
+void emit_extent(strbuf *out, const ast_extent *e, const char *prefix);
 /* The element count of an array as a C expression over `prefix` + size name. */
 void emit_elems(strbuf *out, const spec_array *arr, const char *prefix);
 /* The work items (tiles) as a C expression over `prefix` + size name. */

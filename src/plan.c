@@ -198,7 +198,7 @@ static void plan_stage(planner *p, int i, int nslots)
 
 static bool sorry(planner *p, srcloc at, const char *what)
 {
-    diag_error(p->d, at, "%s is not implemented yet by lowering '%s' (docs/mechanisms.md "
+    diag_error(p->d, at, "%s is not implemented yet by lowering '%s' (docs/lowerings.md "
                "lists what each lowering supports)", what, mech_name(p->sc->mech));
     return false;
 }

@@ -993,7 +993,7 @@ static void check_hints(checker *c, unsigned taken, const char *lowering)
             if (!at.line || ((taken & (1u << h)) && !out) || same_loc(at, warned[h]))
                 continue;
             warned[h] = at;
-            diag_warning(c->d, W_HINTS, at, "the %s lowering ignores '%s'%s (docs/mechanisms.md "
+            diag_warning(c->d, W_HINTS, at, "the %s lowering ignores '%s'%s (docs/lowerings.md "
                          "lists the hints each lowering takes)", lowering, words[h],
                          out ? " on a staged output" : "");
         }

@@ -102,8 +102,6 @@ typedef struct hctx {
     const struct emit_unit *u;
     const spec *s;
 } hctx;
-/* An array extent as a C expression: a literal, or `prefix` + the size's name. */
-void emit_extent(strbuf *out, const ast_extent *e, const char *prefix);
 
 typedef struct mech_module {
     bool (*plan)(planner *p);

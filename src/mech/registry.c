@@ -1,4 +1,4 @@
-/* mech: the registry of lowering mechanisms, by the names of docs/mechanisms.md. Each
+/* mech: the registry of lowering mechanisms, by the names of docs/lowerings.md. Each
  * implemented mechanism points at its module (mech/NAME.c). */
 #include "mech.h"
 
@@ -99,7 +99,7 @@ static bool moves_with_step(const spec *s, const spec_stage *st)
 
 /* A product of staged operands (a `steps` loop over two or more staged inputs whose
  * regions move with the step, no `pad`: the matmuls) ran fastest under tensor on the
- * H100, by far (docs/mechanisms.md): tried first on sm_90. */
+ * H100, by far (docs/lowerings.md): tried first on sm_90. */
 static bool is_staged_product(const spec *s)
 {
     int operands = 0;

@@ -120,7 +120,7 @@ static bool check_region(planner *p, int si)
     if (cp->vec < 16)
         diag_error(p->d, st->loc, "a region whose rows or origin steps are not a multiple of "
                    "16 bytes ('%s': rows of %lld bytes as copied) is not implemented yet by "
-                   "lowering 'tensor' (docs/mechanisms.md lists what each lowering supports)",
+                   "lowering 'tensor' (docs/lowerings.md lists what each lowering supports)",
                    name, cp->row_bytes);
     else if (boxes_fit(p->s, cp, si))
         return true;
@@ -133,7 +133,7 @@ static bool check_region(planner *p, int si)
     else
         diag_error(p->d, st->loc, "a region that no equal boxes of at most 256 elements per "
                    "dimension, 128-byte aligned in shared memory, tile ('%s') is not "
-                   "implemented yet by lowering 'tensor' (docs/mechanisms.md lists what each "
+                   "implemented yet by lowering 'tensor' (docs/lowerings.md lists what each "
                    "lowering supports)", name);
     return false;
 }

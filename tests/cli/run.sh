@@ -101,7 +101,7 @@ c_list_lowerings() {
     names=$(awk '{print $1}' <<<"$out" | tr '\n' ' ')
     [ "$names" = "sync cg barrier pipeline pipeline-roles pipeline-thread primitives cp.async cp.async.mbarrier bulk tensor auto " ] \
         || fail "names: $names"
-    # NAME ARCH STATUS, ARCH as docs/mechanisms.md says.
+    # NAME ARCH STATUS, ARCH as docs/lowerings.md says.
     local want_arch="sync=all cg=sm_80 barrier=sm_80 pipeline=sm_80 pipeline-roles=sm_80 pipeline-thread=sm_80 primitives=sm_80 cp.async=sm_80 cp.async.mbarrier=sm_80 bulk=sm_90 tensor=sm_90 auto=all "
     local arch
     arch=$(awk '{printf "%s=%s ", $1, $2}' <<<"$out")

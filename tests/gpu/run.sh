@@ -73,7 +73,7 @@ run_case() {
         # and cuda::pipeline examples the same way (seen on H100, CUDA 13.0). Those cases
         # (the lowerings of SYNCCHECK_SKIP) are reported as skipped, not passed.
         if [ "$tool" = synccheck ] && [[ " $SYNCCHECK_SKIP " == *" $mech "* ]]; then
-            echo "skip synccheck $name: synccheck rejects libcu++'s double arrival (docs/mechanisms.md)" >>"$out"
+            echo "skip synccheck $name: synccheck rejects libcu++'s double arrival (docs/lowerings.md)" >>"$out"
             continue
         fi
         cap=

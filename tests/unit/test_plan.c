@@ -822,7 +822,7 @@ START_TEST(sorry_clamped_halo)
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; ++i) {
         char want[512];
         snprintf(want, sizeof want, "t.pipe:5:9: error: a clamped halo is not implemented yet "
-                 "by lowering '%s' (docs/mechanisms.md lists what each lowering supports)\n"
+                 "by lowering '%s' (docs/lowerings.md lists what each lowering supports)\n"
                  "  stage u halo 2 clamp;\n        ^\n", mech_name(ms[i]));
         expect_sorry("pipeline p {\n  in float u[m][n];\n  out float v[m][n];\n"
                      "  tile v[8][32];\n  stage u halo 2 clamp;\n"

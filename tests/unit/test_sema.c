@@ -708,11 +708,11 @@ START_TEST(warning_hints_ignored)
     char src[512];
     snprintf(src, sizeof src, fmt, "barrier");
     expect_diags(src,
-                 "t.pipe:6:20: warning: the barrier lowering ignores 'cache' (docs/mechanisms.md "
+                 "t.pipe:6:20: warning: the barrier lowering ignores 'cache' (docs/lowerings.md "
                  "lists the hints each lowering takes) [-Whints]\n"
                  "  stage x, y cache ca prefetch 64 evict first using barrier;\n"
                  "                   ^\n"
-                 "t.pipe:6:32: warning: the barrier lowering ignores 'prefetch' (docs/mechanisms.md "
+                 "t.pipe:6:32: warning: the barrier lowering ignores 'prefetch' (docs/lowerings.md "
                  "lists the hints each lowering takes) [-Whints]\n"
                  "  stage x, y cache ca prefetch 64 evict first using barrier;\n"
                  "                               ^\n", 0);
