@@ -614,7 +614,7 @@ static void emit_schedule_comment(strbuf *out, const sched *sc, const char *also
 }
 
 /* The runtime's device headers the unit's kernels use, each once (pipert_device.cuh for
- * all; a mechanism's own header for what its printers call). */
+ * all; a lowering's own header for what its printers call). */
 static void emit_device_includes(strbuf *out, const emit_unit *u)
 {
     const host_plan *hp = u->host;

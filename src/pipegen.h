@@ -407,7 +407,7 @@ ast_file *parse_source(arena *a, diag_ctx *d, const char *file, const char *src,
 
 /* ====================================================================== sema.c */
 
-/* Lowering mechanisms: in the order of docs/lowerings.md. */
+/* Lowerings (the code calls each a mech): in the order of docs/lowerings.md. */
 typedef enum mech {
     MECH_SYNC, MECH_CG, MECH_BARRIER, MECH_PIPELINE, MECH_PIPELINE_ROLES,
     MECH_PIPELINE_THREAD, MECH_PRIMITIVES, MECH_CP_ASYNC, MECH_CP_ASYNC_MBARRIER,
@@ -420,7 +420,7 @@ typedef enum stage_hint {
     HINT_CACHE, HINT_PREFETCH, HINT_EVICT, HINT_SWIZZLE, HINT__COUNT
 } stage_hint;
 
-/* The mechanism registry (mech/registry.c). Lookup by exact name; MECH__COUNT when unknown. */
+/* The lowering registry (mech/registry.c). Lookup by exact name; MECH__COUNT when unknown. */
 mech mech_from_name(const char *name);
 const char *mech_name(mech m);
 /* The name closest to a misspelled one ("cp.async" for "cp_async"), or NULL. */
@@ -572,10 +572,10 @@ typedef struct target {
 } target;
 
 /* Check the AST with the command line's overrides applied; on success fill *out and return
- * true. Errors (and warnings) go to d. The mechanism is checked here for every target:
+ * true. Errors (and warnings) go to d. The lowering is checked here for every target:
  * planning takes it as given. */
 bool sema_check(arena *a, diag_ctx *d, const ast_file *f, const target *t, spec *out);
-/* The mechanism of a name (`using`, --lower), or MECH__COUNT after reporting it unknown at
+/* The lowering of a name (`using`, --lower), or MECH__COUNT after reporting it unknown at
  * o, with the closest name when one is close. */
 mech sema_mech(diag_ctx *d, diag_origin o, const char *name);
 
@@ -772,7 +772,7 @@ long long plan_region_rows(const copy_plan *cp, int rank);
 /* The alignment of a stage's slots in shared memory: 128, or SWIZZLE_ALIGN swizzled. */
 int plan_slot_align(const copy_plan *cp);
 
-/* Plan the schedule of spec s for mechanism m (s->mech; auto as mech_auto_first says) on
+/* Plan the schedule of spec s for lowering m (s->mech; auto as mech_auto_first says) on
  * architecture sm, one of the targets sema_check accepted m for. Returns NULL with a
  * diagnostic (at the spec element that cannot be lowered) when m cannot lower s. */
 sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm, bool specific);
@@ -899,8 +899,8 @@ typedef struct host_plan {
     stream_ring *ring;           /* NAME_stream's chunks; NULL without `host_stream` */
 } host_plan;
 
-/* How a mechanism module adds to the host plan (preparations and kernel parameters of
- * its own); plan_host calls the hook of each variant's mechanism. */
+/* How a lowering module adds to the host plan (preparations and kernel parameters of
+ * its own); plan_host calls the hook of each variant's lowering. */
 typedef struct host_planner {
     arena *a;
     const spec *s;
@@ -980,7 +980,7 @@ bool verify_host(diag_ctx *d, const spec *s, const host_plan *hp);
  * comment, for the generated source. */
 void verify_phase_table(strbuf *out, const sched *sc);
 
-/* What `auto` (and an unset mechanism) lowers s with on sm where nothing better plans it:
+/* What `auto` (and an unset lowering) lowers s with on sm where nothing better plans it:
  * cp.async on sm_80+, or cp.async.mbarrier when s has producer warps; sync below sm_80
  * (mech/registry.c). sema_check checks each target's lowering with it. */
 mech mech_auto(const spec *s, int sm);

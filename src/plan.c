@@ -1,7 +1,7 @@
-/* plan: turn a checked spec into the schedule IR for one mechanism and architecture.
+/* plan: turn a checked spec into the schedule IR for one lowering and architecture.
  *
  * The plan fixes the ring (slots), the shared-memory layout, how each staged region is
- * copied (copy width by alignment) and the list of operations per section. Each mechanism
+ * copied (copy width by alignment) and the list of operations per section. Each lowering
  * plans its operations in its own module (mech/NAME.c) with the helpers here; what is
  * common (layout, copy widths, the limits of this version) is planned once for all. */
 #include "mech/mech.h"
@@ -203,7 +203,7 @@ static bool sorry(planner *p, srcloc at, const char *what)
     return false;
 }
 
-/* What this version of the planner handles for every mechanism. */
+/* What this version of the planner handles for every lowering. */
 static bool check_supported(planner *p)
 {
     const spec *s = p->s;

@@ -1,6 +1,6 @@
 /* sema: check the AST and build the spec that planning works from.
  *
- * Every rule of the language that does not depend on the mechanism lives here: names and
+ * Every rule of the language that does not depend on the lowering lives here: names and
  * their kinds, types, ranks, extents, regions (affine in the tile origins and the step
  * variable), option values, one compute body, the shared-memory budget per architecture;
  * then the command line's overrides (--lower, --grid, --producer-warps) and what they
@@ -925,7 +925,7 @@ static void check_index_ranks(checker *c)
                    "dimension", s->tile_rank);
 }
 
-static void check_mechanism(checker *c)
+static void check_using(checker *c)
 {
     spec *s = c->s;
     s->mech = MECH_AUTO;
@@ -1265,7 +1265,7 @@ static void check_whole(checker *c, const ast_pipeline *p)
     check_index_ranks(c);
     check_param_space(c);
     check_occupancy(c);
-    check_mechanism(c);
+    check_using(c);
     apply_overrides(c);
     check_producer_warps(c);
     if (c->d->errors)

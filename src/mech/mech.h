@@ -1,17 +1,18 @@
-/* mech/mech.h: what the mechanism modules share with the planner and the kernel printer.
+/* mech/mech.h: what the lowering modules share with the planner and the kernel printer.
  *
  * Internal to src/: plan.c, emit*.c and the modules of this folder include it; the
- * phases that do not print or plan a mechanism see only pipegen.h. */
+ * phases that do not print or plan a lowering see only pipegen.h. */
 #ifndef PIPEGEN_MECH_H
 #define PIPEGEN_MECH_H
 
 #include "pipegen.h"
 
-/* ================================================================= mechanisms
+/* ================================================================= lowerings
  *
- * A mechanism is one module (mech/NAME.c): a planner that fills the schedule IR and one
- * printer per IR operation it uses. What every mechanism shares is in plan.c (the
- * planner_* helpers) and emit_kernel.c (the kctx helpers); the registry is mech/registry.c. */
+ * A lowering (the code's `mech`) is one module (mech/NAME.c): a planner that fills the
+ * schedule IR and one printer per IR operation it uses. What every lowering shares is in
+ * plan.c (the plan_* helpers) and emit_kernel.c (the kctx helpers); the registry is
+ * mech/registry.c. */
 
 typedef struct planner {
     arena *a;
@@ -69,14 +70,14 @@ void emit_step_open(kctx *k, const ir_op *op);
  * schedule claims its work items, its claimed item below pg_ntiles. */
 const char *emit_live(kctx *k, const char *step);
 void emit_step_close(kctx *k, const ir_op *op);
-/* How a mechanism moves one chunk of a region: a statement over pg_d (destination),
+/* How a lowering moves one chunk of a region: a statement over pg_d (destination),
  * pg_s (source) and pg_v (valid bytes). */
 typedef void (*chunk_printer)(kctx *k, const spec_stage *st, const char *name);
 /* One chunk through cp.async with the stage's cache operator, prefetch and policy. */
 void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name);
 /* Copy every staged input the operation names, chunk by chunk, in a step scope. */
 void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk);
-/* COPY for a mechanism whose copies are calls per region rather than per chunk:
+/* COPY for a lowering whose copies are calls per region rather than per chunk:
  * FN<VEC, P, R, ROWBYTES, PITCH, pg_pnt>(slot, array, o0, o1, o2b, n0, n1, n2b, pg_ptid,
  * ARGS) for each staged input of op (pg_region's shape and place), ARGS printed by args. */
 void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer args);
@@ -86,7 +87,7 @@ void emit_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer a
 void emit_region_shape(kctx *k, int si, const char *nthreads);
 
 typedef void (*op_printer)(kctx *k, const ir_op *op);
-/* Printers every mechanism may use. */
+/* Printers every lowering may use. */
 void emit_print_barrier(kctx *k, const ir_op *op);
 void emit_print_compute(kctx *k, const ir_op *op);
 void emit_print_store(kctx *k, const ir_op *op);
@@ -204,7 +205,7 @@ void emit_mbar_wait(kctx *k, const ir_op *op);
 /* ARRIVE and RELEASE: pg_mbar_arrive (on_copies: pg_cp_async_mbar_arrive). */
 void emit_mbar_arrive(kctx *k, const ir_op *op);
 void emit_mbar_barrier(kctx *k, const ir_op *op);
-/* The module of a mechanism; NULL while it is not implemented (and for auto). */
+/* The module of a lowering; NULL while it is not implemented (and for auto). */
 const mech_module *mech_module_of(mech m);
 
 #endif

@@ -1,5 +1,5 @@
-/* mech: the registry of lowering mechanisms, by the names of docs/lowerings.md. Each
- * implemented mechanism points at its module (mech/NAME.c). */
+/* mech: the registry of lowerings, by the names of docs/lowerings.md. Each
+ * implemented lowering points at its module (mech/NAME.c). */
 #include "mech.h"
 
 #include <string.h>
