@@ -203,6 +203,17 @@ static void check_accum(checker *c, const ast_item *it)
         diag_error(c->d, it->into_loc, "an accumulator combines into an 'out' array of rank 1");
         return;
     }
+    /* The combine writes one value, into element 0: a longer array would keep its other
+     * elements unwritten and look like per-row or per-bin results it does not hold. */
+    const ast_extent *d0 = &arr->dims[0];
+    if (d0->name || d0->value != 1) {
+        diag_error(c->d, it->into_loc, "accumulator '%s' is one value, combined into one "
+                   "element, but '%s' has extent %s: give '%s' extent 1 (per-row or per-bin "
+                   "accumulators are not implemented yet)", it->name, arr->name,
+                   d0->name ? d0->name : arena_printf(c->a, "%lld", d0->value), arr->name);
+        diag_note(c->d, d0->loc, "'%s' declared here", arr->name);
+        return;
+    }
     if (arr->type != it->type) {
         diag_error(c->d, it->type_loc, "accumulator type %s does not match %s '%s'",
                    ast_type_name(it->type), ast_type_name(arr->type), arr->name);
@@ -1192,22 +1203,6 @@ static int stage_halo(const spec *s, const spec_stage *st)
     return h < 0 ? 0 : h > (1 << 20) ? -1 : (int)h;
 }
 
-/* An accumulator's output under host_stream: one element, which every chunk's launch
- * writes with its rows' result (a partial, folded on the host after the run), never cut
- * into chunks. */
-static bool check_stream_accum(checker *c, int array)
-{
-    const spec_array *arr = &c->s->arrays[array];
-    const ast_extent *d0 = &arr->dims[0];
-    if (d0->name || d0->value != 1) {
-        diag_error(c->d, d0->loc, "host_stream folds the chunks' results of accumulator '%s' "
-                   "into one element: '%s' must have extent 1",
-                   c->s->accums[spec_accum_into(c->s, array)].name, arr->name);
-        return false;
-    }
-    return true;
-}
-
 /* host_stream: the problem is cut into chunks of rows along dimension 0 of every array
  * (but an accumulator's output), each chunk an independent launch over its rows and the
  * halo rows its staged regions read (pipert_stream_problem). */
@@ -1218,11 +1213,8 @@ static void check_host_stream(checker *c)
     const ast_extent *d0 = &s->arrays[s->tile_array].dims[0];
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];
-        if (spec_accum_into(s, i) >= 0) {
-            if (!check_stream_accum(c, i))
-                return;
-            continue;
-        }
+        if (spec_accum_into(s, i) >= 0)
+            continue;   /* one element, which every chunk's launch writes (a partial) */
         if (!d0->name || !arr->dims[0].name || strcmp(arr->dims[0].name, d0->name)) {
             diag_error(c->d, arr->loc, "host_stream cuts every array into chunks of its "
                        "first dimension, the tile's ('%s'), but '%s' does not start with it",
