@@ -232,6 +232,8 @@ static void print_select_variant(hctx *h, const host_op *op)
     bool per_variant = false;
     for (int i = 0; i < h->u->host->nops; ++i)
         per_variant |= h->u->host->ops[i].variants != 0;
+    for (int i = 0; i < h->u->host->nparams; ++i)
+        per_variant |= h->u->host->params[i].variants != 0;
     if (per_variant)
         sb_printf(h->out, "    const unsigned pg_variant = (unsigned)(pg_k - &%s_k[0][0]) / %d;\n",
                   n, nvecs(h->u));
@@ -280,26 +282,75 @@ static void print_check_workspace(hctx *h, const host_op *op)
                       "        return cudaErrorInvalidValue;\n", 8 * h->s->naccums);
 }
 
-/* The selected kernel through a pointer of its type, with the plan's parameters. */
-static void print_launch(hctx *h, const host_op *op)
+/* The launch of a kernel of variant v, through a pointer of its type, with the
+ * parameters it takes, at the indentation ind. */
+static void print_launch_of(hctx *h, int v, const char *ind)
 {
-    (void)op;
     const host_plan *hp = h->u->host;
     /* What is passed for each kind of value, a format over the parameter's name: a
      * module step's local has that name. */
     static const char *const value_expr[HV__COUNT] = {
         [HV_ARGS] = "*pg_a", [HV_NTILES] = "pg_ntiles", [HV_TILE_COUNTER] = "%s",
         [HV_STEP_LOCAL] = "%s"};
-    sb_puts(h->out, "    typedef void (*pg_fn)(");
+    const char *sep = "";
+    sb_printf(h->out, "%stypedef void (*pg_fn)(", ind);
     for (int p = 0; p < hp->nparams; ++p)
-        sb_printf(h->out, "%s%s", p ? ", " : "", hp->params[p].ctype);
-    sb_puts(h->out, ");\n    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, "
-                    "pg_stream>>>(");
-    for (int p = 0; p < hp->nparams; ++p) {
-        sb_puts(h->out, p ? ", " : "");
-        sb_printf(h->out, value_expr[hp->params[p].value], hp->params[p].name);
+        if (host_param_of(&hp->params[p], v)) {
+            sb_printf(h->out, "%s%s", sep, hp->params[p].ctype);
+            sep = ", ";
+        }
+    sb_printf(h->out, ");\n%s((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, "
+                      "pg_stream>>>(", ind);
+    sep = "";
+    for (int p = 0; p < hp->nparams; ++p)
+        if (host_param_of(&hp->params[p], v)) {
+            sb_puts(h->out, sep);
+            sb_printf(h->out, value_expr[hp->params[p].value], hp->params[p].name);
+            sep = ", ";
+        }
+    sb_puts(h->out, ");\n");
+}
+
+/* The variants whose kernels take the same parameters as variant v's (bit w). */
+static unsigned same_params(const host_plan *hp, int v)
+{
+    unsigned same = 0;
+    for (int w = 0; w < hp->nvariants; ++w) {
+        bool alike = true;
+        for (int p = 0; p < hp->nparams; ++p)
+            alike &= host_param_of(&hp->params[p], v) == host_param_of(&hp->params[p], w);
+        same |= (unsigned)alike << w;
     }
-    sb_puts(h->out, ");\n    PIPERT_TRY(cudaGetLastError());\n");
+    return same;
+}
+
+/* The selected kernel with its parameters: where the variants' kernels take different
+ * ones (a tensor map only the tensor kernel reads), one launch per set of them. */
+static void print_launch(hctx *h, const host_op *op)
+{
+    (void)op;
+    const host_plan *hp = h->u->host;
+    unsigned done = 0;
+    for (int v = 0; v < hp->nvariants; ++v) {
+        unsigned group = same_params(hp, v);
+        if (done >> v & 1)
+            continue;
+        done |= group;
+        if (group == (1u << hp->nvariants) - 1) {
+            print_launch_of(h, v, "    ");
+            break;
+        }
+        if (done == (1u << hp->nvariants) - 1)
+            sb_puts(h->out, " else {\n");
+        else
+            sb_printf(h->out, "%sif (0x%xu >> pg_variant & 1) {\n", v ? " else " : "    ",
+                      group);
+        print_launch_of(h, v, "        ");
+        sb_puts(h->out, "    }");
+        if (done == (1u << hp->nvariants) - 1)
+            sb_puts(h->out, "\n");
+    }
+    sb_puts(h->out, "    PIPERT_TRY(cudaGetLastError());\n");
 }
 
 static void print_follow_on(hctx *h, const host_op *op)

@@ -962,10 +962,15 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, int l
         kp(&k, ") PG_CLUSTER_DIMS(%d", sc->cluster);
     /* The parameters are the host plan's: what the launcher passes, the kernel reads. */
     kp(&k, ") %s_sm%d(", s->name, sm);
+    const int variant = host_variant_of(u->host, u->scheds, sc);
+    const char *sep = "";
     for (int i = 0; i < u->host->nparams; ++i) {
         const kernel_param *prm = &u->host->params[i];
-        kp(&k, "%s%s%s %s", i ? ", " : "", prm->grid_constant ? "__grid_constant__ " : "",
-           prm->ctype, prm->name);
+        if (!host_param_of(prm, variant))
+            continue;
+        kp(&k, "%s%s%s %s", sep, prm->grid_constant ? "__grid_constant__ " : "", prm->ctype,
+           prm->name);
+        sep = ", ";
     }
     kp(&k, ")\n{\n");
     const bool guarded = lo || hi;

@@ -855,6 +855,8 @@ typedef struct kernel_param {
     int index;                   /* the one whose index this is */
     bool grid_constant;          /* declared __grid_constant__ (a CUtensorMap the copies
                                     address in parameter space) */
+    unsigned variants;           /* the variants whose kernel takes it (bit v); 0: every
+                                    one. The launch passes each variant its own */
 } kernel_param;
 
 /* The chunk ring of NAME_stream (`host_streaming`): what each chunk enqueues, in order, on
@@ -905,14 +907,20 @@ typedef struct host_planner {
     arena *a;
     const spec *s;
     host_plan *hp;
-    int variant;                 /* in a hook: the variant it is called for */
+    int variant;                 /* in a hook: the variant it is called for; -1 outside */
 } host_planner;
 host_op *plan_host_op(host_planner *h, host_op_kind kind, int index);
 /* The module step `step` with `index` for the hook's variant: a new one, or NULL where
  * another variant planned it already (and it now serves this one too). */
 host_op *plan_host_step(host_planner *h, const host_step *step, int index);
+/* The kernel parameter `name`: for every variant outside a hook, for the hook's variant
+ * in one (a parameter of that name planned already takes this variant too). */
 kernel_param *plan_host_param(host_planner *h, const char *ctype, const char *name,
                               host_value v);
+/* Whether variant v's kernel takes parameter p. */
+bool host_param_of(const kernel_param *p, int v);
+/* The variant whose kernel is sc's (an index into hp->variant), or -1. */
+int host_variant_of(const host_plan *hp, sched *const *scheds, const sched *sc);
 
 /* Plan the launcher of the schedules (one per architecture, ascending). */
 host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds);

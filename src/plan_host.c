@@ -154,8 +154,15 @@ static void plan_variants(host_plan *hp, sched *const *scheds, int n)
 kernel_param *plan_host_param(host_planner *h, const char *ctype, const char *name,
                               host_value v)
 {
+    unsigned variants = h->variant < 0 ? 0 : 1u << h->variant;
+    for (int i = 0; i < h->hp->nparams; ++i)
+        if (strcmp(h->hp->params[i].name, name) == 0) {
+            h->hp->params[i].variants |= variants;
+            return &h->hp->params[i];
+        }
     kernel_param *p = &h->hp->params[h->hp->nparams++];
-    *p = (kernel_param){.ctype = ctype, .name = name, .value = v, .index = -1};
+    *p = (kernel_param){.ctype = ctype, .name = name, .value = v, .index = -1,
+                        .variants = variants};
     return p;
 }
 
@@ -198,6 +205,17 @@ static void plan_module_steps(host_planner *h, sched *const *scheds, bool grid)
         if (hook)
             hook(h, sc);
     }
+    h->variant = -1;
+}
+
+bool host_param_of(const kernel_param *p, int v) { return !p->variants || (p->variants >> v & 1); }
+
+int host_variant_of(const host_plan *hp, sched *const *scheds, const sched *sc)
+{
+    for (int v = 0; v < hp->nvariants; ++v)
+        if (scheds[hp->variant[v]] == sc)
+            return v;
+    return -1;
 }
 
 bool plan_has_workspace(const spec *s)
@@ -221,7 +239,7 @@ static void plan_tile_counter(host_planner *h, sched *const *scheds)
 host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
 {
     host_plan *hp = arena_alloc(a, sizeof *hp);
-    host_planner h = {a, s, hp, 0};
+    host_planner h = {a, s, hp, -1};
     plan_checks(&h);
     plan_host_op(&h, HOP_COUNT_TILES, -1);
     plan_host_op(&h, HOP_RETURN_IF_EMPTY, -1);
@@ -236,9 +254,13 @@ host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
     plan_host_param(&h, "const int64_t", "pg_ntiles", HV_NTILES);
     plan_tile_counter(&h, scheds);
     plan_module_steps(&h, scheds, false);
+    const unsigned every = (1u << hp->nvariants) - 1;
     for (int i = 0; i < hp->nops; ++i)
-        if (hp->ops[i].variants == (1u << hp->nvariants) - 1)
+        if (hp->ops[i].variants == every)
             hp->ops[i].variants = 0;
+    for (int i = 0; i < hp->nparams; ++i)
+        if (hp->params[i].variants == every)
+            hp->params[i].variants = 0;
     plan_host_op(&h, HOP_LAUNCH, -1);
     if (s->naccums)
         plan_host_op(&h, HOP_FOLLOW_ON, -1);
@@ -249,6 +271,20 @@ host_plan *plan_host(arena *a, const spec *s, sched *const *scheds, int nscheds)
 
 static const char *const value_names[HV__COUNT] = {[HV_ARGS] = "args", [HV_NTILES] = "ntiles",
                                                    [HV_TILE_COUNTER] = "tile-counter"};
+
+/* " pg_tmap_a=encode-tensor-map[sm_90]": a parameter, what makes it, and the variants
+ * that take it where not every one does. */
+static void dump_param(FILE *out, const host_plan *hp, sched *const *scheds,
+                       const kernel_param *prm)
+{
+    fprintf(out, " %s=%s", prm->name, prm->made_by ? prm->made_by->name
+                                                   : value_names[prm->value]);
+    for (int v = 0, n = 0; v < hp->nvariants && prm->variants; ++v)
+        if (host_param_of(prm, v))
+            fprintf(out, "%ssm_%d", n++ ? "," : "[", scheds[hp->variant[v]]->sm);
+    if (prm->variants)
+        fputs("]", out);
+}
 
 void host_dump(FILE *out, const host_plan *hp, sched *const *scheds)
 {
@@ -273,9 +309,7 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds)
                 fprintf(out, " sm_%d", scheds[hp->variant[v]]->sm);
         if (op->kind == HOP_LAUNCH)
             for (int p = 0; p < hp->nparams; ++p)
-                fprintf(out, " %s=%s", hp->params[p].name,
-                        hp->params[p].made_by ? hp->params[p].made_by->name
-                                              : value_names[hp->params[p].value]);
+            dump_param(out, hp, scheds, &hp->params[p]);
         fputs("\n", out);
     }
     if (!hp->ring)

@@ -304,6 +304,13 @@ static void plan_host_maps(host_planner *h, const sched *sc)
         bool out = h->s->stages[i].is_output;
         if (out && !tensor_store(h->s, &sc->copy[i], i, box))
             continue;
+        kernel_param *prm = plan_host_param(
+            h, "const CUtensorMap",
+            arena_printf(h->a, "pg_tmap_%s", h->s->arrays[h->s->stages[i].array].name),
+            HV_STEP_LOCAL);
+        prm->made_by = &encode_map;
+        prm->index = i;
+        prm->grid_constant = true;
         host_op *op = plan_host_step(h, &encode_map, i);
         if (!op)
             continue;
@@ -315,13 +322,6 @@ static void plan_host_maps(host_planner *h, const sched *sc)
         map->promotion = !out && h->s->stages[i].prefetch ? h->s->stages[i].prefetch
                                                           : DEFAULT_PROMOTION;
         stage_box(h->s, sc, i, map->box);
-        kernel_param *prm = plan_host_param(
-            h, "const CUtensorMap",
-            arena_printf(h->a, "pg_tmap_%s", h->s->arrays[h->s->stages[i].array].name),
-            HV_STEP_LOCAL);
-        prm->made_by = &encode_map;
-        prm->index = i;
-        prm->grid_constant = true;
     }
 }
 

@@ -32,7 +32,7 @@
  *     6    0    2     6  wait_group 1 in loop t=6
  */
 template <int VEC>
-__global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_args, const int64_t pg_ntiles, __grid_constant__ const CUtensorMap pg_tmap_A, __grid_constant__ const CUtensorMap pg_tmap_B)
+__global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_args, const int64_t pg_ntiles)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     extern __shared__ __align__(128) unsigned char pg_smem[];
@@ -455,8 +455,13 @@ extern "C" cudaError_t sgemm_launch_ex(const struct sgemm_args *pg_a, cudaStream
         const uint32_t pg_box[] = {128, 32};
         PIPERT_TRY(pipert_encode_tensor_map(&pg_tmap_B, pg_a->B, 2, pg_dim, pg_box, 4, pg_vec == 16 && (0x1u >> pg_variant & 1)));
     }
-    typedef void (*pg_fn)(const struct sgemm_args, const int64_t, const CUtensorMap, const CUtensorMap);
-    ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles, pg_tmap_A, pg_tmap_B);
+    if (0x1u >> pg_variant & 1) {
+        typedef void (*pg_fn)(const struct sgemm_args, const int64_t, const CUtensorMap, const CUtensorMap);
+        ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles, pg_tmap_A, pg_tmap_B);
+    } else {
+        typedef void (*pg_fn)(const struct sgemm_args, const int64_t);
+        ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles);
+    }
     PIPERT_TRY(cudaGetLastError());
     return cudaSuccess;
 }
