@@ -505,26 +505,34 @@ static int parse_args(arena *a, int argc, char **argv, options *o, diag_ctx *d)
 
 /* ------------------------------------------------------------------ files */
 
-static char *read_file(arena *a, const char *path, size_t *len, diag_ctx *d)
+/* A spec is text a person wrote: past this size the input is a mistake (pipegen
+ * /dev/zero), refused as it is read instead of filling memory. docs/cli.md. */
+enum { SPEC_MAX_MIB = 16, SPEC_MAX_BYTES = SPEC_MAX_MIB << 20 };
+
+/* The spec at path ("-": standard input), named `name` in the messages; NULL after
+ * reporting why it cannot be read. */
+static char *read_file(arena *a, const char *path, const char *name, size_t *len, diag_ctx *d)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     if (!f) {
-        diag_fatal_noloc(d, "cannot read '%s': %s", path, strerror(errno));
+        diag_fatal_noloc(d, "cannot read '%s': %s", name, strerror(errno));
         return NULL;
     }
     strbuf sb;
     sb_init(&sb, a);
     char buf[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+    while (sb.len <= SPEC_MAX_BYTES && (n = fread(buf, 1, sizeof buf, f)) > 0)
         sb_putn(&sb, buf, n);
-    bool bad = ferror(f);
+    int err = !ferror(f) ? 0 : errno ? errno : EIO;   /* read's errno: EISDIR for '.' */
     if (f != stdin)
         fclose(f);
-    if (bad) {
-        diag_fatal_noloc(d, "cannot read '%s'", path);
+    if (err)
+        diag_fatal_noloc(d, "cannot read '%s': %s", name, strerror(err));
+    else if (sb.len > SPEC_MAX_BYTES)
+        diag_fatal_noloc(d, "cannot read '%s': larger than %d MiB", name, SPEC_MAX_MIB);
+    if (err || sb.len > SPEC_MAX_BYTES)
         return NULL;
-    }
     *len = sb.len;
     return sb.data;
 }
@@ -776,10 +784,10 @@ static bool emit_all(run *r)
 static int compile(run *r)
 {
     size_t len = 0;
-    char *src = read_file(r->a, r->o.input, &len, &r->d);
+    const char *name = strcmp(r->o.input, "-") ? r->o.input : "<stdin>";
+    char *src = read_file(r->a, r->o.input, name, &len, &r->d);
     if (!src)
         return 1;
-    const char *name = strcmp(r->o.input, "-") ? r->o.input : "<stdin>";
     diag_set_source(&r->d, name, src, len);
     ast_file *f = parse_source(r->a, &r->d, name, src, len);
     if (r->d.errors)

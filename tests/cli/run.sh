@@ -442,6 +442,33 @@ c_unreadable_input() {
     expect_status 1; expect_err "pipegen: error: cannot read 'nothere.pipe': No such file or directory"
     expect_files
 }
+c_input_is_directory() {
+    pg . -o k.cu
+    expect_status 1; expect_err "pipegen: error: cannot read '.': Is a directory"
+    expect_files
+}
+c_input_too_large() {
+    # A spec past 16 MiB is refused as it is read, from a file, a device or a pipe (it
+    # grew to gigabytes reading /dev/zero); a spec of 16 MiB exactly is read.
+    local limit=$((16 * 1024 * 1024))
+    (ulimit -v 600000 && exec timeout 20 "$pipegen" /dev/zero --verify) >.out 2>.err
+    status=$?; err=$(cat .err)
+    expect_status 1; expect_err "pipegen: error: cannot read '/dev/zero': larger than 16 MiB"
+    (ulimit -v 600000 && exec timeout 20 "$pipegen" - --verify </dev/zero) >.out 2>.err
+    status=$?; err=$(cat .err)
+    expect_status 1; expect_err "pipegen: error: cannot read '<stdin>': larger than 16 MiB"
+    head -c $((limit + 1)) /dev/zero | (ulimit -v 600000 && exec "$pipegen" - --verify) >.out 2>.err
+    status=$?; err=$(cat .err)
+    expect_status 1; expect_err "pipegen: error: cannot read '<stdin>': larger than 16 MiB"
+    { cat saxpy.pipe; head -c $((limit - $(wc -c <saxpy.pipe))) /dev/zero | tr '\0' ' '; } >big.pipe
+    pg big.pipe --verify
+    expect_status 0; expect_no_err
+    echo >>big.pipe
+    pg big.pipe --verify
+    expect_status 1; expect_err "pipegen: error: cannot read 'big.pipe': larger than 16 MiB"
+    rm -f big.pipe
+    expect_files
+}
 c_stdin_input() {
     "$pipegen" - -o k.cu <saxpy.pipe >.out 2>.err
     status=$?
