@@ -807,6 +807,7 @@ static int compile(run *r)
 
 int main(int argc, char **argv)
 {
+    out_ignore_write_signals();   /* before anything is printed (--help, the dumps) */
     run r = {.a = arena_new()};
     diag_init(&r.d, stderr, NULL, NULL, 0);
     r.o = (options){.lines = true, .fault = FAULT_NONE, .color = "auto"};

@@ -5,8 +5,9 @@
  * reused), with the mode of the file it replaces. Only when every one is written are they
  * renamed into place, with signals held back; an existing file is first hard-linked to a
  * backup name, so that a failed rename puts every earlier output back as it was. SIGINT,
- * SIGTERM and SIGHUP while the temporary files are written remove them and then end the
- * process as the signal would have. Before anything is written, no output may name an
+ * SIGTERM, SIGHUP and SIGQUIT while the temporary files are written remove them and then
+ * end the process as the signal would have; SIGPIPE and SIGXFSZ are ignored, so that
+ * their writes fail with EPIPE and EFBIG and are reported. Before anything is written, no output may name an
  * input or another output (by device and inode, or by directory and name for a file that
  * does not exist yet), nor an existing file that is not a regular file; "-" is standard
  * output. Every write, flush and close is checked. */
@@ -62,7 +63,7 @@ struct out_set {
 
 static char out_tmp_paths[OUT_MAX][PATH_MAX];
 static volatile sig_atomic_t out_ntmp;
-static const int out_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static const int out_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 static void out_on_signal(int sig)
 {
@@ -82,6 +83,14 @@ static void out_catch_signals(void)
         if (sigaction(out_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
             sigaction(out_signals[i], &sa, NULL);
     }
+}
+
+void out_ignore_write_signals(void)
+{
+    struct sigaction sa = {.sa_handler = SIG_IGN};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGPIPE, &sa, NULL);
+    sigaction(SIGXFSZ, &sa, NULL);
 }
 
 static void out_hold_signals(bool hold, sigset_t *saved)
@@ -296,11 +305,16 @@ static bool out_stage(out_set *o, out_file *f, unsigned *seed)
     return ok || out_fail(o, f->path);
 }
 
+/* A write to standard output failed and was reported: its close fails the same way and
+ * says nothing new. */
+static bool out_stdout_reported;
+
 bool out_write_stream(diag_ctx *d, FILE *f, const char *name, const char *data, size_t len)
 {
     errno = 0;
     bool ok = fwrite(data, 1, len, f) == len;
     ok = fflush(f) == 0 && ok && !ferror(f);
+    out_stdout_reported |= !ok && f == stdout;
     return ok || out_report(d, name, errno);
 }
 
@@ -309,7 +323,7 @@ bool out_close_stdout(diag_ctx *d)
     errno = 0;
     bool ok = fflush(stdout) == 0 && !ferror(stdout);
     ok = fclose(stdout) == 0 && ok;
-    return ok || out_report(d, "<stdout>", errno);
+    return ok || out_stdout_reported || out_report(d, "<stdout>", errno);
 }
 
 /* ------------------------------------------------------------------ committing */

@@ -143,6 +143,9 @@ const char *out_c_escape(arena *a, const char *name);
 bool out_includable(diag_ctx *d, const char *name);
 /* Flush and close standard output, checked (what the dumps printed may still be buffered). */
 bool out_close_stdout(diag_ctx *d);
+/* Ignore SIGPIPE and SIGXFSZ, so that a closed pipe or a file past ulimit -f is a write
+ * error, reported, not a silent death. */
+void out_ignore_write_signals(void);
 
 /* ================================================================== reserved.c */
 

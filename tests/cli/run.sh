@@ -355,17 +355,58 @@ c_commit_all_or_none() {
     expect_status 1; expect_file_eq k.cu OLD
     expect_files k.cu
 }
-c_signal_removes_temp_files() {
-    # SIGTERM while writing: no temporary file stays, the old outputs are untouched, and
-    # the process ends by the signal.
-    shim || { fail "cannot build the shim"; return; }
+c_stdout_closed_pipe() {
+    # Standard output a pipe nobody reads (pipegen ... | head -c 10): the write error is
+    # reported, exit 1, instead of a silent death by SIGPIPE (141).
+    mkfifo p
+    exec 3<>p 4>p 3<&-   # fd 4: the pipe's write end, its only reader closed
+    local args
+    for args in "saxpy.pipe -o -" "saxpy.pipe --dump-ir" "--help"; do
+        # shellcheck disable=SC2086
+        "$pipegen" $args >&4 2>.err
+        status=$?; err=$(cat .err)
+        expect_status 1; expect_err "pipegen: error: cannot write '<stdout>': Broken pipe"
+    done
+    exec 4>&-
+    rm -f p
+    expect_files
+}
+c_file_size_limit() {
+    # Past ulimit -f a write fails (EFBIG) instead of SIGXFSZ killing pipegen with its
+    # temporary files left behind: reported, the old output kept, nothing left.
     echo OLD >k.cu
-    # In a subshell of its own, whose "Terminated" goes nowhere.
-    (PG_SHIM_WRITE=sigterm LD_PRELOAD=$tmp/shim.so "$pipegen" saxpy.pipe -o k.cu -MD >.out 2>.err; exit $?) 2>/dev/null
-    status=$?
-    expect_status 143
+    (ulimit -f 1 && exec "$pipegen" saxpy.pipe -o k.cu) >.out 2>.err
+    status=$?; err=$(cat .err)
+    expect_status 1; expect_err "pipegen: error: cannot write 'k.cu': File too large"
     expect_file_eq k.cu OLD
+    (ulimit -f 1 && exec "$pipegen" saxpy.pipe -o -) >big.out 2>.err
+    status=$?; err=$(cat .err)
+    expect_status 1; expect_err "pipegen: error: cannot write '<stdout>': File too large"
+    rm -f big.out
     expect_files k.cu
+}
+c_signals_remove_temp_files() {
+    # SIGINT, SIGQUIT, SIGHUP or SIGTERM while writing (as kill sends it): no temporary file
+    # stays, the old outputs are untouched, and the process ends by the signal. During the
+    # renames the signal waits: every output is placed, no backup (.old-*) stays.
+    shim || { fail "cannot build the shim"; return; }
+    local sig
+    for sig in 2 3 1 15; do
+        echo OLD >k.cu
+        # In a subshell of its own, whose "Terminated" goes nowhere; no core for SIGQUIT.
+        (ulimit -c 0; PG_SHIM_WRITE=signal:$sig LD_PRELOAD=$tmp/shim.so "$pipegen" saxpy.pipe -o k.cu -MD >.out 2>.err; exit $?) 2>/dev/null
+        status=$?
+        expect_status $((128 + sig))
+        expect_file_eq k.cu OLD
+        expect_files k.cu
+        echo OLD >k.cuh
+        (ulimit -c 0; PG_SHIM_RENAME=signal:$sig LD_PRELOAD=$tmp/shim.so "$pipegen" saxpy.pipe -o k.cu -MD >.out 2>.err; exit $?) 2>/dev/null
+        status=$?
+        expect_status $((128 + sig))
+        expect_file_has k.cu "struct saxpy_args"
+        expect_files k.cu k.cuh k.cu.d
+        rm -f k.cuh k.cu.d
+    done
 }
 c_file_names_escaped() {
     # A '"', a backslash or a newline in a file name is escaped where the name is pasted
