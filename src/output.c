@@ -138,8 +138,10 @@ static bool out_same(const out_ident *x, const out_ident *y)
     return strcmp(x->where, y->where) == 0;
 }
 
-/* A name no file has yet, beside path: "DIR/.BASE.TAG-XXXXXX". Not guessable from the
- * pid alone; O_EXCL (or link's EEXIST) settles any clash. */
+/* A name no file has yet, beside path: "DIR/.BASE.TAG-XXXXXX", BASE cut short where the
+ * whole would pass NAME_MAX (any name the system takes gets its temporary files; the
+ * random part, not BASE, keeps them apart). Not guessable from the pid alone; O_EXCL (or
+ * link's EEXIST) settles any clash. */
 static bool out_fresh_name(char *buf, const char *path, const char *tag, unsigned *seed)
 {
     struct timespec ts;
@@ -147,7 +149,8 @@ static bool out_fresh_name(char *buf, const char *path, const char *tag, unsigne
     *seed = *seed * 1103515245u + 12345u + (unsigned)ts.tv_nsec + (unsigned)getpid();
     const char *base = out_base(path);
     int dirlen = (int)(base - path);
-    int n = snprintf(buf, PATH_MAX, "%.*s.%s.%s-%06x", dirlen, path, base, tag,
+    int room = NAME_MAX - (int)strlen(".." "-XXXXXX") - (int)strlen(tag);
+    int n = snprintf(buf, PATH_MAX, "%.*s.%.*s.%s-%06x", dirlen, path, room, base, tag,
                      *seed & 0xffffffu);
     return n > 0 && n < PATH_MAX;
 }

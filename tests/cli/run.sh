@@ -408,6 +408,24 @@ c_signals_remove_temp_files() {
         rm -f k.cuh k.cu.d
     done
 }
+c_long_output_names() {
+    # Names up to NAME_MAX (255) are written, and replaced: the temporary and backup names
+    # beside them fit too. k...k.cu is 253 characters, its header 254, its depfile 255.
+    local base
+    base=$(printf 'k%.0s' $(seq 250))
+    local i
+    for i in 1 2; do
+        pg saxpy.pipe -o "$base.cu" -MD
+        expect_status 0; expect_no_err
+    done
+    expect_file_has "$base.cu.d" "$base.cu $base.cuh: saxpy.pipe"
+    pg saxpy.pipe -o "$base.cu" --header "${base}k.cuh"
+    expect_status 0; expect_no_err
+    pg saxpy.pipe -o "${base}kkk.cu"
+    expect_status 1; expect_err "pipegen: error: cannot write '${base}kkk.cu': File name too long"
+    rm -f "$base.cu" "$base.cuh" "$base.cu.d" "${base}k.cuh"
+    expect_files
+}
 c_file_names_escaped() {
     # A '"', a backslash or a newline in a file name is escaped where the name is pasted
     # into code (#line, the banner); a header name that no #include can spell is refused.
