@@ -746,7 +746,8 @@ static bool emit_all(run *r)
         return false;
     if (o->test_out && !r->s.has_reference) {
         /* The driver compares with the reference: without one it printed "(null)". */
-        diag_fatal_noloc(&r->d, "--emit-test needs a 'reference' body in the spec");
+        diag_error(&r->d, r->s.loc, "--emit-test needs a 'reference' body in pipeline '%s'",
+                   r->s.name);
         return false;
     }
     /* File names go into #line as C strings: a '"' or a newline in one must not end it. */

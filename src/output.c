@@ -278,6 +278,21 @@ static bool out_fail(out_set *o, const char *path)
     return out_report(o->d, path, errno);
 }
 
+/* f's temporary file could not be created: where its directory exists, the directory is
+ * what refused (-MF /proc/version: ENOENT, though both exist). */
+static bool out_no_tmp(out_set *o, const out_file *f)
+{
+    int err = errno;
+    const char *dir = out_dir(o->a, f->path);
+    struct stat st;
+    if (err == ENAMETOOLONG || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return out_report(o->d, f->path, err);
+    diag_fatal_noloc(o->d, "cannot write '%s': cannot create a file in '%s'%s: %s", f->path,
+                     dir, f->id.exists ? " to replace it" : "",
+                     err == ENOENT ? "its file system takes no new files" : strerror(err));
+    return false;
+}
+
 /* Create f's temporary file (registered for the signal handler) and write its text. */
 static bool out_stage(out_set *o, out_file *f, unsigned *seed)
 {
@@ -297,7 +312,7 @@ static bool out_stage(out_set *o, out_file *f, unsigned *seed)
         f->tmp = out_tmp_paths[out_ntmp++];
     out_hold_signals(false, &saved);
     if (fd < 0)
-        return out_fail(o, f->path);
+        return out_no_tmp(o, f);
     bool ok = out_write_all(fd, f->text.data, f->text.len) && fchmod(fd, f->mode) == 0;
     int err = errno;
     if (close(fd) != 0 && ok) {   /* a delayed write error (NFS, quotas) shows here */

@@ -228,6 +228,18 @@ c_unwritable_directory() {
         chmod 755 ro
     fi
 }
+c_unwritable_reason() {
+    # The reason is the directory's where the file exists but no file can be made beside it
+    # (a replaced file is replaced through a new one), not "No such file or directory".
+    [ -f /proc/version ] || { echo "     (no /proc: not checked)" >&2; return; }
+    pg saxpy.pipe -o k.cu -MD -MF /proc/version
+    expect_status 1
+    expect_err "pipegen: error: cannot write '/proc/version': cannot create a file in '/proc' to replace it: its file system takes no new files"
+    pg saxpy.pipe -o /proc/k.cu
+    expect_status 1
+    expect_err "pipegen: error: cannot write '/proc/k.cu': cannot create a file in '/proc': its file system takes no new files"
+    expect_files
+}
 c_unwritable_driver() {
     # The source and header are ready when the test driver cannot be written: none stays.
     mkdir gen
@@ -472,7 +484,10 @@ c_emit_test_needs_reference() {
     sed '/^  reference/,/^  }/d' saxpy.pipe >noref.pipe
     grep -q reference noref.pipe && { fail "noref.pipe still has a reference"; return; }
     pg noref.pipe -o k.cu --emit-test=t.cu
-    expect_status 1; expect_err "pipegen: error: --emit-test needs a 'reference' body in the spec"
+    expect_status 1
+    expect_err "noref.pipe:2:1: error: --emit-test needs a 'reference' body in pipeline 'saxpy'
+pipeline saxpy {
+^"
     rm -f noref.pipe
     expect_files
 }
