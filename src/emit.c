@@ -378,8 +378,8 @@ static void print_tile_counter(hctx *h, const host_op *op)
 static void print_check_workspace(hctx *h, const host_op *op)
 {
     (void)op;
-    sb_printf(h->out, "    if (pg_a->workspace_bytes < (size_t)pg_grid * %d || !pg_a->workspace)\n"
-                      "        return cudaErrorInvalidValue;\n", 8 * h->s->naccums);
+    sb_printf(h->out, "    PIPERT_TRY(pipert_check_workspace(pg_a->workspace, pg_a->workspace_bytes, "
+                      "(size_t)pg_grid * %d));\n", 8 * h->s->naccums);
 }
 
 /* The selected kernel through a pointer of its type, with the plan's parameters. */
@@ -693,15 +693,15 @@ static void emit_workspace_fn(strbuf *out, const emit_unit *u)
     const spec *s = u->spec;
     if (!plan_has_workspace(s))
         return;
+    /* No arguments, nothing to size: 0 (docs/generated-api.md), not a read through NULL. */
+    sb_printf(out, "\nextern \"C\" size_t %s_workspace_bytes(const struct %s_args *pg_a,\n"
+                   "    const pipert_launch_opts *%s)\n{\n    if (!pg_a)\n        return 0;\n",
+              s->name, s->name, s->naccums ? "pg_opts" : "");
     if (!s->naccums) {   /* the tile counter, where a kernel claims its work items */
-        sb_printf(out, "\nextern \"C\" size_t %s_workspace_bytes(const struct %s_args *,\n"
-                       "    const pipert_launch_opts *)\n{\n    return %d;\n}\n", s->name, s->name,
-                  has_tile_counter(u->host) ? 8 : 0);
+        sb_printf(out, "    return %d;\n}\n", has_tile_counter(u->host) ? 8 : 0);
         return;
     }
-    sb_printf(out, "\nextern \"C\" size_t %s_workspace_bytes(const struct %s_args *pg_a,\n"
-                   "    const pipert_launch_opts *pg_opts)\n{\n    int64_t pg_ntiles = ",
-              s->name, s->name);
+    sb_puts(out, "    int64_t pg_ntiles = ");
     emit_ntiles(out, s, "pg_a->");
     sb_printf(out, ";\n    if (pg_opts && (int64_t)pg_opts->grid_blocks > pg_ntiles)\n"
                    "        pg_ntiles = pg_opts->grid_blocks;\n"

@@ -491,6 +491,28 @@ pipeline saxpy {
     rm -f noref.pipe
     expect_files
 }
+c_workspace_bytes_null_args() {
+    # NAME_workspace_bytes(NULL, NULL) returns 0 instead of reading through NULL: the
+    # generated function, compiled on the host with the generated header.
+    local inc=${CUDA_HOME:-/usr/local/cuda}/include
+    [ -f "$inc/cuda_runtime_api.h" ] || { echo "     (no CUDA headers: not checked)" >&2; return; }
+    local spec args fn
+    for spec in "$root/samples/reduce_sum/reduce_sum.pipe:reduce_sum" "saxpy.pipe --grid=persistent:saxpy"; do
+        args=${spec%:*} fn=${spec##*:}
+        # shellcheck disable=SC2086
+        pg $args -o k.cu
+        expect_status 0
+        { echo '#include "k.cuh"'
+          sed -n "/^extern \"C\" size_t ${fn}_workspace_bytes/,/^}/p" k.cu
+          echo "int main(void) { return ${fn}_workspace_bytes(NULL, NULL) != 0; }"; } >ws.cpp
+        grep -q "_workspace_bytes(const" ws.cpp || fail "$fn: no workspace function"
+        ${CXX:-c++} -fsanitize=address,undefined -I"$root/runtime" -I"$inc" -o ws ws.cpp 2>.cc ||
+            { fail "$fn: does not compile: $(head -c 300 .cc)"; continue; }
+        ./ws >/dev/null 2>&1 || fail "${fn}_workspace_bytes(NULL, NULL) is not 0 (status $?)"
+        rm -f k.cu k.cuh ws.cpp ws .cc
+    done
+    expect_files
+}
 c_unknown_option() {
     pg saxpy.pipe --frobnicate
     expect_status 1; expect_no_out

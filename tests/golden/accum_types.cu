@@ -337,8 +337,7 @@ extern "C" cudaError_t accum_types_launch_ex(const struct accum_types_args *pg_a
     unsigned pg_grid = pipert_persistent_grid(pg_k, &pg_caps, pg_ntiles);
     if (pg_opts && pg_opts->grid_blocks)
         pg_grid = pg_opts->grid_blocks;
-    if (pg_a->workspace_bytes < (size_t)pg_grid * 40 || !pg_a->workspace)
-        return cudaErrorInvalidValue;
+    PIPERT_TRY(pipert_check_workspace(pg_a->workspace, pg_a->workspace_bytes, (size_t)pg_grid * 40));
     typedef void (*pg_fn)(const struct accum_types_args, const int64_t);
     ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles);
     PIPERT_TRY(cudaGetLastError());
@@ -354,6 +353,8 @@ extern "C" cudaError_t accum_types_launch(const struct accum_types_args *pg_a, c
 extern "C" size_t accum_types_workspace_bytes(const struct accum_types_args *pg_a,
     const pipert_launch_opts *pg_opts)
 {
+    if (!pg_a)
+        return 0;
     int64_t pg_ntiles = pipert_div_up(pg_a->n, 1024);
     if (pg_opts && (int64_t)pg_opts->grid_blocks > pg_ntiles)
         pg_ntiles = pg_opts->grid_blocks;

@@ -179,8 +179,10 @@ extern "C" cudaError_t cache_hints_launch(const struct cache_hints_args *pg_a, c
     return cache_hints_launch_ex(pg_a, pg_stream, NULL);
 }
 
-extern "C" size_t cache_hints_workspace_bytes(const struct cache_hints_args *,
+extern "C" size_t cache_hints_workspace_bytes(const struct cache_hints_args *pg_a,
     const pipert_launch_opts *)
 {
+    if (!pg_a)
+        return 0;
     return 8;
 }

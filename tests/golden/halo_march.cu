@@ -184,8 +184,10 @@ extern "C" cudaError_t halo_march_launch(const struct halo_march_args *pg_a, cud
     return halo_march_launch_ex(pg_a, pg_stream, NULL);
 }
 
-extern "C" size_t halo_march_workspace_bytes(const struct halo_march_args *,
+extern "C" size_t halo_march_workspace_bytes(const struct halo_march_args *pg_a,
     const pipert_launch_opts *)
 {
+    if (!pg_a)
+        return 0;
     return 0;
 }

@@ -232,8 +232,10 @@ extern "C" cudaError_t mixed_types_launch(const struct mixed_types_args *pg_a, c
     return mixed_types_launch_ex(pg_a, pg_stream, NULL);
 }
 
-extern "C" size_t mixed_types_workspace_bytes(const struct mixed_types_args *,
+extern "C" size_t mixed_types_workspace_bytes(const struct mixed_types_args *pg_a,
     const pipert_launch_opts *)
 {
+    if (!pg_a)
+        return 0;
     return 8;
 }

@@ -153,8 +153,10 @@ extern "C" cudaError_t specialized_launch(const struct specialized_args *pg_a, c
     return specialized_launch_ex(pg_a, pg_stream, NULL);
 }
 
-extern "C" size_t specialized_workspace_bytes(const struct specialized_args *,
+extern "C" size_t specialized_workspace_bytes(const struct specialized_args *pg_a,
     const pipert_launch_opts *)
 {
+    if (!pg_a)
+        return 0;
     return 0;
 }

@@ -126,8 +126,7 @@ extern "C" cudaError_t reduce_max_double_launch_ex(const struct reduce_max_doubl
     unsigned pg_grid = (unsigned)pg_ntiles;
     if (pg_opts && pg_opts->grid_blocks)
         pg_grid = pg_opts->grid_blocks;
-    if (pg_a->workspace_bytes < (size_t)pg_grid * 8 || !pg_a->workspace)
-        return cudaErrorInvalidValue;
+    PIPERT_TRY(pipert_check_workspace(pg_a->workspace, pg_a->workspace_bytes, (size_t)pg_grid * 8));
     typedef void (*pg_fn)(const struct reduce_max_double_args, const int64_t);
     ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles);
     PIPERT_TRY(cudaGetLastError());
@@ -143,6 +142,8 @@ extern "C" cudaError_t reduce_max_double_launch(const struct reduce_max_double_a
 extern "C" size_t reduce_max_double_workspace_bytes(const struct reduce_max_double_args *pg_a,
     const pipert_launch_opts *pg_opts)
 {
+    if (!pg_a)
+        return 0;
     int64_t pg_ntiles = pipert_div_up(pg_a->n, 777);
     if (pg_opts && (int64_t)pg_opts->grid_blocks > pg_ntiles)
         pg_ntiles = pg_opts->grid_blocks;

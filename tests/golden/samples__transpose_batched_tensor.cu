@@ -288,8 +288,10 @@ extern "C" cudaError_t transpose_batched_launch(const struct transpose_batched_a
     return transpose_batched_launch_ex(pg_a, pg_stream, NULL);
 }
 
-extern "C" size_t transpose_batched_workspace_bytes(const struct transpose_batched_args *,
+extern "C" size_t transpose_batched_workspace_bytes(const struct transpose_batched_args *pg_a,
     const pipert_launch_opts *)
 {
+    if (!pg_a)
+        return 0;
     return 8;
 }

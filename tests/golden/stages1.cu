@@ -140,8 +140,10 @@ extern "C" cudaError_t stages1_launch(const struct stages1_args *pg_a, cudaStrea
     return stages1_launch_ex(pg_a, pg_stream, NULL);
 }
 
-extern "C" size_t stages1_workspace_bytes(const struct stages1_args *,
+extern "C" size_t stages1_workspace_bytes(const struct stages1_args *pg_a,
     const pipert_launch_opts *)
 {
+    if (!pg_a)
+        return 0;
     return 8;
 }

@@ -162,8 +162,10 @@ extern "C" cudaError_t stages3_launch(const struct stages3_args *pg_a, cudaStrea
     return stages3_launch_ex(pg_a, pg_stream, NULL);
 }
 
-extern "C" size_t stages3_workspace_bytes(const struct stages3_args *,
+extern "C" size_t stages3_workspace_bytes(const struct stages3_args *pg_a,
     const pipert_launch_opts *)
 {
+    if (!pg_a)
+        return 0;
     return 8;
 }

@@ -275,8 +275,10 @@ extern "C" cudaError_t stages_per_arch_launch(const struct stages_per_arch_args 
     return stages_per_arch_launch_ex(pg_a, pg_stream, NULL);
 }
 
-extern "C" size_t stages_per_arch_workspace_bytes(const struct stages_per_arch_args *,
+extern "C" size_t stages_per_arch_workspace_bytes(const struct stages_per_arch_args *pg_a,
     const pipert_launch_opts *)
 {
+    if (!pg_a)
+        return 0;
     return 8;
 }

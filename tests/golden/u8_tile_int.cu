@@ -182,8 +182,10 @@ extern "C" cudaError_t u8_tile_int_launch(const struct u8_tile_int_args *pg_a, c
     return u8_tile_int_launch_ex(pg_a, pg_stream, NULL);
 }
 
-extern "C" size_t u8_tile_int_workspace_bytes(const struct u8_tile_int_args *,
+extern "C" size_t u8_tile_int_workspace_bytes(const struct u8_tile_int_args *pg_a,
     const pipert_launch_opts *)
 {
+    if (!pg_a)
+        return 0;
     return 8;
 }
