@@ -91,8 +91,54 @@ c_generated_api_listing() {
     rm -f saxpy.cu saxpy.cuh
 }
 c_no_input() {
+    # As gcc: no usage dump, one line.
     pg
-    expect_status 1; expect_no_out; expect_err_has "usage: pipegen [options] SPEC.pipe"
+    expect_status 1; expect_no_out; expect_err "pipegen: error: no input files"
+    pg -o k.cu --verify
+    expect_status 1; expect_err "pipegen: error: no input files"
+}
+c_gcc_warning_options() {
+    # -Wall and -Wextra are taken as gcc takes them (every class is on already; a -Wno-NAME
+    # given too still wins, whatever the order); an unknown -Wno-NAME is ignored as gcc
+    # ignores it, an unknown -WNAME is still an error.
+    local stages=$'pipeline s {\n  in float x[n];\n  out float z[n];\n  tile z[256];\n  stages 4;\n  compute elementwise (i) { z[i] = x[i]; }\n}'
+    echo "$stages" >s.pipe
+    pg s.pipe -Wall -Wextra --verify
+    expect_status 0; expect_err_has "[-Wstages]"
+    pg s.pipe -Wno-stages -Wall -Wextra --verify
+    expect_status 0; expect_no_err
+    pg saxpy.pipe -Wno-frobnicate -Wno-unused-variable --verify
+    expect_status 0; expect_no_err
+    pg saxpy.pipe -Wfrobnicate --verify
+    expect_status 1; expect_err_has "unknown warning option '-Wfrobnicate'"
+    rm -f s.pipe
+    expect_files
+}
+c_verbose() {
+    # -v as gcc's: the version and what the run does, on standard error; alone, the version.
+    pg -v
+    expect_status 0; expect_no_out; expect_err_has "pipegen version $version"
+    pg -v saxpy.pipe -o k.cu
+    expect_status 0; expect_no_out
+    expect_err_has "pipegen version $version"
+    expect_err_has "reading saxpy.pipe"
+    expect_err_has "sm_80: cp.async"
+    expect_err_has "proven"
+    expect_err_has "writing k.cu"
+    expect_err_has "writing k.cuh"
+    pg -v saxpy.pipe -o k2.cu -fdiagnostics-format=json
+    expect_status 0; expect_err "[]"
+    rm -f k.cu k.cuh k2.cu k2.cuh
+    expect_files
+}
+c_unknown_long_option_suggests() {
+    pg saxpy.pipe --verfy
+    expect_status 1; expect_err "pipegen: error: unknown option '--verfy'; did you mean '--verify'?"
+    pg saxpy.pipe --lowr=bulk
+    expect_status 1; expect_err "pipegen: error: unknown option '--lowr=bulk'; did you mean '--lower'?"
+    pg saxpy.pipe --emit-tset t.cu
+    expect_status 1; expect_err "pipegen: error: unknown option '--emit-tset'; did you mean '--emit-test'?"
+    expect_files
 }
 c_list_lowerings() {
     pg --list-lowerings
