@@ -24,6 +24,9 @@
 /* The PIPERT_ABI_VERSION of runtime/pipert.h that generated sources are written for (they
  * refuse to compile against another; the install suite checks the two agree). */
 #define PIPEGEN_PIPERT_ABI 6
+/* The oldest CUDA the generated sources are for (CUDART_VERSION: 13.0, the one they are
+ * tested with); they refuse to compile with an older one (README, Requirements). */
+#define PIPEGEN_MIN_CUDART 13000
 
 /* ===================================================================== arena.c */
 

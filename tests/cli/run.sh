@@ -696,6 +696,30 @@ c_verify_and_dumps_write_nothing() {
     expect_status 1; expect_err_has "unknown array 'w'"
     expect_files
 }
+c_cuda_version_guard() {
+    # The source refuses a CUDA older than 13.0 with its reason (the preprocessor over the
+    # guard, CUDART_VERSION as cuda_runtime.h defines it).
+    pg saxpy.pipe -o k.cu
+    expect_status 0
+    sed -n '/CUDART_VERSION/,/^#endif/p' k.cu >guard.h
+    ${CC:-cc} -E -x c -DCUDART_VERSION=12090 guard.h >/dev/null 2>.cc &&
+        fail "CUDA 12.9 passes the guard"
+    grep -q 'for CUDA 13.0 or newer' .cc || fail "no #error naming CUDA 13.0: $(head -c 200 .cc)"
+    ${CC:-cc} -E -x c -DCUDART_VERSION=13000 guard.h >/dev/null 2>.cc || fail "CUDA 13.0 refused"
+    rm -f k.cu k.cuh guard.h .cc
+    expect_files
+}
+c_readme_license_and_cuda() {
+    # The README states the license (LICENSE is its text) and the CUDA the guard asks for.
+    grep -q '^MIT License$' "$root/LICENSE" 2>/dev/null || fail "no MIT LICENSE"
+    grep -q '^MIT: see \[LICENSE\](LICENSE)' "$root/README.md" || fail "README states no license"
+    local min
+    min=$(sed -n 's/^#define PIPEGEN_MIN_CUDART \([0-9]*\)$/\1/p' "$root/src/pipegen.h")
+    [ -n "$min" ] || { fail "no PIPEGEN_MIN_CUDART"; return; }
+    grep -q "^CUDA $((min / 1000)).$((min % 1000 / 10)) or newer" "$root/README.md" ||
+        fail "README does not state CUDA $((min / 1000)).$((min % 1000 / 10)) or newer"
+    [ -f "$root/CHANGELOG.md" ] || fail "no CHANGELOG.md"
+}
 c_no_lines() {
     pg saxpy.pipe --no-lines -o k.cu --emit-test=t.cu
     expect_status 0
