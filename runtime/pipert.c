@@ -5,10 +5,12 @@
 #include <stdatomic.h>
 #include <string.h>
 
-/* Cached capabilities per device. A cache entry is written completely before its flag is
- * published; two threads racing to fill it write the same values. */
+/* Cached capabilities per device. The first caller claims an entry (CAPS_FILLING), writes
+ * it and publishes it (CAPS_READY); a caller racing it reads the device itself instead of
+ * writing the entry too (plain stores from two threads would be a data race). */
+enum { CAPS_EMPTY, CAPS_FILLING, CAPS_READY };
 static pipert_caps caps_cache[PIPERT_MAX_DEVICES];
-static atomic_int caps_ready[PIPERT_MAX_DEVICES];
+static atomic_int caps_state[PIPERT_MAX_DEVICES];
 
 static cudaError_t read_caps(int device, pipert_caps *c)
 {
@@ -41,16 +43,19 @@ cudaError_t pipert_device_caps(int device, pipert_caps *out)
 {
     if (device < 0 || device >= PIPERT_MAX_DEVICES || !out)
         return cudaErrorInvalidValue;
-    if (!atomic_load_explicit(&caps_ready[device], memory_order_acquire)) {
-        pipert_caps c;
-        cudaError_t err = read_caps(device, &c);
-        if (err != cudaSuccess)
-            return err;
-        caps_cache[device] = c;
-        atomic_store_explicit(&caps_ready[device], 1, memory_order_release);
+    if (atomic_load_explicit(&caps_state[device], memory_order_acquire) == CAPS_READY) {
+        *out = caps_cache[device];
+        return cudaSuccess;
     }
-    *out = caps_cache[device];
-    return cudaSuccess;
+    int empty = CAPS_EMPTY;
+    if (!atomic_compare_exchange_strong(&caps_state[device], &empty, CAPS_FILLING))
+        return read_caps(device, out);   /* another thread fills the entry */
+    cudaError_t err = read_caps(device, &caps_cache[device]);
+    if (err == cudaSuccess)
+        *out = caps_cache[device];
+    atomic_store_explicit(&caps_state[device], err == cudaSuccess ? CAPS_READY : CAPS_EMPTY,
+                          memory_order_release);
+    return err;
 }
 
 cudaError_t pipert_current_caps(pipert_caps *out)

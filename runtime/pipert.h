@@ -7,7 +7,7 @@
  * Contract: C11, includable from C and C++, no CCCL in this header, every fallible call
  * returns a cudaError_t, and the library never exits or prints. It allocates device memory
  * only for a host-streaming run's buffers (pipert_stream_begin, freed by pipert_stream_end).
- * Thread-safe: caches are filled with idempotent writes guarded by atomics; the pure
+ * Thread-safe: caches are filled once, by the first caller, published by atomics; the pure
  * functions are reentrant; an object (pool, buffer, timer, run) is used by one thread at a
  * time. docs/runtime.md has every call, its errors and its thread-safety.
  */
@@ -59,7 +59,8 @@ typedef struct pipert_kernel {
     const void *func;            /* the __global__ function */
     int threads;                 /* block size */
     size_t smem_bytes;           /* dynamic shared memory per block */
-    int ready[PIPERT_MAX_DEVICES];          /* prepared on this device (0/1) */
+    int ready[PIPERT_MAX_DEVICES];          /* PIPERT_KERNEL_NEW, _READY or _FILLING on
+                                               this device (atomic) */
     int blocks_per_sm[PIPERT_MAX_DEVICES];  /* occupancy on this device */
     int ptx_version[PIPERT_MAX_DEVICES];    /* virtual arch of the code the device runs
                                                (x10), 0 when it has no image for it */
@@ -85,6 +86,17 @@ static inline int64_t pipert_div_up(int64_t n, int64_t d)
     return n / d + (n % d != 0);
 }
 
+/* A launch's workspace of partials (8 bytes each, the widest accumulator): p not NULL and
+ * bytes >= need (cudaErrorInvalidValue), p 8-byte aligned (cudaErrorMisalignedAddress:
+ * the kernel's 4- and 8-byte stores there would fault). Inline: generated launchers call
+ * it, whatever libpipert they are linked with. */
+static inline cudaError_t pipert_check_workspace(const void *p, size_t bytes, size_t need)
+{
+    if (!p || bytes < need)
+        return cudaErrorInvalidValue;
+    return (uintptr_t)p % 8 ? cudaErrorMisalignedAddress : cudaSuccess;
+}
+
 /* An array argument of extents d0 x d1 x d2 (unused ones 1) and elements of esize bytes:
  * every extent not negative and the byte count not past what size_t and int64_t hold
  * (cudaErrorInvalidValue), stored in *bytes; p not NULL when there are bytes
@@ -99,8 +111,53 @@ PIPERT_API cudaError_t pipert_check_array(const void *p, int64_t d0, int64_t d1,
  * static one (nvcc's default). Everything else in the library works across the two: both
  * runtimes share the device's primary context, its pointers, streams and events. */
 
-/* Raise the kernel's dynamic shared-memory limit (once per device) and compute its
- * occupancy. Returns cudaErrorInvalidConfiguration when the block does not fit at all and
+/* pipert_kernel.ready on a device: not prepared, prepared, or being prepared by one
+ * thread (the others wait for it: it makes a few host calls). */
+enum { PIPERT_KERNEL_NEW = 0, PIPERT_KERNEL_READY = 1, PIPERT_KERNEL_FILLING = 2 };
+/* Dynamic shared memory a kernel takes without opting in. */
+#define PIPERT_SMEM_DEFAULT (48 * 1024)
+
+/* The queries of a first prepare on device dev; an error leaves none pending. */
+static inline cudaError_t pipert_kernel_fill(pipert_kernel *k, int dev)
+{
+    struct cudaFuncAttributes attr;
+    int blocks = 0;
+    cudaError_t err = cudaFuncGetAttributes(&attr, k->func);
+    if (err == cudaSuccess) {
+        k->ptx_version[dev] = attr.ptxVersion;
+        err = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int)k->smem_bytes);
+    }
+    if (err == cudaSuccess)
+        err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k->func, k->threads,
+                                                            k->smem_bytes);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();   /* not sticky: clear it so later launches report their own */
+        return err == cudaErrorInvalidDeviceFunction ? cudaErrorNoKernelImageForDevice : err;
+    }
+    k->blocks_per_sm[dev] = blocks;
+    return blocks < 1 ? cudaErrorInvalidConfiguration : cudaSuccess;
+}
+
+/* cudaDeviceReset gives the device a new context, where a kernel's shared-memory opt-in
+ * is back to the default: a prepared kernel past the default checks it (a host-side
+ * query) and applies it again where it is gone. */
+static inline cudaError_t pipert_kernel_keep_optin(const pipert_kernel *k)
+{
+    struct cudaFuncAttributes attr;
+    cudaError_t err = cudaFuncGetAttributes(&attr, k->func);
+    if (err == cudaSuccess && (size_t)attr.maxDynamicSharedSizeBytes < k->smem_bytes)
+        err = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int)k->smem_bytes);
+    if (err != cudaSuccess)
+        (void)cudaGetLastError();
+    return err;
+}
+
+/* Raise the kernel's dynamic shared-memory limit and compute its occupancy, once per
+ * device (threads racing to be first: one queries, the others wait for its result); past
+ * 48 KiB the limit is checked again at every call and restored after a cudaDeviceReset.
+ * Returns cudaErrorInvalidConfiguration when the block does not fit at all and
  * cudaErrorNoKernelImageForDevice when the device has no code for the kernel. The
  * launcher compares ptx_version with the architecture a variant was generated for: a
  * variant JIT-compiled from older PTX is not used. */
@@ -109,31 +166,23 @@ static inline cudaError_t pipert_kernel_prepare(pipert_kernel *k, const pipert_c
     int dev = caps->device;
     if (dev < 0 || dev >= PIPERT_MAX_DEVICES)
         return cudaErrorInvalidDevice;
-    if (__atomic_load_n(&k->ready[dev], __ATOMIC_ACQUIRE))
-        return cudaSuccess;
     if (k->smem_bytes > caps->smem_optin)
         return cudaErrorInvalidConfiguration;
-    struct cudaFuncAttributes attr;
-    cudaError_t err = cudaFuncGetAttributes(&attr, k->func);
-    if (err != cudaSuccess) {
-        (void)cudaGetLastError();   /* not sticky: clear it so later launches report their own */
-        return err == cudaErrorInvalidDeviceFunction ? cudaErrorNoKernelImageForDevice : err;
+    for (;;) {
+        int state = __atomic_load_n(&k->ready[dev], __ATOMIC_ACQUIRE);
+        if (state == PIPERT_KERNEL_READY)
+            return k->smem_bytes > PIPERT_SMEM_DEFAULT ? pipert_kernel_keep_optin(k)
+                                                       : cudaSuccess;
+        if (state == PIPERT_KERNEL_NEW
+            && __atomic_compare_exchange_n(&k->ready[dev], &state, PIPERT_KERNEL_FILLING, 0,
+                                           __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            cudaError_t err = pipert_kernel_fill(k, dev);
+            __atomic_store_n(&k->ready[dev], err == cudaSuccess ? PIPERT_KERNEL_READY
+                                                                : PIPERT_KERNEL_NEW,
+                             __ATOMIC_RELEASE);
+            return err;
+        }
     }
-    k->ptx_version[dev] = attr.ptxVersion;
-    err = cudaFuncSetAttribute(k->func, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           (int)k->smem_bytes);
-    if (err != cudaSuccess)
-        return err;
-    int blocks = 0;
-    err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k->func, k->threads,
-                                                        k->smem_bytes);
-    if (err != cudaSuccess)
-        return err;
-    if (blocks < 1)
-        return cudaErrorInvalidConfiguration;
-    k->blocks_per_sm[dev] = blocks;
-    __atomic_store_n(&k->ready[dev], 1, __ATOMIC_RELEASE);
-    return cudaSuccess;
 }
 
 /* Choose the kernel for the device: kernels is a table of nvariants rows (architectures

@@ -5,6 +5,7 @@
 #include "pipegen.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>   /* isatty */
@@ -33,6 +34,7 @@ typedef struct options {
     fault_kind fault;
     const char *fault_opt;       /* --inject-fault as written */
     bool no_verify;              /* --no-verify: write even an unproven schedule (testing) */
+    bool verbose;                /* -v: the version and each step on standard error */
     long long watchdog;          /* --watchdog[=CYCLES] */
     target tgt;                  /* --arch, and the overrides --lower, --grid, --producer-warps */
 } options;
@@ -76,6 +78,8 @@ static const char usage[] =
     "  -fdiagnostics-format=text|json\n"
     "                      json: one JSON array of {file, line, column, severity, message}\n"
     "  --                  what follows is the spec's name, even if it starts with '-'\n"
+    "  -Wall, -Wextra      taken as gcc takes them: every class is on by default\n"
+    "  -v                  print the version and each step of the run on standard error\n"
     "  -h, --help, --version\n";
 
 /* ------------------------------------------------------------------ options */
@@ -166,7 +170,7 @@ typedef enum opt_id {
     O_OUTPUT, O_HEADER, O_EMIT_TEST, O_EMIT_BENCH, O_MD, O_MF, O_MT, O_MQ, O_MP, O_NO_LINES,
     O_PREFIX_MAP, O_LOWER, O_LIST_LOWERINGS, O_ARCH, O_GRID, O_PRODUCER_WARPS, O_WATCHDOG,
     O_VERIFY, O_DUMP_AST, O_DUMP_IR, O_INJECT_FAULT, O_NO_VERIFY, O_WARN, O_NO_WARNINGS,
-    O_COLOR, O_FORMAT, O_VERSION, O_HELP,
+    O_COLOR, O_FORMAT, O_VERSION, O_HELP, O_VERBOSE,
 } opt_id;
 
 static const struct opt {
@@ -188,7 +192,7 @@ static const struct opt {
     {"-W", ARG_JOINED, O_WARN}, {"-w", ARG_NONE, O_NO_WARNINGS},
     {"-fdiagnostics-color", ARG_OPTIONAL, O_COLOR},
     {"-fdiagnostics-format", ARG_EQUALS, O_FORMAT}, {"--version", ARG_NONE, O_VERSION},
-    {"-h", ARG_NONE, O_HELP}, {"--help", ARG_NONE, O_HELP},
+    {"-h", ARG_NONE, O_HELP}, {"--help", ARG_NONE, O_HELP}, {"-v", ARG_NONE, O_VERBOSE},
 };
 enum { NOPTS = sizeof opt_table / sizeof opt_table[0] };
 
@@ -242,9 +246,15 @@ static bool set_warning(diag_ctx *d, const char *v)
         d->werror = true;
         return true;
     }
+    /* gcc's groups, in makefiles written for gcc: every class is on by default, and a
+     * -Wno-NAME wins over a group whatever the order, as in gcc; so they change nothing. */
+    if (!strcmp(v, "all") || !strcmp(v, "extra"))
+        return true;
     bool off = !strncmp(v, "no-", 3);
     const char *name = off ? v + 3 : v;
     diag_warn w = diag_warn_from_name(name);
+    if (w == W__COUNT && off)
+        return true;   /* as gcc: turning off a class this version does not have is no error */
     if (w == W__COUNT) {
         const char *near = diag_closest(name, warn_name_at, W__COUNT);
         if (near)
@@ -407,12 +417,30 @@ static int apply_opt(options *o, const opt_use *u, diag_ctx *d)
     case O_DUMP_AST: o->dump_ast = true; break;
     case O_DUMP_IR: o->dump_ir = true; break;
     case O_NO_WARNINGS: d->no_warnings = true; break;
+    case O_VERBOSE: o->verbose = true; break;
     case O_VERSION: printf("pipegen %s\n", PIPEGEN_VERSION); return DONE_OK;
     case O_HELP: fputs(usage, stdout); return DONE_OK;
     case O_LIST_LOWERINGS: list_lowerings(); return DONE_OK;
     default: return set_value_opt(o, u, d) ? GO_ON : DONE_BAD;
     }
     return GO_ON;
+}
+
+static const char *long_opt_at(int i)
+{
+    return !strncmp(opt_table[i].name, "--", 2) ? opt_table[i].name : "";
+}
+
+/* A misspelled long option (its value aside) gets the closest one. */
+static void unknown_option(arena *a, const char *word, diag_ctx *d)
+{
+    const char *near = NULL;
+    if (!strncmp(word, "--", 2))
+        near = diag_closest(arena_strndup(a, word, strcspn(word, "=")), long_opt_at, NOPTS);
+    if (near)
+        diag_fatal_noloc(d, "unknown option '%s'; did you mean '%s'?", word, near);
+    else
+        diag_fatal_noloc(d, "unknown option '%s' (pipegen --help)", word);
 }
 
 /* The option at argv[*i] (moving *i past its value); NULL after reporting it. */
@@ -432,7 +460,7 @@ static const struct opt *find_opt(arena *a, char **argv, int argc, int *i, opt_u
         u->spelled = u->value ? arena_printf(a, "%s=%s", u->opt->name, u->value) : word;
         return u->opt;
     }
-    diag_fatal_noloc(d, "unknown option '%s' (pipegen --help)", word);
+    unknown_option(a, word, d);
     return NULL;
 }
 
@@ -485,6 +513,19 @@ static bool want_color(const char *when, const diag_ctx *d)
     return !strcmp(when, "always") || (isatty(fileno(d->out)) && !(no_color && *no_color));
 }
 
+/* -v: a line about the run on standard error (none in JSON, which must stay one array). */
+static void say(const options *o, const diag_ctx *d, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(const options *o, const diag_ctx *d, const char *fmt, ...)
+{
+    if (!o->verbose || d->json)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(d->out, fmt, ap);
+    va_end(ap);
+}
+
 /* Returns GO_ON, or DONE_OK / DONE_BAD for a run that ends with the options. */
 static int parse_args(arena *a, int argc, char **argv, options *o, diag_ctx *d)
 {
@@ -492,8 +533,13 @@ static int parse_args(arena *a, int argc, char **argv, options *o, diag_ctx *d)
     d->color = want_color(o->color, d);
     if (!status)
         status = parse_pass(a, argc, argv, o, d, false);
+    if (!status)
+        say(o, d, "pipegen version %s (pipert ABI %d)\n", PIPEGEN_VERSION, PIPEGEN_PIPERT_ABI);
     if (!status && !o->input) {
-        fputs(usage, stderr);
+        /* As gcc: -v alone asks for the version only. */
+        if (o->verbose)
+            return DONE_OK;
+        diag_fatal_noloc(d, "no input files");
         return DONE_BAD;
     }
     return status;
@@ -501,26 +547,34 @@ static int parse_args(arena *a, int argc, char **argv, options *o, diag_ctx *d)
 
 /* ------------------------------------------------------------------ files */
 
-static char *read_file(arena *a, const char *path, size_t *len, diag_ctx *d)
+/* A spec is text a person wrote: past this size the input is a mistake (pipegen
+ * /dev/zero), refused as it is read instead of filling memory. docs/cli.md. */
+enum { SPEC_MAX_MIB = 16, SPEC_MAX_BYTES = SPEC_MAX_MIB << 20 };
+
+/* The spec at path ("-": standard input), named `name` in the messages; NULL after
+ * reporting why it cannot be read. */
+static char *read_file(arena *a, const char *path, const char *name, size_t *len, diag_ctx *d)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
     if (!f) {
-        diag_fatal_noloc(d, "cannot read '%s': %s", path, strerror(errno));
+        diag_fatal_noloc(d, "cannot read '%s': %s", name, strerror(errno));
         return NULL;
     }
     strbuf sb;
     sb_init(&sb, a);
     char buf[65536];
     size_t n;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+    while (sb.len <= SPEC_MAX_BYTES && (n = fread(buf, 1, sizeof buf, f)) > 0)
         sb_putn(&sb, buf, n);
-    bool bad = ferror(f);
+    int err = !ferror(f) ? 0 : errno ? errno : EIO;   /* read's errno: EISDIR for '.' */
     if (f != stdin)
         fclose(f);
-    if (bad) {
-        diag_fatal_noloc(d, "cannot read '%s'", path);
+    if (err)
+        diag_fatal_noloc(d, "cannot read '%s': %s", name, strerror(err));
+    else if (sb.len > SPEC_MAX_BYTES)
+        diag_fatal_noloc(d, "cannot read '%s': larger than %d MiB", name, SPEC_MAX_MIB);
+    if (err || sb.len > SPEC_MAX_BYTES)
         return NULL;
-    }
     *len = sb.len;
     return sb.data;
 }
@@ -645,6 +699,9 @@ static int plan_all(run *r)
             ir_dump(stdout, sc);
         if (!verify_schedule(&r->d, sc) && !r->o.no_verify)
             return 1;
+        say(&r->o, &r->d, " sm_%d%s: %s, %d slot(s), %lld bytes of shared memory, %d threads, "
+            "proven\n", sc->sm, sc->specific ? "a" : "", mech_name(sc->mech), sc->nslots,
+            sc->smem_bytes, sc->threads);
         r->u.scheds[r->u.nscheds++] = sc;
     }
     return plan_launcher(r);
@@ -734,7 +791,8 @@ static bool emit_all(run *r)
         return false;
     if (o->test_out && !r->s.has_reference) {
         /* The driver compares with the reference: without one it printed "(null)". */
-        diag_fatal_noloc(&r->d, "--emit-test needs a 'reference' body in the spec");
+        diag_error(&r->d, r->s.loc, "--emit-test needs a 'reference' body in pipeline '%s'",
+                   r->s.name);
         return false;
     }
     /* File names go into #line as C strings: a '"' or a newline in one must not end it. */
@@ -764,18 +822,21 @@ static bool emit_all(run *r)
     out_set *set = out_new(r->a, &r->d);
     out_input(set, o->input);
     bool ok = true;
-    for (int i = 0; i < n && ok; ++i)
+    for (int i = 0; i < n && ok; ++i) {
+        say(o, &r->d, " writing %s\n", strcmp(outs[i].path, "-") ? outs[i].path : "<stdout>");
         ok = out_add(set, outs[i].path, &outs[i].text);
+    }
     return ok && out_commit(set);
 }
 
 static int compile(run *r)
 {
     size_t len = 0;
-    char *src = read_file(r->a, r->o.input, &len, &r->d);
+    const char *name = strcmp(r->o.input, "-") ? r->o.input : "<stdin>";
+    say(&r->o, &r->d, " reading %s\n", name);
+    char *src = read_file(r->a, r->o.input, name, &len, &r->d);
     if (!src)
         return 1;
-    const char *name = strcmp(r->o.input, "-") ? r->o.input : "<stdin>";
     diag_set_source(&r->d, name, src, len);
     ast_file *f = parse_source(r->a, &r->d, name, src, len);
     if (r->d.errors)
@@ -795,6 +856,7 @@ static int compile(run *r)
 
 int main(int argc, char **argv)
 {
+    out_ignore_write_signals();   /* before anything is printed (--help, the dumps) */
     run r = {.a = arena_new()};
     diag_init(&r.d, stderr, NULL, NULL, 0);
     r.o = (options){.lines = true, .fault = FAULT_NONE, .color = "auto"};

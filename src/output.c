@@ -5,8 +5,9 @@
  * reused), with the mode of the file it replaces. Only when every one is written are they
  * renamed into place, with signals held back; an existing file is first hard-linked to a
  * backup name, so that a failed rename puts every earlier output back as it was. SIGINT,
- * SIGTERM and SIGHUP while the temporary files are written remove them and then end the
- * process as the signal would have. Before anything is written, no output may name an
+ * SIGTERM, SIGHUP and SIGQUIT while the temporary files are written remove them and then
+ * end the process as the signal would have; SIGPIPE and SIGXFSZ are ignored, so that
+ * their writes fail with EPIPE and EFBIG and are reported. Before anything is written, no output may name an
  * input or another output (by device and inode, or by directory and name for a file that
  * does not exist yet), nor an existing file that is not a regular file; "-" is standard
  * output. Every write, flush and close is checked. */
@@ -62,7 +63,7 @@ struct out_set {
 
 static char out_tmp_paths[OUT_MAX][PATH_MAX];
 static volatile sig_atomic_t out_ntmp;
-static const int out_signals[] = {SIGINT, SIGTERM, SIGHUP};
+static const int out_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 static void out_on_signal(int sig)
 {
@@ -82,6 +83,14 @@ static void out_catch_signals(void)
         if (sigaction(out_signals[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
             sigaction(out_signals[i], &sa, NULL);
     }
+}
+
+void out_ignore_write_signals(void)
+{
+    struct sigaction sa = {.sa_handler = SIG_IGN};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGPIPE, &sa, NULL);
+    sigaction(SIGXFSZ, &sa, NULL);
 }
 
 static void out_hold_signals(bool hold, sigset_t *saved)
@@ -129,8 +138,10 @@ static bool out_same(const out_ident *x, const out_ident *y)
     return strcmp(x->where, y->where) == 0;
 }
 
-/* A name no file has yet, beside path: "DIR/.BASE.TAG-XXXXXX". Not guessable from the
- * pid alone; O_EXCL (or link's EEXIST) settles any clash. */
+/* A name no file has yet, beside path: "DIR/.BASE.TAG-XXXXXX", BASE cut short where the
+ * whole would pass NAME_MAX (any name the system takes gets its temporary files; the
+ * random part, not BASE, keeps them apart). Not guessable from the pid alone; O_EXCL (or
+ * link's EEXIST) settles any clash. */
 static bool out_fresh_name(char *buf, const char *path, const char *tag, unsigned *seed)
 {
     struct timespec ts;
@@ -138,7 +149,8 @@ static bool out_fresh_name(char *buf, const char *path, const char *tag, unsigne
     *seed = *seed * 1103515245u + 12345u + (unsigned)ts.tv_nsec + (unsigned)getpid();
     const char *base = out_base(path);
     int dirlen = (int)(base - path);
-    int n = snprintf(buf, PATH_MAX, "%.*s.%s.%s-%06x", dirlen, path, base, tag,
+    int room = NAME_MAX - (int)strlen(".." "-XXXXXX") - (int)strlen(tag);
+    int n = snprintf(buf, PATH_MAX, "%.*s.%.*s.%s-%06x", dirlen, path, room, base, tag,
                      *seed & 0xffffffu);
     return n > 0 && n < PATH_MAX;
 }
@@ -266,6 +278,21 @@ static bool out_fail(out_set *o, const char *path)
     return out_report(o->d, path, errno);
 }
 
+/* f's temporary file could not be created: where its directory exists, the directory is
+ * what refused (-MF /proc/version: ENOENT, though both exist). */
+static bool out_no_tmp(out_set *o, const out_file *f)
+{
+    int err = errno;
+    const char *dir = out_dir(o->a, f->path);
+    struct stat st;
+    if (err == ENAMETOOLONG || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return out_report(o->d, f->path, err);
+    diag_fatal_noloc(o->d, "cannot write '%s': cannot create a file in '%s'%s: %s", f->path,
+                     dir, f->id.exists ? " to replace it" : "",
+                     err == ENOENT ? "its file system takes no new files" : strerror(err));
+    return false;
+}
+
 /* Create f's temporary file (registered for the signal handler) and write its text. */
 static bool out_stage(out_set *o, out_file *f, unsigned *seed)
 {
@@ -285,7 +312,7 @@ static bool out_stage(out_set *o, out_file *f, unsigned *seed)
         f->tmp = out_tmp_paths[out_ntmp++];
     out_hold_signals(false, &saved);
     if (fd < 0)
-        return out_fail(o, f->path);
+        return out_no_tmp(o, f);
     bool ok = out_write_all(fd, f->text.data, f->text.len) && fchmod(fd, f->mode) == 0;
     int err = errno;
     if (close(fd) != 0 && ok) {   /* a delayed write error (NFS, quotas) shows here */
@@ -296,11 +323,16 @@ static bool out_stage(out_set *o, out_file *f, unsigned *seed)
     return ok || out_fail(o, f->path);
 }
 
+/* A write to standard output failed and was reported: its close fails the same way and
+ * says nothing new. */
+static bool out_stdout_reported;
+
 bool out_write_stream(diag_ctx *d, FILE *f, const char *name, const char *data, size_t len)
 {
     errno = 0;
     bool ok = fwrite(data, 1, len, f) == len;
     ok = fflush(f) == 0 && ok && !ferror(f);
+    out_stdout_reported |= !ok && f == stdout;
     return ok || out_report(d, name, errno);
 }
 
@@ -309,7 +341,7 @@ bool out_close_stdout(diag_ctx *d)
     errno = 0;
     bool ok = fflush(stdout) == 0 && !ferror(stdout);
     ok = fclose(stdout) == 0 && ok;
-    return ok || out_report(d, "<stdout>", errno);
+    return ok || out_stdout_reported || out_report(d, "<stdout>", errno);
 }
 
 /* ------------------------------------------------------------------ committing */

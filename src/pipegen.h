@@ -24,6 +24,9 @@
 /* The PIPERT_ABI_VERSION of runtime/pipert.h that generated sources are written for (they
  * refuse to compile against another; the install suite checks the two agree). */
 #define PIPEGEN_PIPERT_ABI 6
+/* The oldest CUDA the generated sources are for (CUDART_VERSION: 13.0, the one they are
+ * tested with); they refuse to compile with an older one (README, Requirements). */
+#define PIPEGEN_MIN_CUDART 13000
 
 /* ===================================================================== arena.c */
 
@@ -143,6 +146,9 @@ const char *out_c_escape(arena *a, const char *name);
 bool out_includable(diag_ctx *d, const char *name);
 /* Flush and close standard output, checked (what the dumps printed may still be buffered). */
 bool out_close_stdout(diag_ctx *d);
+/* Ignore SIGPIPE and SIGXFSZ, so that a closed pipe or a file past ulimit -f is a write
+ * error, reported, not a silent death. */
+void out_ignore_write_signals(void);
 
 /* ================================================================== reserved.c */
 

@@ -362,6 +362,13 @@ static void check_steps(checker *c, const ast_item *it)
     s->step_var = it->var;
     s->step_bound = it->bound;
     s->step_by = it->by;
+    /* A literal bound as a region's constants (2^40): the kernel's k + by and k times a
+     * row's elements stay in int64_t. Over 0 the loop would still run its first step.
+     * Reported after the loop is recorded: its variable's uses are not errors too. */
+    const long long max_bound = 1LL << 40;
+    if (!it->bound.name && (it->bound.value < 1 || it->bound.value > max_bound))
+        diag_error(c->d, it->bound.loc, "the bound of steps must be a size or an integer "
+                   "between 1 and %lld", max_bound);
 }
 
 /* ---- regions: affine forms over the tile origins and the step variable ---- */

@@ -91,8 +91,54 @@ c_generated_api_listing() {
     rm -f saxpy.cu saxpy.cuh
 }
 c_no_input() {
+    # As gcc: no usage dump, one line.
     pg
-    expect_status 1; expect_no_out; expect_err_has "usage: pipegen [options] SPEC.pipe"
+    expect_status 1; expect_no_out; expect_err "pipegen: error: no input files"
+    pg -o k.cu --verify
+    expect_status 1; expect_err "pipegen: error: no input files"
+}
+c_gcc_warning_options() {
+    # -Wall and -Wextra are taken as gcc takes them (every class is on already; a -Wno-NAME
+    # given too still wins, whatever the order); an unknown -Wno-NAME is ignored as gcc
+    # ignores it, an unknown -WNAME is still an error.
+    local stages=$'pipeline s {\n  in float x[n];\n  out float z[n];\n  tile z[256];\n  stages 4;\n  compute elementwise (i) { z[i] = x[i]; }\n}'
+    echo "$stages" >s.pipe
+    pg s.pipe -Wall -Wextra --verify
+    expect_status 0; expect_err_has "[-Wstages]"
+    pg s.pipe -Wno-stages -Wall -Wextra --verify
+    expect_status 0; expect_no_err
+    pg saxpy.pipe -Wno-frobnicate -Wno-unused-variable --verify
+    expect_status 0; expect_no_err
+    pg saxpy.pipe -Wfrobnicate --verify
+    expect_status 1; expect_err_has "unknown warning option '-Wfrobnicate'"
+    rm -f s.pipe
+    expect_files
+}
+c_verbose() {
+    # -v as gcc's: the version and what the run does, on standard error; alone, the version.
+    pg -v
+    expect_status 0; expect_no_out; expect_err_has "pipegen version $version"
+    pg -v saxpy.pipe -o k.cu
+    expect_status 0; expect_no_out
+    expect_err_has "pipegen version $version"
+    expect_err_has "reading saxpy.pipe"
+    expect_err_has "sm_80: cp.async"
+    expect_err_has "proven"
+    expect_err_has "writing k.cu"
+    expect_err_has "writing k.cuh"
+    pg -v saxpy.pipe -o k2.cu -fdiagnostics-format=json
+    expect_status 0; expect_err "[]"
+    rm -f k.cu k.cuh k2.cu k2.cuh
+    expect_files
+}
+c_unknown_long_option_suggests() {
+    pg saxpy.pipe --verfy
+    expect_status 1; expect_err "pipegen: error: unknown option '--verfy'; did you mean '--verify'?"
+    pg saxpy.pipe --lowr=bulk
+    expect_status 1; expect_err "pipegen: error: unknown option '--lowr=bulk'; did you mean '--lower'?"
+    pg saxpy.pipe --emit-tset t.cu
+    expect_status 1; expect_err "pipegen: error: unknown option '--emit-tset'; did you mean '--emit-test'?"
+    expect_files
 }
 c_list_lowerings() {
     pg --list-lowerings
@@ -228,6 +274,18 @@ c_unwritable_directory() {
         chmod 755 ro
     fi
 }
+c_unwritable_reason() {
+    # The reason is the directory's where the file exists but no file can be made beside it
+    # (a replaced file is replaced through a new one), not "No such file or directory".
+    [ -f /proc/version ] || { echo "     (no /proc: not checked)" >&2; return; }
+    pg saxpy.pipe -o k.cu -MD -MF /proc/version
+    expect_status 1
+    expect_err "pipegen: error: cannot write '/proc/version': cannot create a file in '/proc' to replace it: its file system takes no new files"
+    pg saxpy.pipe -o /proc/k.cu
+    expect_status 1
+    expect_err "pipegen: error: cannot write '/proc/k.cu': cannot create a file in '/proc': its file system takes no new files"
+    expect_files
+}
 c_unwritable_driver() {
     # The source and header are ready when the test driver cannot be written: none stays.
     mkdir gen
@@ -355,17 +413,76 @@ c_commit_all_or_none() {
     expect_status 1; expect_file_eq k.cu OLD
     expect_files k.cu
 }
-c_signal_removes_temp_files() {
-    # SIGTERM while writing: no temporary file stays, the old outputs are untouched, and
-    # the process ends by the signal.
-    shim || { fail "cannot build the shim"; return; }
+c_stdout_closed_pipe() {
+    # Standard output a pipe nobody reads (pipegen ... | head -c 10): the write error is
+    # reported, exit 1, instead of a silent death by SIGPIPE (141).
+    mkfifo p
+    exec 3<>p 4>p 3<&-   # fd 4: the pipe's write end, its only reader closed
+    local args
+    for args in "saxpy.pipe -o -" "saxpy.pipe --dump-ir" "--help"; do
+        # shellcheck disable=SC2086
+        "$pipegen" $args >&4 2>.err
+        status=$?; err=$(cat .err)
+        expect_status 1; expect_err "pipegen: error: cannot write '<stdout>': Broken pipe"
+    done
+    exec 4>&-
+    rm -f p
+    expect_files
+}
+c_file_size_limit() {
+    # Past ulimit -f a write fails (EFBIG) instead of SIGXFSZ killing pipegen with its
+    # temporary files left behind: reported, the old output kept, nothing left.
     echo OLD >k.cu
-    # In a subshell of its own, whose "Terminated" goes nowhere.
-    (PG_SHIM_WRITE=sigterm LD_PRELOAD=$tmp/shim.so "$pipegen" saxpy.pipe -o k.cu -MD >.out 2>.err; exit $?) 2>/dev/null
-    status=$?
-    expect_status 143
+    (ulimit -f 1 && exec "$pipegen" saxpy.pipe -o k.cu) >.out 2>.err
+    status=$?; err=$(cat .err)
+    expect_status 1; expect_err "pipegen: error: cannot write 'k.cu': File too large"
     expect_file_eq k.cu OLD
+    (ulimit -f 1 && exec "$pipegen" saxpy.pipe -o -) >big.out 2>.err
+    status=$?; err=$(cat .err)
+    expect_status 1; expect_err "pipegen: error: cannot write '<stdout>': File too large"
+    rm -f big.out
     expect_files k.cu
+}
+c_signals_remove_temp_files() {
+    # SIGINT, SIGQUIT, SIGHUP or SIGTERM while writing (as kill sends it): no temporary file
+    # stays, the old outputs are untouched, and the process ends by the signal. During the
+    # renames the signal waits: every output is placed, no backup (.old-*) stays.
+    shim || { fail "cannot build the shim"; return; }
+    local sig
+    for sig in 2 3 1 15; do
+        echo OLD >k.cu
+        # In a subshell of its own, whose "Terminated" goes nowhere; no core for SIGQUIT.
+        (ulimit -c 0; PG_SHIM_WRITE=signal:$sig LD_PRELOAD=$tmp/shim.so "$pipegen" saxpy.pipe -o k.cu -MD >.out 2>.err; exit $?) 2>/dev/null
+        status=$?
+        expect_status $((128 + sig))
+        expect_file_eq k.cu OLD
+        expect_files k.cu
+        echo OLD >k.cuh
+        (ulimit -c 0; PG_SHIM_RENAME=signal:$sig LD_PRELOAD=$tmp/shim.so "$pipegen" saxpy.pipe -o k.cu -MD >.out 2>.err; exit $?) 2>/dev/null
+        status=$?
+        expect_status $((128 + sig))
+        expect_file_has k.cu "struct saxpy_args"
+        expect_files k.cu k.cuh k.cu.d
+        rm -f k.cuh k.cu.d
+    done
+}
+c_long_output_names() {
+    # Names up to NAME_MAX (255) are written, and replaced: the temporary and backup names
+    # beside them fit too. k...k.cu is 253 characters, its header 254, its depfile 255.
+    local base
+    base=$(printf 'k%.0s' $(seq 250))
+    local i
+    for i in 1 2; do
+        pg saxpy.pipe -o "$base.cu" -MD
+        expect_status 0; expect_no_err
+    done
+    expect_file_has "$base.cu.d" "$base.cu $base.cuh: saxpy.pipe"
+    pg saxpy.pipe -o "$base.cu" --header "${base}k.cuh"
+    expect_status 0; expect_no_err
+    pg saxpy.pipe -o "${base}kkk.cu"
+    expect_status 1; expect_err "pipegen: error: cannot write '${base}kkk.cu': File name too long"
+    rm -f "$base.cu" "$base.cuh" "$base.cu.d" "${base}k.cuh"
+    expect_files
 }
 c_file_names_escaped() {
     # A '"', a backslash or a newline in a file name is escaped where the name is pasted
@@ -413,8 +530,33 @@ c_emit_test_needs_reference() {
     sed '/^  reference/,/^  }/d' saxpy.pipe >noref.pipe
     grep -q reference noref.pipe && { fail "noref.pipe still has a reference"; return; }
     pg noref.pipe -o k.cu --emit-test=t.cu
-    expect_status 1; expect_err "pipegen: error: --emit-test needs a 'reference' body in the spec"
+    expect_status 1
+    expect_err "noref.pipe:2:1: error: --emit-test needs a 'reference' body in pipeline 'saxpy'
+pipeline saxpy {
+^"
     rm -f noref.pipe
+    expect_files
+}
+c_workspace_bytes_null_args() {
+    # NAME_workspace_bytes(NULL, NULL) returns 0 instead of reading through NULL: the
+    # generated function, compiled on the host with the generated header.
+    local inc=${CUDA_HOME:-/usr/local/cuda}/include
+    [ -f "$inc/cuda_runtime_api.h" ] || { echo "     (no CUDA headers: not checked)" >&2; return; }
+    local spec args fn
+    for spec in "$root/samples/reduce_sum/reduce_sum.pipe:reduce_sum" "saxpy.pipe --grid=persistent:saxpy"; do
+        args=${spec%:*} fn=${spec##*:}
+        # shellcheck disable=SC2086
+        pg $args -o k.cu
+        expect_status 0
+        { echo '#include "k.cuh"'
+          sed -n "/^extern \"C\" size_t ${fn}_workspace_bytes/,/^}/p" k.cu
+          echo "int main(void) { return ${fn}_workspace_bytes(NULL, NULL) != 0; }"; } >ws.cpp
+        grep -q "_workspace_bytes(const" ws.cpp || fail "$fn: no workspace function"
+        ${CXX:-c++} -fsanitize=address,undefined -I"$root/runtime" -I"$inc" -o ws ws.cpp 2>.cc ||
+            { fail "$fn: does not compile: $(head -c 300 .cc)"; continue; }
+        ./ws >/dev/null 2>&1 || fail "${fn}_workspace_bytes(NULL, NULL) is not 0 (status $?)"
+        rm -f k.cu k.cuh ws.cpp ws .cc
+    done
     expect_files
 }
 c_unknown_option() {
@@ -440,6 +582,33 @@ c_two_inputs() {
 c_unreadable_input() {
     pg nothere.pipe -o k.cu
     expect_status 1; expect_err "pipegen: error: cannot read 'nothere.pipe': No such file or directory"
+    expect_files
+}
+c_input_is_directory() {
+    pg . -o k.cu
+    expect_status 1; expect_err "pipegen: error: cannot read '.': Is a directory"
+    expect_files
+}
+c_input_too_large() {
+    # A spec past 16 MiB is refused as it is read, from a file, a device or a pipe (it
+    # grew to gigabytes reading /dev/zero); a spec of 16 MiB exactly is read.
+    local limit=$((16 * 1024 * 1024))
+    (ulimit -v 600000 && exec timeout 20 "$pipegen" /dev/zero --verify) >.out 2>.err
+    status=$?; err=$(cat .err)
+    expect_status 1; expect_err "pipegen: error: cannot read '/dev/zero': larger than 16 MiB"
+    (ulimit -v 600000 && exec timeout 20 "$pipegen" - --verify </dev/zero) >.out 2>.err
+    status=$?; err=$(cat .err)
+    expect_status 1; expect_err "pipegen: error: cannot read '<stdin>': larger than 16 MiB"
+    head -c $((limit + 1)) /dev/zero | (ulimit -v 600000 && exec "$pipegen" - --verify) >.out 2>.err
+    status=$?; err=$(cat .err)
+    expect_status 1; expect_err "pipegen: error: cannot read '<stdin>': larger than 16 MiB"
+    { cat saxpy.pipe; head -c $((limit - $(wc -c <saxpy.pipe))) /dev/zero | tr '\0' ' '; } >big.pipe
+    pg big.pipe --verify
+    expect_status 0; expect_no_err
+    echo >>big.pipe
+    pg big.pipe --verify
+    expect_status 1; expect_err "pipegen: error: cannot read 'big.pipe': larger than 16 MiB"
+    rm -f big.pipe
     expect_files
 }
 c_stdin_input() {
@@ -526,6 +695,30 @@ c_verify_and_dumps_write_nothing() {
     pg bad.pipe --verify
     expect_status 1; expect_err_has "unknown array 'w'"
     expect_files
+}
+c_cuda_version_guard() {
+    # The source refuses a CUDA older than 13.0 with its reason (the preprocessor over the
+    # guard, CUDART_VERSION as cuda_runtime.h defines it).
+    pg saxpy.pipe -o k.cu
+    expect_status 0
+    sed -n '/CUDART_VERSION/,/^#endif/p' k.cu >guard.h
+    ${CC:-cc} -E -x c -DCUDART_VERSION=12090 guard.h >/dev/null 2>.cc &&
+        fail "CUDA 12.9 passes the guard"
+    grep -q 'for CUDA 13.0 or newer' .cc || fail "no #error naming CUDA 13.0: $(head -c 200 .cc)"
+    ${CC:-cc} -E -x c -DCUDART_VERSION=13000 guard.h >/dev/null 2>.cc || fail "CUDA 13.0 refused"
+    rm -f k.cu k.cuh guard.h .cc
+    expect_files
+}
+c_readme_license_and_cuda() {
+    # The README states the license (LICENSE is its text) and the CUDA the guard asks for.
+    grep -q '^MIT License$' "$root/LICENSE" 2>/dev/null || fail "no MIT LICENSE"
+    grep -q '^MIT: see \[LICENSE\](LICENSE)' "$root/README.md" || fail "README states no license"
+    local min
+    min=$(sed -n 's/^#define PIPEGEN_MIN_CUDART \([0-9]*\)$/\1/p' "$root/src/pipegen.h")
+    [ -n "$min" ] || { fail "no PIPEGEN_MIN_CUDART"; return; }
+    grep -q "^CUDA $((min / 1000)).$((min % 1000 / 10)) or newer" "$root/README.md" ||
+        fail "README does not state CUDA $((min / 1000)).$((min % 1000 / 10)) or newer"
+    [ -f "$root/CHANGELOG.md" ] || fail "no CHANGELOG.md"
 }
 c_no_lines() {
     pg saxpy.pipe --no-lines -o k.cu --emit-test=t.cu

@@ -64,6 +64,7 @@ typedef struct call {
 typedef struct kernel {
     const void *func;
     int ptx, blocks;
+    int max_dynamic_smem[FAKE_MAX_DEVICES];   /* the attribute, per device; 0: default */
 } kernel;
 
 static struct {
@@ -806,15 +807,36 @@ cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *f
         return set_err(cudaErrorInvalidDeviceFunction);
     memset(attr, 0, sizeof *attr);
     attr->ptxVersion = k->ptx;
+    attr->maxDynamicSharedSizeBytes = k->max_dynamic_smem[F.current]
+                                      ? k->max_dynamic_smem[F.current] : 48 * 1024;
     return cudaSuccess;
 }
 
 cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribute attr, int value)
 {
     ENTER();
-    (void)attr;
-    (void)value;
-    return find_kernel(func) ? cudaSuccess : set_err(cudaErrorInvalidDeviceFunction);
+    kernel *k = find_kernel(func);
+    if (!k)
+        return set_err(cudaErrorInvalidDeviceFunction);
+    if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize)
+        k->max_dynamic_smem[F.current] = value;
+    return cudaSuccess;
+}
+
+/* A new context on the current device: the kernels' attributes are back to their
+ * defaults there (what a real reset does to the >48 KiB opt-in). */
+cudaError_t cudaDeviceReset(void)
+{
+    ENTER();
+    for (int i = 0; i < F.nkernels; ++i)
+        F.kernels[i].max_dynamic_smem[F.current] = 0;
+    return cudaSuccess;
+}
+
+int fake_kernel_max_dynamic_smem(const void *func)
+{
+    kernel *k = find_kernel(func);
+    return !k ? -1 : k->max_dynamic_smem[F.current] ? k->max_dynamic_smem[F.current] : 48 * 1024;
 }
 
 cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, const void *func, int threads,

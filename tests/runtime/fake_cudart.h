@@ -75,5 +75,8 @@ void fake_enqueue(cudaStream_t s, void (*fn)(void *), void *arg);
 
 /* Kernels known to cudaFuncGetAttributes and the occupancy calculator. */
 void fake_kernel(const void *func, int ptx_version, int blocks_per_sm);
+/* A kernel's cudaFuncAttributeMaxDynamicSharedMemorySize on the current device (48 KiB
+ * until set, and again after cudaDeviceReset); -1 for an unknown kernel. */
+int fake_kernel_max_dynamic_smem(const void *func);
 
 #endif

@@ -1592,6 +1592,52 @@ START_TEST(caps_and_kernels)
 }
 END_TEST
 
+/* cudaDeviceReset drops the kernels' >48 KiB opt-in: the next prepare applies it again
+ * (a launch would fail, its shared memory past the default). */
+START_TEST(kernel_prepare_after_reset)
+{
+    pipert_caps caps;
+    ck_assert_int_eq(pipert_device_caps(0, &caps), cudaSuccess);
+    pipert_kernel big = { (const void *)kernel_a, 256, 100 * 1024, { 0 }, { 0 }, { 0 } };
+    pipert_kernel small = { (const void *)kernel_b, 256, 1024, { 0 }, { 0 }, { 0 } };
+    fake_kernel((const void *)kernel_a, 90, 1);
+    fake_kernel((const void *)kernel_b, 90, 4);
+    ck_assert_int_eq(pipert_kernel_prepare(&big, &caps), cudaSuccess);
+    ck_assert_int_eq(pipert_kernel_prepare(&small, &caps), cudaSuccess);
+    ck_assert_int_eq(fake_kernel_max_dynamic_smem((const void *)kernel_a), 100 * 1024);
+    int gets = fake_calls("cudaFuncGetAttributes");
+    ck_assert_int_eq(pipert_kernel_prepare(&small, &caps), cudaSuccess);   /* cached */
+    ck_assert_int_eq(fake_calls("cudaFuncGetAttributes"), gets);
+    ck_assert_int_eq(cudaDeviceReset(), cudaSuccess);
+    ck_assert_int_eq(fake_kernel_max_dynamic_smem((const void *)kernel_a), 48 * 1024);
+    ck_assert_int_eq(pipert_kernel_prepare(&big, &caps), cudaSuccess);
+    ck_assert_int_eq(fake_kernel_max_dynamic_smem((const void *)kernel_a), 100 * 1024);
+    ck_assert_int_eq(big.blocks_per_sm[0], 1);
+    /* Its failure is the prepare's, and leaves no error pending. */
+    ck_assert_int_eq(cudaDeviceReset(), cudaSuccess);
+    fake_fail("cudaFuncSetAttribute", 1, cudaErrorInvalidValue);
+    ck_assert_int_eq(pipert_kernel_prepare(&big, &caps), cudaErrorInvalidValue);
+    ck_assert_int_eq(fake_last_error(), cudaSuccess);
+    ck_assert_int_eq(pipert_kernel_prepare(&big, &caps), cudaSuccess);
+    ck_assert_int_eq(fake_kernel_max_dynamic_smem((const void *)kernel_a), 100 * 1024);
+}
+END_TEST
+
+/* An accumulator's workspace holds 8-byte partials: NULL or short is InvalidValue, an
+ * address off 8 bytes MisalignedAddress (the kernel's stores would fault). */
+START_TEST(workspace_checks)
+{
+    _Alignas(8) unsigned char ws[64];
+    ck_assert_int_eq(pipert_check_workspace(ws, 64, 64), cudaSuccess);
+    ck_assert_int_eq(pipert_check_workspace(ws, 64, 56), cudaSuccess);
+    ck_assert_int_eq(pipert_check_workspace(ws, 56, 64), cudaErrorInvalidValue);
+    ck_assert_int_eq(pipert_check_workspace(NULL, 64, 64), cudaErrorInvalidValue);
+    ck_assert_int_eq(pipert_check_workspace(ws + 4, 60, 56), cudaErrorMisalignedAddress);
+    ck_assert_int_eq(pipert_check_workspace(ws + 1, 63, 8), cudaErrorMisalignedAddress);
+    ck_assert_int_eq(pipert_check_workspace(ws + 8, 56, 56), cudaSuccess);
+}
+END_TEST
+
 START_TEST(pointer_checks_and_strings)
 {
     size_t bytes = 1;
@@ -1670,6 +1716,8 @@ static Suite *suite(void)
     TCase *launch = tcase_create("launcher");
     tcase_add_checked_fixture(launch, setup, teardown);
     tcase_add_test(launch, caps_and_kernels);
+    tcase_add_test(launch, kernel_prepare_after_reset);
+    tcase_add_test(launch, workspace_checks);
     tcase_add_test(launch, pointer_checks_and_strings);
     suite_add_tcase(s, launch);
     return s;

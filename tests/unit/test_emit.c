@@ -403,8 +403,11 @@ START_TEST(accumulators_and_combine)
                           "pg_args, unsigned pg_parts)\n");
     ck_assert_contains(k, "            pg_args.s[0] = pg_r;\n");
     ck_assert_contains(k, "        return r_combine_launch(pg_a, 0, pg_stream);\n");
-    ck_assert_contains(k, "    if (pg_a->workspace_bytes < (size_t)pg_grid * 8 || !pg_a->workspace)\n");
-    ck_assert_contains(k, "extern \"C\" size_t r_workspace_bytes(const struct r_args *pg_a,\n");
+    ck_assert_contains(k, "    PIPERT_TRY(pipert_check_workspace(pg_a->workspace, "
+                          "pg_a->workspace_bytes, (size_t)pg_grid * 8));\n");
+    ck_assert_contains(k, "extern \"C\" size_t r_workspace_bytes(const struct r_args *pg_a,\n"
+                          "    const pipert_launch_opts *pg_opts)\n{\n    if (!pg_a)\n"
+                          "        return 0;\n");
     ck_assert_contains(k, "    return (size_t)(pg_ntiles > 0 ? pg_ntiles : 1) * 8;\n");
     ck_assert_contains(k, "pg_cp_async_wait<1>();");
     emitted_free(&e);
