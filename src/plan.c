@@ -156,8 +156,8 @@ long long plan_region_rows(const copy_plan *cp, int rank)
     return rows;
 }
 
-/* Lay out stage i, an input's fastest dimension widened to row_align bytes (16 or more). */
-static void lay_out_stage(planner *p, int i, int nslots, int row_align)
+void plan_lay_out_stage(planner *p, int i, int nslots, int row_align,
+                        int (*swizzle_of)(const spec *s, const copy_plan *cp, int si))
 {
     const spec *s = p->s;
     const spec_stage *st = &s->stages[i];
@@ -175,25 +175,18 @@ static void lay_out_stage(planner *p, int i, int nslots, int row_align)
                           mod->dense_rows && (!st->is_output || cp->vec == 16));
     while (cp->pitch % cp->vec)
         cp->vec /= 2;
-    cp->swizzle = !st->is_output && mod->swizzle ? mod->swizzle(s, cp, i) : 0;
+    cp->swizzle = !st->is_output && swizzle_of ? swizzle_of(s, cp, i) : 0;
     cp->slot_bytes = round_up(plan_region_rows(cp, st->rank) * cp->pitch, plan_slot_align(cp));
     cp->nslots = st->is_output ? 1 : nslots;
 }
 
-/* A lowering's wider row boundary (tensor's 32 bytes) stands only where the region keeps
- * the boxes and the swizzle that 16 bytes give it: a spec that planned at 16 is never
- * refused, nor loses its swizzle, for it. */
 static void plan_stage(planner *p, int i, int nslots)
 {
     const mech_module *mod = mech_module_of(p->sc->mech);
-    copy_plan *cp = &p->sc->copy[i];
-    lay_out_stage(p, i, nslots, 16);
-    if (mod->row_align <= 16 || p->s->stages[i].is_output)
-        return;
-    const copy_plan narrow = *cp;
-    lay_out_stage(p, i, nslots, mod->row_align);
-    if (cp->swizzle < narrow.swizzle || !mod->boxes_fit(p->s, cp, i))
-        *cp = narrow;
+    if (mod->layout)
+        mod->layout(p, i, nslots);
+    else
+        plan_lay_out_stage(p, i, nslots, 16, NULL);
 }
 
 static bool sorry(planner *p, srcloc at, const char *what)

@@ -34,6 +34,12 @@ ir_op *plan_wait(planner *p, ir_section *sec, int n);
  * BARRIER. */
 bool plan_has_outputs(const planner *p);
 void plan_store(planner *p, ir_section *sec);
+/* Lay out staged region si for nslots slots, an input's fastest dimension widened to
+ * row_align bytes (16 or more) where its origins keep that, swizzled by the span
+ * swizzle_of gives (NULL: none): the default layout, and what a module's own
+ * (mech_module.layout) is built from. */
+void plan_lay_out_stage(planner *p, int si, int nslots, int row_align,
+                        int (*swizzle_of)(const spec *s, const copy_plan *cp, int si));
 /* Fix the ring size, the shared-memory layout and each stage's copy width. */
 void plan_layout(planner *p, int nslots);
 /* plan_layout with the ring's slots on the schedule's architecture (`stages N, M, ...`:
@@ -125,16 +131,10 @@ typedef struct mech_module {
     unsigned hints;              /* the stage hints its copies take (1 << stage_hint); the
                                     others are accepted and ignored (-Whints) */
     bool dense_rows;             /* its copies write a region's rows back to back (a tensor
-                                    box): no automatic padding of shared rows */
-    int row_align;               /* the boundary (bytes, above 16) an input region's fastest
-                                    dimension is widened to where its origins keep it and
-                                    boxes_fit still holds; 0: 16 */
-    /* Whether staged input si as laid out in cp is tiled by the lowering's boxes (at its
-     * swizzle); needed where row_align is set. */
-    bool (*boxes_fit)(const spec *s, const copy_plan *cp, int si);
-    /* The swizzle span (copy_plan.swizzle) of staged input si as laid out in cp, or 0;
-     * NULL for lowerings that never swizzle. */
-    int (*swizzle)(const spec *s, const copy_plan *cp, int si);
+                                    box): no automatic padding of shared rows, no `pad` */
+    /* Lay out staged region si in shared memory (plan_lay_out_stage with the module's
+     * row alignment and swizzle, or a choice among such layouts); NULL: the default. */
+    void (*layout)(planner *p, int si, int nslots);
 } mech_module;
 
 extern const mech_module mech_sync_module;
