@@ -716,7 +716,7 @@ typedef struct ir_section {
 
 /* How one stage's region sits in shared memory and moves (per step). The region as
  * copied may be wider than the spec's: an input's origin in the fastest dimension is
- * moved down to a 16-byte boundary (32 where the lowering's row_align says so) and its
+ * moved down to a 16-byte boundary (32 where the lowering's layout says so) and its
  * extent rounded up, so that it copies in 16-byte chunks; the views index it by global
  * coordinates all the same. */
 
