@@ -204,6 +204,24 @@ static void emit_dim(kctx *k, const ast_extent *e)
     emit_extent_text(k->out, e);
 }
 
+/* The threads that copy (the producer warps, or the whole block: a copying thread's index
+ * is threadIdx.x) and those that compute (the consumer warps after them, or the whole
+ * block). */
+int emit_copy_threads(const kctx *k)
+{
+    return k->sc->producer_threads ? k->sc->producer_threads : k->sc->threads;
+}
+
+static int compute_threads(const kctx *k)
+{
+    return k->sc->threads - k->sc->producer_threads;
+}
+
+static const char *compute_tid(const kctx *k)
+{
+    return k->sc->producer_threads ? "pg_ctid" : "threadIdx.x";
+}
+
 /* ------------------------------------------------------------------ the frame */
 
 /* The spec's names, bound as the bodies see them (those a body or the kernel uses). */
@@ -245,10 +263,8 @@ static void emit_bindings(kctx *k)
 static void emit_stage_consts(kctx *k)
 {
     const spec *s = k->s;
-    /* What the plan fixed statically is asserted where it is used. */
-    kp(k, "static_assert(%lldLL <= %lldLL, \"pipegen: the ring of %d slot(s) fits "
-          "sm_%d's shared memory\");\n", k->sc->smem_bytes, sema_smem_limit(k->sm),
-       k->sc->nslots, k->sm);
+    /* The layout's sizes and alignments are the planner's, proven there (plan_layout):
+     * nothing to assert on literals here. */
     for (int i = 0; i < s->nstages; ++i) {
         const spec_stage *st = &s->stages[i];
         const spec_array *arr = &s->arrays[st->array];
@@ -260,12 +276,6 @@ static void emit_stage_consts(kctx *k)
         else
             kdecl(k, v, "constexpr int %s = VEC < %d ? %d : (VEC > %d ? %d : VEC);\n", v, esz,
                   esz, vec, vec);
-        const copy_plan *cp = &k->sc->copy[i];
-        int align = plan_slot_align(cp);
-        kp(k, "static_assert(%lldLL %% %d == 0 && %lldLL %% %d == 0 && %lldLL %% %d == 0 && "
-              "%lldLL %% %d == 0, \"pipegen: slots of %s are %d-byte aligned, rows keep "
-              "%d-byte copies\");\n", cp->off, align, cp->slot_bytes, align, cp->pitch, vec,
-           cp->row_bytes, vec, arr->name, align, vec);
         if (st->evict != EVICT_DEFAULT && mech_module_of(k->sc->mech)->l2_policy)
             kdecl(k, arena_printf(k->out->arena, "pg_pol_%s", arr->name),
                   "const uint64_t pg_pol_%s = pg_l2_policy<%d>();\n", arr->name, (int)st->evict);
@@ -276,6 +286,13 @@ static void emit_stage_consts(kctx *k)
 static bool one_step(const spec *s)
 {
     return !s->has_steps && !s->march;
+}
+
+/* The block's work items, or, where each is one step, its steps (no pg_items beside an
+ * equal pg_trips). */
+static const char *items_name(const spec *s)
+{
+    return one_step(s) ? "pg_trips" : "pg_items";
 }
 
 /* In clusters of N blocks, the work items are groups of N tiles along the first
@@ -294,8 +311,8 @@ static void emit_cluster_items(kctx *k)
     kp(k, " + %lld) / %lld;\n", s->tile[0] - 1, s->tile[0]);
     kdecl(k, "pg_groups", "const int64_t pg_groups = pg_tiles0 > 0 ? pg_ntiles / pg_tiles0 * "
           "((pg_tiles0 + %d) / %d) : 0;\n", n - 1, n);
-    kdecl(k, "pg_items", "const int64_t pg_items = pg_cid < pg_groups ? "
-          "(pg_groups - 1 - pg_cid) / pg_ncl + 1 : 0;\n");
+    kdecl(k, items_name(s), "const int64_t %s = pg_cid < pg_groups ? "
+          "(pg_groups - 1 - pg_cid) / pg_ncl + 1 : 0;\n", items_name(s));
 }
 
 /* The claim ring (OP_CLAIM) and thread 0's next claim, fetched a claim ahead so that the
@@ -329,10 +346,10 @@ static void emit_work_counts(kctx *k)
     if (k->sc->cluster > 1)
         emit_cluster_items(k);
     else
-        kdecl(k, "pg_items", "const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? "
-              "(pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;\n");
-    kdecl(k, "pg_trips", one_step(s) ? "const int64_t pg_trips = pg_items;\n"
-                                     : "const int64_t pg_trips = pg_items * pg_ks;\n");
+        kdecl(k, items_name(s), "const int64_t %s = (int64_t)blockIdx.x < pg_ntiles ? "
+              "(pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;\n", items_name(s));
+    if (!one_step(s))
+        kdecl(k, "pg_trips", "const int64_t pg_trips = pg_items * pg_ks;\n");
 }
 
 /* The work item of a step (blocks stride over items), its tile's origin per dimension
@@ -435,12 +452,12 @@ static void emit_slot_addr(kctx *k, int si)
 
 /* The template and place arguments of pg_region / pg_store_region for stage si:
  * <VEC, P, R, ROWBYTES, PITCH>(dst or base, src, o0, o1, o2b, n0, n1, n2b). */
-void emit_region_shape(kctx *k, int si, const char *nthreads)
+void emit_region_shape(kctx *k, int si, int nthreads)
 {
     const spec_stage *st = &k->s->stages[si];
     const copy_plan *cp = &k->sc->copy[si];
     const spec_array *arr = &k->s->arrays[st->array];
-    kp(k, "<pg_vec_%s, %lld, %lld, %lldLL, %lldLL, %s>", arr->name,
+    kp(k, "<pg_vec_%s, %lld, %lld, %lldLL, %lldLL, %d>", arr->name,
        st->rank == 3 ? cp->extent[0] : 1, st->rank >= 2 ? cp->extent[st->rank - 2] : 1,
        cp->row_bytes, cp->pitch, nthreads);
 }
@@ -482,7 +499,7 @@ static void emit_region_call(kctx *k, int si, const char *fn)
     const spec_stage *st = &k->s->stages[si];
     const spec_array *arr = &k->s->arrays[st->array];
     kp(k, "%s", fn);
-    emit_region_shape(k, si, "pg_pnt");
+    emit_region_shape(k, si, emit_copy_threads(k));
     kp(k, "(");
     emit_slot_addr(k, si);
     kp(k, ", pg_g_%s,\n    ", arr->name);
@@ -493,7 +510,7 @@ static void emit_region_copy(kctx *k, int si, chunk_printer chunk)
 {
     const spec_stage *st = &k->s->stages[si];
     emit_region_call(k, si, "pg_region");
-    kp(k, ", pg_ptid,\n    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) "
+    kp(k, ", threadIdx.x,\n    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) "
           "{ ");
     chunk(k, st, k->s->arrays[st->array].name);
     kp(k, "; });\n");
@@ -514,7 +531,7 @@ void emit_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer a
         if (st->is_output || (op->stage >= 0 && op->stage != i))
             continue;
         emit_region_call(k, i, fn);
-        kp(k, ", pg_ptid, ");
+        kp(k, ", threadIdx.x, ");
         args(k, st, k->s->arrays[st->array].name);
         kp(k, ");\n");
     }
@@ -539,12 +556,12 @@ void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk)
 void emit_store_call(kctx *k, int si, const char *fn)
 {
     kp(k, "%s", fn);
-    emit_region_shape(k, si, "pg_cnt");
+    emit_region_shape(k, si, compute_threads(k));
     kp(k, "(pg_g_%s, ", k->s->arrays[k->s->stages[si].array].name);
     emit_slot_addr(k, si);
     kp(k, ",\n    ");
     emit_region_place(k, si);
-    kp(k, ", pg_ctid");
+    kp(k, ", %s", compute_tid(k));
 }
 
 /* STORE: every staged output of the step, written back with ordinary stores. */
@@ -662,26 +679,28 @@ static void emit_cell(kctx *k, const char *ind)
 static void emit_elementwise(kctx *k)
 {
     const spec *s = k->s;
-    int cnt = k->sc->threads - k->sc->producer_threads;
+    int cnt = compute_threads(k);
+    const char *tid = compute_tid(k);
     long long n = 1, inner = 1;
     emit_tile_limits(k);
     if (s->tile_rank == 2 && cnt % s->tile[1] == 0) {
-        kp(k, "const int pg_l1 = pg_ctid %% %lld;\nif (pg_l1 < pg_lim1) {\n", s->tile[1]);
-        kp(k, "#pragma unroll 4\n    for (int pg_l0 = pg_ctid / %lld; pg_l0 < pg_lim0; "
-              "pg_l0 += %lld) {\n", s->tile[1], cnt / s->tile[1]);
+        kp(k, "const int pg_l1 = %s %% %lld;\nif (pg_l1 < pg_lim1) {\n", tid, s->tile[1]);
+        kp(k, "#pragma unroll 4\n    for (int pg_l0 = %s / %lld; pg_l0 < pg_lim0; "
+              "pg_l0 += %lld) {\n", tid, s->tile[1], cnt / s->tile[1]);
         emit_cell(k, "        ");
         kp(k, "    }\n}\n");
         return;
     }
     if (s->tile_rank == 1) {
-        kp(k, "#pragma unroll 4\nfor (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {\n");
+        kp(k, "#pragma unroll 4\nfor (int pg_l0 = %s; pg_l0 < pg_lim0; pg_l0 += %d) {\n", tid,
+           cnt);
         emit_cell(k, "    ");
         kp(k, "}\n");
         return;
     }
     for (int d = 0; d < s->tile_rank; ++d)
         n *= s->tile[d];
-    kp(k, "#pragma unroll 4\nfor (int pg_e = pg_ctid; pg_e < %lld; pg_e += pg_cnt) {\n", n);
+    kp(k, "#pragma unroll 4\nfor (int pg_e = %s; pg_e < %lld; pg_e += %d) {\n", tid, n, cnt);
     /* pg_e < n: the slowest dimension needs no remainder, the fastest no quotient. */
     for (int d = s->tile_rank - 1; d >= 0; --d) {
         kp(k, "    const int pg_l%d = pg_e", d);
@@ -759,7 +778,7 @@ static void emit_loop(kctx *k, const ir_section *sec)
         kp(k, "}\n");
         return;
     }
-    kp(k, "for (int64_t pg_w = 0; pg_w < pg_items; ++pg_w) {\n");
+    kp(k, "for (int64_t pg_w = 0; pg_w < %s; ++pg_w) {\n", items_name(s));
     k->ind += 4;
     kp(k, "const int64_t pg_step = pg_w * pg_ks;\n");
     emit_tile_origin(k);
@@ -931,18 +950,16 @@ void emit_combine_kernel(strbuf *out, const emit_unit *u)
 
 /* ------------------------------------------------------------------ the kernel */
 
-/* The threads that copy (pg_ptid of pg_pnt) and those that compute (pg_ctid of pg_cnt):
- * all of them, or the producer and consumer warps. */
+/* pg_ctid and pg_cnt, which the bodies may name (docs/language.md); the kernel's own
+ * code says threadIdx.x and the counts (compute_tid, emit_copy_threads). */
 static void emit_roles(kctx *k)
 {
-    int p = k->sc->producer_threads, n = k->sc->threads;
-    kdecl(k, "pg_ptid", "const int pg_ptid = threadIdx.x;\n");
+    int p = k->sc->producer_threads;
     if (p)
         kdecl(k, "pg_ctid", "const int pg_ctid = (int)threadIdx.x - %d;\n", p);
     else
         kdecl(k, "pg_ctid", "const int pg_ctid = threadIdx.x;\n");
-    kdecl(k, "pg_pnt", "constexpr int pg_pnt = %d;\n", p ? p : n);
-    kdecl(k, "pg_cnt", "constexpr int pg_cnt = %d;\n", n - p);
+    kdecl(k, "pg_cnt", "constexpr int pg_cnt = %d;\n", compute_threads(k));
 }
 
 /* The kernel's frame around its sections. Its body compiles for architectures from lo up

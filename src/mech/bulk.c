@@ -1,7 +1,7 @@
 /* mech_bulk: bulk copies (cp.async.bulk, sm_90) completing on the slot's full mbarrier by
  * transaction bytes, consumers waiting on its phase parity.
  *
- * One elected thread (pg_ptid 0) arms the slot's full barrier for the step: it arrives
+ * One elected thread (thread 0) arms the slot's full barrier for the step: it arrives
  * once (the barrier counts one arrival) and expects exactly the bytes the step's bulk
  * copies deliver. The copies (pg_bulk_region) are the rows' 16-byte aligned middles inside
  * the array, one bulk copy each, dealt to the copying threads in turn: every one of them
@@ -134,7 +134,7 @@ static void tx_args(kctx *k, const spec_stage *st, const char *name)
 void emit_bulk_arrive_tx(kctx *k, const ir_op *op, const char *bytes_fn)
 {
     emit_step_open(k, op);
-    kp(k, "if (pg_ptid == 0) {\n");
+    kp(k, "if (threadIdx.x == 0) {\n");
     k->ind += 4;
     /* 0 unless the IR's bytes differ from the regions' (a fault, printed by --no-verify) */
     kp(k, "int64_t pg_tx = %lld;\n", op->bytes - input_bytes(k->s));

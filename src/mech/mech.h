@@ -77,23 +77,28 @@ void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name);
 /* Copy every staged input the operation names, chunk by chunk, in a step scope. */
 void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk);
 /* COPY for a mechanism whose copies are calls per region rather than per chunk:
- * FN<VEC, P, R, ROWBYTES, PITCH, pg_pnt>(slot, array, o0, o1, o2b, n0, n1, n2b, pg_ptid,
- * ARGS) for each staged input of op (pg_region's shape and place), ARGS printed by args. */
+ * FN<VEC, P, R, ROWBYTES, PITCH, NT>(slot, array, o0, o1, o2b, n0, n1, n2b, threadIdx.x,
+ * ARGS) for each staged input of op (pg_region's shape and place; NT the copying threads),
+ * ARGS printed by args. */
 void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer args);
 /* The same calls in the caller's step scope (emit_step_open). */
 void emit_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer args);
 /* A staged region's template arguments <VEC, P, R, ROWBYTES, PITCH, nthreads>. */
-void emit_region_shape(kctx *k, int si, const char *nthreads);
+void emit_region_shape(kctx *k, int si, int nthreads);
+/* The threads that copy: the producer warps, or the whole block (a copying thread's index
+ * is threadIdx.x). */
+int emit_copy_threads(const kctx *k);
 
 typedef void (*op_printer)(kctx *k, const ir_op *op);
 /* Printers every mechanism may use. */
 void emit_print_barrier(kctx *k, const ir_op *op);
 void emit_print_compute(kctx *k, const ir_op *op);
 void emit_print_store(kctx *k, const ir_op *op);
-/* STORE as FN<VEC, P, R, ROWBYTES, PITCH, pg_cnt>(array, slot, o0, o1, o2b, n0, n1, n2b,
- * pg_ctid) for each staged output (pg_store_region's shape and place). */
+/* STORE as FN<VEC, P, R, ROWBYTES, PITCH, NT>(array, slot, o0, o1, o2b, n0, n1, n2b, TID)
+ * for each staged output (pg_store_region's shape and place; NT the computing threads, TID
+ * a thread's index among them). */
 void emit_store_calls(kctx *k, const ir_op *op, const char *fn);
-/* One such call for staged output si, left open after pg_ctid (for more arguments). */
+/* One such call for staged output si, left open after TID (for more arguments). */
 void emit_store_call(kctx *k, int si, const char *fn);
 
 typedef struct mech_module {

@@ -48,15 +48,8 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
     unsigned char *const pg_g_b = (unsigned char *)pg_args.b;
     __shared__ int64_t pg_claim[6];
     int64_t pg_next = threadIdx.x == 0 ? pg_claim_fetch<4>(pg_counter, 0) : 0;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    constexpr int pg_cnt = 256;
-    static_assert(33776LL <= 232448LL, "pipegen: the ring of 3 slot(s) fits sm_90's shared memory");
     constexpr int pg_vec_a = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 1024 == 0 && 8192LL % 1024 == 0 && 128LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of a are 1024-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_b = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(24576LL % 128 == 0 && 8192LL % 128 == 0 && 128LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of b are 128-byte aligned, rows keep 16-byte copies");
     __shared__ __align__(8) uint64_t pg_full[3];
     if (threadIdx.x == 0) {
         for (int pg_i = 0; pg_i < 3; ++pg_i) {
@@ -87,11 +80,11 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t z0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 3);
-                if (pg_ptid == 0) {
+                if (threadIdx.x == 0) {
                     int64_t pg_tx = 0;
-                    pg_tensor_bytes<pg_vec_a, 2, 32, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 8192, pg_g_a,
+                    pg_tensor_bytes<pg_vec_a, 2, 32, 128LL, 128LL, 256>(pg_smem + 0 + pg_slot * 8192, pg_g_a,
                         (z0), (r0), (c0) * 4,
-                        batch, rows, cols * 4, pg_ptid, pg_tx);
+                        batch, rows, cols * 4, threadIdx.x, pg_tx);
                     pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
                 }
             }
@@ -108,9 +101,9 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t z0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_tensor_region<pg_vec_a, 2, 32, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 8192, pg_g_a,
+                pg_tensor_region<pg_vec_a, 2, 32, 128LL, 128LL, 256>(pg_smem + 0 + pg_slot * 8192, pg_g_a,
                     (z0), (r0), (c0) * 4,
-                    batch, rows, cols * 4, pg_ptid, &pg_tmap_a, pg_tbox<3, 4, 2, 32, 8, 32>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                    batch, rows, cols * 4, threadIdx.x, &pg_tmap_a, pg_tbox<3, 4, 2, 32, 8, 32>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }
@@ -143,7 +136,7 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
             const int64_t pg_rest2 = rows - r0;
             const int pg_lim2 = pg_rest2 < 32 ? (int)pg_rest2 : 32;
             #pragma unroll 4
-            for (int pg_e = pg_ctid; pg_e < 2048; pg_e += pg_cnt) {
+            for (int pg_e = threadIdx.x; pg_e < 2048; pg_e += 256) {
                 const int pg_l2 = pg_e % 32;
                 const int pg_l1 = pg_e / 32 % 32;
                 const int pg_l0 = pg_e / 1024;
@@ -155,7 +148,7 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
 
     b[z][c][r] = a[z][r][c];
   
-#line 159 "samples__transpose_batched_tensor.cu"
+#line 152 "samples__transpose_batched_tensor.cu"
                 }
             }
         }
@@ -175,9 +168,9 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
             const int64_t c0 = pg_mod(pg_rest, pg_tiles1) * 32;
             pg_rest = pg_div(pg_rest, pg_tiles1);
             const int64_t z0 = pg_rest * 2;
-            pg_tensor_store_region<pg_vec_b, 2, 32, 128LL, 128LL, pg_cnt>(pg_g_b, pg_smem + 24576,
+            pg_tensor_store_region<pg_vec_b, 2, 32, 128LL, 128LL, 256>(pg_g_b, pg_smem + 24576,
                 (z0), (c0), (r0) * 4,
-                batch, cols, rows * 4, pg_ctid, &pg_tmap_b, pg_tbox<3, 4, 2, 32, 32>{});
+                batch, cols, rows * 4, threadIdx.x, &pg_tmap_b, pg_tbox<3, 4, 2, 32, 32>{});
         }
         pg_bulk_commit();
         pg_bulk_wait_read<0>();
@@ -194,11 +187,11 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t z0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 3);
-                if (pg_ptid == 0) {
+                if (threadIdx.x == 0) {
                     int64_t pg_tx = 0;
-                    pg_tensor_bytes<pg_vec_a, 2, 32, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 8192, pg_g_a,
+                    pg_tensor_bytes<pg_vec_a, 2, 32, 128LL, 128LL, 256>(pg_smem + 0 + pg_slot * 8192, pg_g_a,
                         (z0), (r0), (c0) * 4,
-                        batch, rows, cols * 4, pg_ptid, pg_tx);
+                        batch, rows, cols * 4, threadIdx.x, pg_tx);
                     pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
                 }
             }
@@ -215,9 +208,9 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t z0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_tensor_region<pg_vec_a, 2, 32, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 8192, pg_g_a,
+                pg_tensor_region<pg_vec_a, 2, 32, 128LL, 128LL, 256>(pg_smem + 0 + pg_slot * 8192, pg_g_a,
                     (z0), (r0), (c0) * 4,
-                    batch, rows, cols * 4, pg_ptid, &pg_tmap_a, pg_tbox<3, 4, 2, 32, 8, 32>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                    batch, rows, cols * 4, threadIdx.x, &pg_tmap_a, pg_tbox<3, 4, 2, 32, 8, 32>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }
