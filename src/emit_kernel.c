@@ -391,7 +391,22 @@ static void emit_tile_origin(kctx *k)
               s->tile[0]);
     if (s->has_steps)
         kdecl(k, s->step_var, "const int64_t %s = pg_sub * %lld;\n", s->step_var, s->step_by);
-    kdecl(k, "pg_slot", "const int pg_slot = (int)(pg_step %% %d);\n", k->sc->nslots);
+    if (k->sc->nslots > 1)
+        kdecl(k, "pg_slot", "const int pg_slot = (int)(pg_step %% %d);\n", k->sc->nslots);
+}
+
+const char *emit_slot(kctx *k, bool slot_var)
+{
+    if (k->sc->nslots == 1)
+        return "0";
+    return slot_var ? "pg_slot" : arena_printf(k->out->arena, "pg_step %% %d", k->sc->nslots);
+}
+
+const char *emit_use(kctx *k)
+{
+    if (k->sc->nslots == 1)
+        return "pg_step";
+    return arena_printf(k->out->arena, "pg_step / %d", k->sc->nslots);
 }
 
 const char *emit_step(kctx *k, int step_off)

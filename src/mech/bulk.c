@@ -115,9 +115,9 @@ bool plan_bulk(planner *p)
 void emit_bulk_copy_args(kctx *k, const spec_stage *st, const char *name)
 {
     if (st->evict != EVICT_DEFAULT)
-        kp(k, "&pg_full[pg_slot], pg_l2_hint<true>{pg_pol_%s}", name);
+        kp(k, "&pg_full[%s], pg_l2_hint<true>{pg_pol_%s}", emit_slot(k, true), name);
     else
-        kp(k, "&pg_full[pg_slot], pg_l2_hint<false>{0}");
+        kp(k, "&pg_full[%s], pg_l2_hint<false>{0}", emit_slot(k, true));
 }
 
 static void print_copy(kctx *k, const ir_op *op)
@@ -139,11 +139,11 @@ void emit_bulk_arrive_tx(kctx *k, const ir_op *op, const char *bytes_fn)
     /* 0 unless the IR's bytes differ from the regions' (a fault, printed by --no-verify) */
     kp(k, "int64_t pg_tx = %lld;\n", op->bytes - input_bytes(k->s));
     emit_region_calls(k, op, bytes_fn, tx_args);
-    kp(k, "pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);\n");
+    kp(k, "pg_mbar_arrive_tx(&pg_full[%s], pg_tx);\n", emit_slot(k, true));
     k->ind -= 4;
     /* each of the role's other threads releases its own stores */
     if (op->all_arrive)
-        kp(k, "} else {\n    pg_mbar_arrive(&pg_full[pg_slot]);\n");
+        kp(k, "} else {\n    pg_mbar_arrive(&pg_full[%s]);\n", emit_slot(k, true));
     kp(k, "}\n");
     emit_step_close(k, op);
 }

@@ -61,6 +61,11 @@ void kdecl(kctx *k, const char *name, const char *fmt, ...) __attribute__((forma
 /* Open and close the scope of one step: pg_step, its guard, its tile origin and slot
  * (emit_slot_open: pg_step and its guard only, for barrier operations). */
 void emit_slot_open(kctx *k, const ir_op *op);
+/* The ring slot of a step scope's pg_step, as a C expression: pg_slot (emit_step_open's,
+ * slot_var) or pg_step % S, and which use of its slot the step is: pg_step / S; "0" and
+ * "pg_step" where the ring has one slot. */
+const char *emit_slot(kctx *k, bool slot_var);
+const char *emit_use(kctx *k);
 /* The step of an operation as a C expression: the section's loop variable plus step_off,
  * or a constant in a section of one step. */
 const char *emit_step(kctx *k, int step_off);

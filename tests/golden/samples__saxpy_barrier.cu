@@ -42,10 +42,8 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
     #pragma nv_diag_suppress static_var_with_dynamic_init
     __shared__ cuda::barrier<cuda::thread_scope_block> pg_bar[1];
     #pragma nv_diagnostic pop
-    if (threadIdx.x == 0) {
-        for (int pg_i = 0; pg_i < 1; ++pg_i)
-            init(&pg_bar[pg_i], 256);
-    }
+    if (threadIdx.x == 0)
+        init(&pg_bar[0], 256);
     pg_fence_mbar_init();
     __syncthreads();
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
@@ -53,21 +51,20 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
             const int64_t pg_step = pg_t;
             int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
             const int64_t pg_org0 = pg_rest * 2048;
-            const int pg_slot = (int)(pg_step % 1);
             pg_bar_region<pg_vec_x, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 0, pg_g_x,
                 0, 0, (pg_org0) * 4,
-                1, 1, n * 4, threadIdx.x, pg_bar[pg_slot], pg_evict<0>());
+                1, 1, n * 4, threadIdx.x, pg_bar[0], pg_evict<0>());
             pg_bar_region<pg_vec_y, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 8192, pg_g_y,
                 0, 0, (pg_org0) * 4,
-                1, 1, n * 4, threadIdx.x, pg_bar[pg_slot], pg_evict<0>());
+                1, 1, n * 4, threadIdx.x, pg_bar[0], pg_evict<0>());
         }
         {
             const int64_t pg_step = pg_t;
-            (void)pg_bar[pg_step % 1].arrive();
+            (void)pg_bar[0].arrive();
         }
         {
             const int64_t pg_step = pg_t;
-            pg_bar[pg_step % 1].wait_parity(((pg_step / 1) & 1) != 0);
+            pg_bar[0].wait_parity((pg_step & 1) != 0);
         }
         {
             const int64_t pg_step = pg_t;
@@ -84,7 +81,7 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
 
     z[i] = a * x[i] + y[i];
   
-#line 88 "samples__saxpy_barrier.cu"
+#line 85 "samples__saxpy_barrier.cu"
             }
         }
         __syncthreads();

@@ -39,11 +39,8 @@ __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_arg
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     constexpr int pg_vec_y = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     __shared__ __align__(8) uint64_t pg_full[1];
-    if (threadIdx.x == 0) {
-        for (int pg_i = 0; pg_i < 1; ++pg_i) {
-            pg_mbar_init(&pg_full[pg_i], 1);
-        }
-    }
+    if (threadIdx.x == 0)
+        pg_mbar_init(&pg_full[0], 1);
     pg_fence_mbar_init();
     __syncthreads();
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
@@ -51,7 +48,6 @@ __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_arg
             const int64_t pg_step = pg_t;
             int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
             const int64_t pg_org0 = pg_rest * 2048;
-            const int pg_slot = (int)(pg_step % 1);
             if (threadIdx.x == 0) {
                 int64_t pg_tx = 0;
                 pg_bulk_bytes<pg_vec_x, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 0, pg_g_x,
@@ -60,26 +56,24 @@ __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_arg
                 pg_bulk_bytes<pg_vec_y, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 8192, pg_g_y,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x, pg_tx);
-                pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                pg_mbar_arrive_tx(&pg_full[0], pg_tx);
             }
         }
         {
             const int64_t pg_step = pg_t;
             int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
             const int64_t pg_org0 = pg_rest * 2048;
-            const int pg_slot = (int)(pg_step % 1);
             pg_bulk_region<pg_vec_x, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 0, pg_g_x,
                 0, 0, (pg_org0) * 4,
-                1, 1, n * 4, threadIdx.x, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                1, 1, n * 4, threadIdx.x, &pg_full[0], pg_l2_hint<false>{0});
             pg_bulk_region<pg_vec_y, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 8192, pg_g_y,
                 0, 0, (pg_org0) * 4,
-                1, 1, n * 4, threadIdx.x, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                1, 1, n * 4, threadIdx.x, &pg_full[0], pg_l2_hint<false>{0});
         }
         __syncthreads();
         {
             const int64_t pg_step = pg_t;
-            const int64_t pg_use = pg_step / 1;
-            pg_mbar_wait<0LL>(&pg_full[pg_step % 1], (unsigned)(pg_use & 1), "saxpy full barrier", (int)(pg_step % 1), pg_use);
+            pg_mbar_wait<0LL>(&pg_full[0], (unsigned)(pg_step & 1), "saxpy full barrier", 0, pg_step);
         }
         {
             const int64_t pg_step = pg_t;
@@ -96,7 +90,7 @@ __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_arg
 
     z[i] = a * x[i] + y[i];
   
-#line 100 "samples__saxpy_bulk.cu"
+#line 94 "samples__saxpy_bulk.cu"
             }
         }
         __syncthreads();

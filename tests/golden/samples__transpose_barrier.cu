@@ -41,10 +41,8 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
     #pragma nv_diag_suppress static_var_with_dynamic_init
     __shared__ cuda::barrier<cuda::thread_scope_block> pg_bar[1];
     #pragma nv_diagnostic pop
-    if (threadIdx.x == 0) {
-        for (int pg_i = 0; pg_i < 1; ++pg_i)
-            init(&pg_bar[pg_i], 256);
-    }
+    if (threadIdx.x == 0)
+        init(&pg_bar[0], 256);
     pg_fence_mbar_init();
     __syncthreads();
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
@@ -55,18 +53,17 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
             const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
             pg_rest = pg_div(pg_rest, pg_tiles1);
             const int64_t c0 = pg_rest * 64;
-            const int pg_slot = (int)(pg_step % 1);
             pg_bar_region<pg_vec_a, 1, 64, 256LL, 272LL, 256>(pg_smem + 0, pg_g_a,
                 0, (r0), (c0) * 4,
-                1, rows, cols * 4, threadIdx.x, pg_bar[pg_slot], pg_evict<3>());
+                1, rows, cols * 4, threadIdx.x, pg_bar[0], pg_evict<3>());
         }
         {
             const int64_t pg_step = pg_t;
-            (void)pg_bar[pg_step % 1].arrive();
+            (void)pg_bar[0].arrive();
         }
         {
             const int64_t pg_step = pg_t;
-            pg_bar[pg_step % 1].wait_parity(((pg_step / 1) & 1) != 0);
+            pg_bar[0].wait_parity((pg_step & 1) != 0);
         }
         {
             const int64_t pg_step = pg_t;
@@ -91,7 +88,7 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
 
     b[c][r] = a[r][c];
   
-#line 95 "samples__transpose_barrier.cu"
+#line 92 "samples__transpose_barrier.cu"
                 }
             }
         }

@@ -41,11 +41,8 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
     const uint64_t pg_pol_a = pg_l2_policy<3>();
     constexpr int pg_vec_b = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     __shared__ __align__(8) uint64_t pg_full[1];
-    if (threadIdx.x == 0) {
-        for (int pg_i = 0; pg_i < 1; ++pg_i) {
-            pg_mbar_init(&pg_full[pg_i], 1);
-        }
-    }
+    if (threadIdx.x == 0)
+        pg_mbar_init(&pg_full[0], 1);
     pg_fence_mbar_init();
     __syncthreads();
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
@@ -56,13 +53,12 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
             const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
             pg_rest = pg_div(pg_rest, pg_tiles1);
             const int64_t c0 = pg_rest * 64;
-            const int pg_slot = (int)(pg_step % 1);
             if (threadIdx.x == 0) {
                 int64_t pg_tx = 0;
                 pg_bulk_bytes<pg_vec_a, 1, 64, 256LL, 272LL, 256>(pg_smem + 0, pg_g_a,
                     0, (r0), (c0) * 4,
                     1, rows, cols * 4, threadIdx.x, pg_tx);
-                pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                pg_mbar_arrive_tx(&pg_full[0], pg_tx);
             }
         }
         {
@@ -72,16 +68,14 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
             const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
             pg_rest = pg_div(pg_rest, pg_tiles1);
             const int64_t c0 = pg_rest * 64;
-            const int pg_slot = (int)(pg_step % 1);
             pg_bulk_region<pg_vec_a, 1, 64, 256LL, 272LL, 256>(pg_smem + 0, pg_g_a,
                 0, (r0), (c0) * 4,
-                1, rows, cols * 4, threadIdx.x, &pg_full[pg_slot], pg_l2_hint<true>{pg_pol_a});
+                1, rows, cols * 4, threadIdx.x, &pg_full[0], pg_l2_hint<true>{pg_pol_a});
         }
         __syncthreads();
         {
             const int64_t pg_step = pg_t;
-            const int64_t pg_use = pg_step / 1;
-            pg_mbar_wait<0LL>(&pg_full[pg_step % 1], (unsigned)(pg_use & 1), "transpose full barrier", (int)(pg_step % 1), pg_use);
+            pg_mbar_wait<0LL>(&pg_full[0], (unsigned)(pg_step & 1), "transpose full barrier", 0, pg_step);
         }
         {
             const int64_t pg_step = pg_t;
@@ -106,7 +100,7 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
 
     b[c][r] = a[r][c];
   
-#line 110 "samples__transpose_bulk.cu"
+#line 104 "samples__transpose_bulk.cu"
                 }
             }
         }

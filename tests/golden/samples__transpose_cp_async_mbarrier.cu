@@ -40,11 +40,8 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
     const uint64_t pg_pol_a = pg_l2_policy<3>();
     constexpr int pg_vec_b = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     __shared__ __align__(8) uint64_t pg_full[1];
-    if (threadIdx.x == 0) {
-        for (int pg_i = 0; pg_i < 1; ++pg_i) {
-            pg_mbar_init(&pg_full[pg_i], 256);
-        }
-    }
+    if (threadIdx.x == 0)
+        pg_mbar_init(&pg_full[0], 256);
     pg_fence_mbar_init();
     __syncthreads();
     {
@@ -65,15 +62,14 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
         {
             const int64_t pg_step = 0;
             if (pg_step < pg_trips) {
-                pg_cp_async_mbar_arrive(&pg_full[pg_step % 1]);
+                pg_cp_async_mbar_arrive(&pg_full[0]);
             }
         }
     }
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
         {
             const int64_t pg_step = pg_t;
-            const int64_t pg_use = pg_step / 1;
-            pg_mbar_wait<0LL>(&pg_full[pg_step % 1], (unsigned)(pg_use & 1), "transpose full barrier", (int)(pg_step % 1), pg_use);
+            pg_mbar_wait<0LL>(&pg_full[0], (unsigned)(pg_step & 1), "transpose full barrier", 0, pg_step);
         }
         {
             const int64_t pg_step = pg_t;
@@ -98,7 +94,7 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
 
     b[c][r] = a[r][c];
   
-#line 102 "samples__transpose_cp_async_mbarrier.cu"
+#line 98 "samples__transpose_cp_async_mbarrier.cu"
                 }
             }
         }
@@ -132,7 +128,7 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
         {
             const int64_t pg_step = pg_t + 1;
             if (pg_step < pg_trips) {
-                pg_cp_async_mbar_arrive(&pg_full[pg_step % 1]);
+                pg_cp_async_mbar_arrive(&pg_full[0]);
             }
         }
     }

@@ -462,6 +462,32 @@ START_TEST(mbarrier_ring_and_phase_table)
 }
 END_TEST
 
+/* A ring of one slot (one step per block): slot 0 and the step itself, the barriers
+ * initialised without a loop. */
+START_TEST(one_slot_ring)
+{
+    static const mech mechs[] = {MECH_CP_ASYNC_MBARRIER, MECH_BARRIER, MECH_CP_ASYNC};
+    for (size_t i = 0; i < sizeof mechs / sizeof *mechs; ++i) {
+        emitted e;
+        emit_for(&e, "pipeline o {\n  in float x[n];\n  out float z[n];\n  stages 1;\n"
+                     "  tile z[1024];\n  stage x;\n  compute elementwise (i) { z[i] = x[i]; }\n}\n",
+                 mechs[i], true);
+        const char *k = strstr(e.kernels, "template <int VEC>");
+        ck_assert_lacks(k, "% 1");
+        ck_assert_lacks(k, "/ 1");
+        ck_assert_lacks(k, "pg_i ");
+        ck_assert_lacks(k, "pg_slot");
+        ck_assert_lacks(k, "pg_use");
+        if (mechs[i] == MECH_CP_ASYNC_MBARRIER)
+            ck_assert_contains(k, "if (threadIdx.x == 0)\n        pg_mbar_init(&pg_full[0], "
+                                  "256);\n    pg_fence_mbar_init();\n");
+        if (mechs[i] == MECH_BARRIER)
+            ck_assert_contains(k, "pg_bar[0].wait_parity((pg_step & 1) != 0);");
+        emitted_free(&e);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------------ shared pieces */
 
 START_TEST(banner_elems_ntiles)
@@ -575,6 +601,7 @@ static Suite *emit_suite(void)
     tcase_add_test(src, accumulators_and_combine);
     tcase_add_test(src, accumulator_identities_and_folds);
     tcase_add_test(src, mbarrier_ring_and_phase_table);
+    tcase_add_test(src, one_slot_ring);
     suite_add_tcase(s, src);
     TCase *sh = tcase_create("shared pieces");
     tcase_add_test(sh, banner_elems_ntiles);
