@@ -13,15 +13,6 @@
  * per block, 256 threads, one block per work item grid.
  *   loop t in [0,trips): copy step=t; barrier; compute step=t; barrier
  */
-/* Phase table of the sync ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- *
- *  step slot  use
- *     0    0    0
- *     1    0    1
- *     2    0    2
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args pg_args, const int64_t pg_ntiles)
 {
@@ -75,7 +66,7 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
     else
       v[j][i] = 0.25f * (u[j - 1][i] + u[j + 1][i] + u[j][i - 1] + u[j][i + 1]);
   
-#line 79 "samples__jacobi2d_sync.cu"
+#line 70 "samples__jacobi2d_sync.cu"
                 }
             }
         }

@@ -15,17 +15,6 @@
  *   frame: init; fence mbarrier_init; barrier
  *   loop t in [0,trips): arrive_tx step=t bar=full bytes=16384; copy step=t stores dealt; barrier; wait_parity step=t bar=full; compute step=t; barrier
  */
-/* Phase table of the bulk ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- * Use k of a slot waits for the full barrier's parity k & 1 and, to refill
- * the slot, for the empty barrier's parity (k & 1) ^ 1 (use 0 passes).
- *
- *  step slot  use   full  empty          expect_tx
- *     0    0    0      0      1 (passes)     16384
- *     1    0    1      1      0              16384
- *     2    0    2      0      1              16384
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_args, const int64_t pg_ntiles)
 {
@@ -90,7 +79,7 @@ __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_arg
 
     z[i] = a * x[i] + y[i];
   
-#line 94 "samples__saxpy_bulk.cu"
+#line 83 "samples__saxpy_bulk.cu"
             }
         }
         __syncthreads();

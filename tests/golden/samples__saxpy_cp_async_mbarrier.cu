@@ -16,17 +16,6 @@
  *   prologue p in [0,1): copy step=p if<trips; arrive step=p bar=full on_copies if<trips
  *   loop t in [0,trips): wait_parity step=t bar=full; compute step=t; barrier; copy step=t+1 if<trips; arrive step=t+1 bar=full on_copies if<trips
  */
-/* Phase table of the cp.async.mbarrier ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- * Use k of a slot waits for the full barrier's parity k & 1 and, to refill
- * the slot, for the empty barrier's parity (k & 1) ^ 1 (use 0 passes).
- *
- *  step slot  use   full  empty
- *     0    0    0      0      1 (passes)
- *     1    0    1      1      0         
- *     2    0    2      0      1         
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_args, const int64_t pg_ntiles)
 {
@@ -87,7 +76,7 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
 
     z[i] = a * x[i] + y[i];
   
-#line 91 "samples__saxpy_cp_async_mbarrier.cu"
+#line 80 "samples__saxpy_cp_async_mbarrier.cu"
             }
         }
         __syncthreads();

@@ -14,17 +14,6 @@
  * per block, 256 threads, one block per work item grid.
  *   loop t in [0,trips): copy step=t; commit step=t; wait 0; barrier; compute step=t; barrier
  */
-/* Phase table of the pipeline-thread ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- * A group is a thread's commit count (empty groups count); wait_group n
- * completes every group but the n newest.
- *
- *  step slot  use group  completed by
- *     0    0    0     0  wait_group 0 in loop t=0
- *     1    0    1     1  wait_group 0 in loop t=1
- *     2    0    2     2  wait_group 0 in loop t=2
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_args, const int64_t pg_ntiles)
 {
@@ -71,7 +60,7 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
 
     z[i] = a * x[i] + y[i];
   
-#line 75 "samples__saxpy_pipeline_thread.cu"
+#line 64 "samples__saxpy_pipeline_thread.cu"
             }
         }
         __syncthreads();

@@ -13,15 +13,6 @@
  * per block, 256 threads, one block per work item grid.
  *   loop t in [0,trips): copy step=t; barrier; compute step=t; barrier
  */
-/* Phase table of the sync ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- *
- *  step slot  use
- *     0    0    0
- *     1    0    1
- *     2    0    2
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_args, const int64_t pg_ntiles)
 {
@@ -57,7 +48,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 61 "samples__sgemm_sync.cu"
+#line 52 "samples__sgemm_sync.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
             {
                 const int64_t pg_step = pg_t;
@@ -112,7 +103,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       }
     }
   
-#line 116 "samples__sgemm_sync.cu"
+#line 107 "samples__sgemm_sync.cu"
             }
             __syncthreads();
         }
@@ -127,7 +118,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 131 "samples__sgemm_sync.cu"
+#line 122 "samples__sgemm_sync.cu"
     }
 }
 

@@ -22,19 +22,17 @@
 /* Phase table of the tensor ring: 3 slots, the first 7 steps of a block.
  * slot = step % 3, use = step / 3. A block's steps run on across its work
  * items (persistent waves), and the table with them: it repeats every 6 steps.
- * A group is a thread's commit count (empty groups count); wait_group n
- * completes every group but the n newest.
  * Use k of a slot waits for the full barrier's parity k & 1 and, to refill
  * the slot, for the empty barrier's parity (k & 1) ^ 1 (use 0 passes).
  *
- *  step slot  use group  completed by   full  empty          expect_tx
- *     0    0    0    -1  (not waited for)      0      1 (passes)      8192
- *     1    1    0    -1  (not waited for)      0      1 (passes)      8192
- *     2    2    0    -1  (not waited for)      0      1 (passes)      8192
- *     3    0    1    -1  (not waited for)      1      0               8192
- *     4    1    1    -1  (not waited for)      1      0               8192
- *     5    2    1    -1  (not waited for)      1      0               8192
- *     6    0    2    -1  (not waited for)      0      1               8192
+ *  step slot  use   full  empty          expect_tx
+ *     0    0    0      0      1 (passes)      8192
+ *     1    1    0      0      1 (passes)      8192
+ *     2    2    0      0      1 (passes)      8192
+ *     3    0    1      1      0               8192
+ *     4    1    1      1      0               8192
+ *     5    2    1      1      0               8192
+ *     6    0    2      0      1               8192
  */
 template <int VEC>
 __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct transpose_batched_args pg_args, const int64_t pg_ntiles, unsigned long long * pg_counter, __grid_constant__ const CUtensorMap pg_tmap_a, __grid_constant__ const CUtensorMap pg_tmap_b)
@@ -148,7 +146,7 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
 
     b[z][c][r] = a[z][r][c];
   
-#line 152 "samples__transpose_batched_tensor.cu"
+#line 150 "samples__transpose_batched_tensor.cu"
                 }
             }
         }

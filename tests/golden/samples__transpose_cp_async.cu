@@ -14,17 +14,6 @@
  * per block, 256 threads, one block per work item grid.
  *   loop t in [0,trips): copy step=t; commit step=t; wait 0; barrier; compute step=t; barrier; store step=t
  */
-/* Phase table of the cp.async ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- * A group is a thread's commit count (empty groups count); wait_group n
- * completes every group but the n newest.
- *
- *  step slot  use group  completed by
- *     0    0    0     0  wait_group 0 in loop t=0
- *     1    0    1     1  wait_group 0 in loop t=1
- *     2    0    2     2  wait_group 0 in loop t=2
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_args pg_args, const int64_t pg_ntiles)
 {
@@ -76,7 +65,7 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
 
     b[c][r] = a[r][c];
   
-#line 80 "samples__transpose_cp_async.cu"
+#line 69 "samples__transpose_cp_async.cu"
                 }
             }
         }

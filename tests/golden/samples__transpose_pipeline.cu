@@ -15,17 +15,6 @@
  *   frame: init; barrier implied
  *   loop t in [0,trips): acquire step=t bar=empty; copy step=t; arrive step=t bar=full on_copies; wait_parity step=t bar=full; compute step=t; barrier; release step=t bar=empty; store step=t; barrier
  */
-/* Phase table of the pipeline ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- * Use k of a slot waits for the full barrier's parity k & 1 and, to refill
- * the slot, for the empty barrier's parity (k & 1) ^ 1 (use 0 passes).
- *
- *  step slot  use   full  empty
- *     0    0    0      0      1 (passes)
- *     1    0    1      1      0         
- *     2    0    2      0      1         
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_args pg_args, const int64_t pg_ntiles)
 {
@@ -82,7 +71,7 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
 
     b[c][r] = a[r][c];
   
-#line 86 "samples__transpose_pipeline.cu"
+#line 75 "samples__transpose_pipeline.cu"
                 }
             }
         }

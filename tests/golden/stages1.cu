@@ -16,17 +16,6 @@
  *   prologue p in [0,1): barrier
  *   loop t in [0,trips): copy step=t; commit step=t; wait 0; claim step=t+1; barrier; compute step=t; barrier
  */
-/* Phase table of the cp.async ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- * A group is a thread's commit count (empty groups count); wait_group n
- * completes every group but the n newest.
- *
- *  step slot  use group  completed by
- *     0    0    0     0  wait_group 0 in loop t=0
- *     1    0    1     1  wait_group 0 in loop t=1
- *     2    0    2     2  wait_group 0 in loop t=2
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg_args, const int64_t pg_ntiles, unsigned long long * pg_counter)
 {
@@ -77,7 +66,7 @@ __global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg
 
     z[i] = 2.0f * x[i];
   
-#line 81 "stages1.cu"
+#line 70 "stages1.cu"
             }
         }
         __syncthreads();
