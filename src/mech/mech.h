@@ -177,9 +177,13 @@ void plan_mbar_consume_role(planner *p, ir_section *loop);
  * copies, every thread stores what they cannot move (all of it where the launch's copy
  * width is under 16 bytes), a block barrier or the producers' arrivals publish that. */
 bool plan_bulk(planner *p);
-/* bulk's ARRIVE_TX: the elected thread expects what bytes_fn (pg_bulk_bytes, ...) counts
- * for the step's regions, then arrives (with all_arrive the role's others arrive too). */
-void emit_bulk_arrive_tx(kctx *k, const ir_op *op, const char *bytes_fn);
+/* What the elected thread expects for the step's regions, as a C expression, after any
+ * statements that compute it; fault is the IR's bytes less the regions' (0 but for an
+ * injected fault, printed with --no-verify), added to it. */
+typedef const char *(*tx_expect)(kctx *k, const ir_op *op, long long fault);
+/* bulk's ARRIVE_TX: the elected thread expects what `expect` gives in the step's scope,
+ * then arrives (with all_arrive the role's others arrive too). */
+void emit_bulk_arrive_tx(kctx *k, const ir_op *op, tx_expect expect);
 /* bulk's last arguments of a region's copy: the slot's full barrier and the stage's L2
  * policy (pg_pol_NAME where it has one). */
 void emit_bulk_copy_args(kctx *k, const spec_stage *st, const char *name);

@@ -96,23 +96,9 @@ __global__ void __launch_bounds__(384, 1) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(cons
             }
             {
                 const int64_t pg_step = pg_t;
-                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                int64_t pg_rest = pg_cid + pg_div(pg_step, pg_ks) * pg_ncl;
-                const int64_t pg_tiles1 = (N + 319) / 320;
-                const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 320;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t m0 = (pg_rest * 2 + pg_crank) * 128;
-                const int64_t k = pg_sub * 64;
                 const int pg_slot = (int)(pg_step % 4);
                 if (threadIdx.x == 0) {
-                    int64_t pg_tx = 0;
-                    pg_tensor_bytes<pg_vec_A, 1, 128, 128LL, 128LL, 128>(pg_smem + 0 + pg_slot * 16384, pg_g_A,
-                        0, (m0), (k) * 2,
-                        1, M, K * 2, threadIdx.x, pg_tx);
-                    pg_tensor_bytes<pg_vec_B, 1, 320, 128LL, 128LL, 128>(pg_smem + 65536 + pg_slot * 40960, pg_g_B,
-                        0, (n0), (k) * 2,
-                        1, N, K * 2, threadIdx.x, pg_tx);
-                    pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                    pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 57344 : 0);
                 } else {
                     pg_mbar_arrive(&pg_full[pg_slot]);
                 }
@@ -141,7 +127,7 @@ __global__ void __launch_bounds__(384, 1) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(cons
     constexpr bool wgmma = false;
 #endif
   
-#line 145 "samples__gemm_bf16_tensor.cu"
+#line 131 "samples__gemm_bf16_tensor.cu"
             for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
                 {
                     const int64_t pg_step = pg_t;
@@ -209,7 +195,7 @@ __global__ void __launch_bounds__(384, 1) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(cons
       }
     }
   
-#line 213 "samples__gemm_bf16_tensor.cu"
+#line 199 "samples__gemm_bf16_tensor.cu"
                 }
                 {
                     const int64_t pg_step = pg_t;
@@ -232,7 +218,7 @@ __global__ void __launch_bounds__(384, 1) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(cons
       }
     }
   
-#line 236 "samples__gemm_bf16_tensor.cu"
+#line 222 "samples__gemm_bf16_tensor.cu"
         }
     }
     {

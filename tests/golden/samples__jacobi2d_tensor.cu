@@ -54,19 +54,9 @@ __global__ void __launch_bounds__(256) jacobi2d_sm90(const struct jacobi2d_args 
         {
             const int64_t pg_step = pg_p;
             if (pg_step < pg_trips) {
-                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-                const int64_t pg_tiles1 = (nx + 127) / 128;
-                const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 128;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t y0 = (pg_rest * 2 + pg_sub) * 32;
                 const int pg_slot = (int)(pg_step % 2);
                 if (threadIdx.x == 0) {
-                    int64_t pg_tx = 0;
-                    pg_tensor_bytes<pg_vec_u, 1, 34, 576LL, 576LL, 256>(pg_smem + 0 + pg_slot * 19584, pg_g_u,
-                        0, (y0 + -1), (x0 + -8) * 4,
-                        1, ny, nx * 4, threadIdx.x, pg_tx);
-                    pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                    pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 19584 : 0);
                 }
             }
         }
@@ -122,7 +112,7 @@ __global__ void __launch_bounds__(256) jacobi2d_sm90(const struct jacobi2d_args 
     else
       v[j][i] = 0.25f * (u[j - 1][i] + u[j + 1][i] + u[j][i - 1] + u[j][i + 1]);
   
-#line 126 "samples__jacobi2d_tensor.cu"
+#line 116 "samples__jacobi2d_tensor.cu"
                 }
             }
         }
@@ -130,19 +120,9 @@ __global__ void __launch_bounds__(256) jacobi2d_sm90(const struct jacobi2d_args 
         {
             const int64_t pg_step = pg_t + 2;
             if (pg_step < pg_trips) {
-                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-                const int64_t pg_tiles1 = (nx + 127) / 128;
-                const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 128;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t y0 = (pg_rest * 2 + pg_sub) * 32;
                 const int pg_slot = (int)(pg_step % 2);
                 if (threadIdx.x == 0) {
-                    int64_t pg_tx = 0;
-                    pg_tensor_bytes<pg_vec_u, 1, 34, 576LL, 576LL, 256>(pg_smem + 0 + pg_slot * 19584, pg_g_u,
-                        0, (y0 + -1), (x0 + -8) * 4,
-                        1, ny, nx * 4, threadIdx.x, pg_tx);
-                    pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                    pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 19584 : 0);
                 }
             }
         }

@@ -55,15 +55,9 @@ __global__ void __launch_bounds__(256) reduce_sum_sm90(const struct reduce_sum_a
         {
             const int64_t pg_step = pg_p;
             if (pg_step < pg_trips) {
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                const int64_t pg_org0 = pg_rest * 4096;
                 const int pg_slot = (int)(pg_step % 4);
                 if (threadIdx.x == 0) {
-                    int64_t pg_tx = 0;
-                    pg_tensor_bytes<pg_vec_x, 1, 1, 16384LL, 16384LL, 256>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
-                        0, 0, (pg_org0) * 4,
-                        1, 1, n * 4, threadIdx.x, pg_tx);
-                    pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                    pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 16384 : 0);
                 }
             }
         }
@@ -103,22 +97,16 @@ __global__ void __launch_bounds__(256) reduce_sum_sm90(const struct reduce_sum_a
 
     acc += x[i];
   
-#line 107 "samples__reduce_sum_tensor.cu"
+#line 101 "samples__reduce_sum_tensor.cu"
             }
         }
         __syncthreads();
         {
             const int64_t pg_step = pg_t + 4;
             if (pg_step < pg_trips) {
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                const int64_t pg_org0 = pg_rest * 4096;
                 const int pg_slot = (int)(pg_step % 4);
                 if (threadIdx.x == 0) {
-                    int64_t pg_tx = 0;
-                    pg_tensor_bytes<pg_vec_x, 1, 1, 16384LL, 16384LL, 256>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
-                        0, 0, (pg_org0) * 4,
-                        1, 1, n * 4, threadIdx.x, pg_tx);
-                    pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                    pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 16384 : 0);
                 }
             }
         }

@@ -35,17 +35,8 @@ __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_arg
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
         {
             const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 2048;
             if (threadIdx.x == 0) {
-                int64_t pg_tx = 0;
-                pg_tensor_bytes<pg_vec_x, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 0, pg_g_x,
-                    0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, threadIdx.x, pg_tx);
-                pg_tensor_bytes<pg_vec_y, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 8192, pg_g_y,
-                    0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, threadIdx.x, pg_tx);
-                pg_mbar_arrive_tx(&pg_full[0], pg_tx);
+                pg_mbar_arrive_tx(&pg_full[0], VEC == 16 ? 16384 : 0);
             }
         }
         {
@@ -79,7 +70,7 @@ __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_arg
 
     z[i] = a * x[i] + y[i];
   
-#line 83 "samples__saxpy_tensor.cu"
+#line 74 "samples__saxpy_tensor.cu"
             }
         }
         __syncthreads();

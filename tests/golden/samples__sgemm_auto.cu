@@ -225,23 +225,9 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
         {
             const int64_t pg_step = pg_p;
             if (pg_step < pg_trips) {
-                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-                const int64_t pg_tiles1 = (N + 127) / 128;
-                const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 128;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t m0 = pg_rest * 256;
-                const int64_t k = pg_sub * 32;
                 const int pg_slot = (int)(pg_step % 3);
                 if (threadIdx.x == 0) {
-                    int64_t pg_tx = 0;
-                    pg_tensor_bytes<pg_vec_A, 1, 256, 128LL, 128LL, 256>(pg_smem + 0 + pg_slot * 32768, pg_g_A,
-                        0, (m0), (k) * 4,
-                        1, M, K * 4, threadIdx.x, pg_tx);
-                    pg_tensor_bytes<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 98304 + pg_slot * 16384, pg_g_B,
-                        0, (k), (n0) * 4,
-                        1, K, N * 4, threadIdx.x, pg_tx);
-                    pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                    pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 49152 : 0);
                 }
             }
         }
@@ -286,7 +272,7 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 290 "samples__sgemm_auto.cu"
+#line 276 "samples__sgemm_auto.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
             {
                 const int64_t pg_step = pg_t;
@@ -328,29 +314,15 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
       }
     }
   
-#line 332 "samples__sgemm_auto.cu"
+#line 318 "samples__sgemm_auto.cu"
             }
             __syncthreads();
             {
                 const int64_t pg_step = pg_t + 3;
                 if (pg_step < pg_trips) {
-                    const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                    int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-                    const int64_t pg_tiles1 = (N + 127) / 128;
-                    const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 128;
-                    pg_rest = pg_div(pg_rest, pg_tiles1);
-                    const int64_t m0 = pg_rest * 256;
-                    const int64_t k = pg_sub * 32;
                     const int pg_slot = (int)(pg_step % 3);
                     if (threadIdx.x == 0) {
-                        int64_t pg_tx = 0;
-                        pg_tensor_bytes<pg_vec_A, 1, 256, 128LL, 128LL, 256>(pg_smem + 0 + pg_slot * 32768, pg_g_A,
-                            0, (m0), (k) * 4,
-                            1, M, K * 4, threadIdx.x, pg_tx);
-                        pg_tensor_bytes<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 98304 + pg_slot * 16384, pg_g_B,
-                            0, (k), (n0) * 4,
-                            1, K, N * 4, threadIdx.x, pg_tx);
-                        pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                        pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 49152 : 0);
                     }
                 }
             }
@@ -385,7 +357,7 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 389 "samples__sgemm_auto.cu"
+#line 361 "samples__sgemm_auto.cu"
     }
 #endif
 }

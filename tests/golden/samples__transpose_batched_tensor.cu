@@ -69,21 +69,9 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
         {
             const int64_t pg_step = pg_p;
             if (pg_claim[(pg_step) % 6] < pg_ntiles) {
-                int64_t pg_rest = pg_claim[pg_step % 6];
-                const int64_t pg_tiles2 = (rows + 31) / 32;
-                const int64_t r0 = pg_mod(pg_rest, pg_tiles2) * 32;
-                pg_rest = pg_div(pg_rest, pg_tiles2);
-                const int64_t pg_tiles1 = (cols + 31) / 32;
-                const int64_t c0 = pg_mod(pg_rest, pg_tiles1) * 32;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t z0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 3);
                 if (threadIdx.x == 0) {
-                    int64_t pg_tx = 0;
-                    pg_tensor_bytes<pg_vec_a, 2, 32, 128LL, 128LL, 256>(pg_smem + 0 + pg_slot * 8192, pg_g_a,
-                        (z0), (r0), (c0) * 4,
-                        batch, rows, cols * 4, threadIdx.x, pg_tx);
-                    pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                    pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 8192 : 0);
                 }
             }
         }
@@ -146,7 +134,7 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
 
     b[z][c][r] = a[z][r][c];
   
-#line 150 "samples__transpose_batched_tensor.cu"
+#line 138 "samples__transpose_batched_tensor.cu"
                 }
             }
         }
@@ -176,21 +164,9 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
         {
             const int64_t pg_step = pg_t + 3;
             if (pg_claim[(pg_step) % 6] < pg_ntiles) {
-                int64_t pg_rest = pg_claim[pg_step % 6];
-                const int64_t pg_tiles2 = (rows + 31) / 32;
-                const int64_t r0 = pg_mod(pg_rest, pg_tiles2) * 32;
-                pg_rest = pg_div(pg_rest, pg_tiles2);
-                const int64_t pg_tiles1 = (cols + 31) / 32;
-                const int64_t c0 = pg_mod(pg_rest, pg_tiles1) * 32;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t z0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 3);
                 if (threadIdx.x == 0) {
-                    int64_t pg_tx = 0;
-                    pg_tensor_bytes<pg_vec_a, 2, 32, 128LL, 128LL, 256>(pg_smem + 0 + pg_slot * 8192, pg_g_a,
-                        (z0), (r0), (c0) * 4,
-                        batch, rows, cols * 4, threadIdx.x, pg_tx);
-                    pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                    pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 8192 : 0);
                 }
             }
         }

@@ -36,17 +36,8 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
         {
             const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
             if (threadIdx.x == 0) {
-                int64_t pg_tx = 0;
-                pg_tensor_bytes<pg_vec_a, 1, 64, 256LL, 256LL, 256>(pg_smem + 0, pg_g_a,
-                    0, (r0), (c0) * 4,
-                    1, rows, cols * 4, threadIdx.x, pg_tx);
-                pg_mbar_arrive_tx(&pg_full[0], pg_tx);
+                pg_mbar_arrive_tx(&pg_full[0], VEC == 16 ? 16384 : 0);
             }
         }
         {
@@ -88,7 +79,7 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
 
     b[c][r] = a[r][c];
   
-#line 92 "samples__transpose_tensor.cu"
+#line 83 "samples__transpose_tensor.cu"
                 }
             }
         }
