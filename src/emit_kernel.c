@@ -355,7 +355,7 @@ static void emit_work_counts(kctx *k)
 /* The work item of a step (blocks stride over items), its tile's origin per dimension
  * (the fastest-varying dimension last), the step variable and the slot: each declared
  * where it is used. */
-static void emit_tile_origin(kctx *k)
+static void emit_tile_origin(kctx *k, const char *step)
 {
     const spec *s = k->s;
     const spec_array *arr = &s->arrays[s->tile_array];
@@ -363,12 +363,12 @@ static void emit_tile_origin(kctx *k)
     const char *first = clusters ? "pg_cid" : "(int64_t)blockIdx.x";
     const char *stride = clusters ? "pg_ncl" : "gridDim.x";
     if (k->sc->claim_ring) {
-        kdecl(k, "pg_rest", "int64_t pg_rest = pg_claim[pg_step %% %d];\n", k->sc->claim_ring);
+        kdecl(k, "pg_rest", "int64_t pg_rest = pg_claim[%s %% %d];\n", step, k->sc->claim_ring);
     } else if (one_step(s)) {
-        kdecl(k, "pg_rest", "int64_t pg_rest = %s + pg_step * %s;\n", first, stride);
+        kdecl(k, "pg_rest", "int64_t pg_rest = %s + %s * %s;\n", first, step, stride);
     } else {
-        kdecl(k, "pg_sub", "const int64_t pg_sub = pg_mod(pg_step, pg_ks);\n");
-        kdecl(k, "pg_rest", "int64_t pg_rest = %s + pg_div(pg_step, pg_ks) * %s;\n", first,
+        kdecl(k, "pg_sub", "const int64_t pg_sub = pg_mod(%s, pg_ks);\n", step);
+        kdecl(k, "pg_rest", "int64_t pg_rest = %s + pg_div(%s, pg_ks) * %s;\n", first, step,
               stride);
     }
     for (int d = s->tile_rank - 1; d > 0; --d) {
@@ -392,7 +392,7 @@ static void emit_tile_origin(kctx *k)
     if (s->has_steps)
         kdecl(k, s->step_var, "const int64_t %s = pg_sub * %lld;\n", s->step_var, s->step_by);
     if (k->sc->nslots > 1)
-        kdecl(k, "pg_slot", "const int pg_slot = (int)(pg_step %% %d);\n", k->sc->nslots);
+        kdecl(k, "pg_slot", "const int pg_slot = (int)(%s %% %d);\n", step, k->sc->nslots);
 }
 
 const char *emit_slot(kctx *k, bool slot_var)
@@ -430,7 +430,7 @@ void emit_slot_open(kctx *k, const ir_op *op)
 {
     kp(k, "{\n");
     k->ind += 4;
-    kp(k, "const int64_t pg_step = %s;\n", emit_step(k, op->step_off));
+    kdecl(k, "pg_step", "const int64_t pg_step = %s;\n", emit_step(k, op->step_off));
     if (op->guarded) {
         kp(k, "if (%s) {\n", emit_live(k, "pg_step"));
         k->ind += 4;
@@ -440,7 +440,8 @@ void emit_slot_open(kctx *k, const ir_op *op)
 void emit_step_open(kctx *k, const ir_op *op)
 {
     emit_slot_open(k, op);
-    emit_tile_origin(k);
+    if (!k->origin_hoisted || op->step_off)
+        emit_tile_origin(k, "pg_step");
 }
 
 void emit_step_close(kctx *k, const ir_op *op)
@@ -757,11 +758,17 @@ static void print_claim(kctx *k, const ir_op *op)
        emit_step(k, op->step_off));
 }
 
+/* Whether the role being printed runs the operation (an implied barrier prints nothing). */
+static bool printed(const kctx *k, const ir_op *op)
+{
+    return (k->role == ROLE_ALL || op->role == ROLE_ALL || op->role == k->role) && !op->implied;
+}
+
 static void emit_ops(kctx *k, const ir_section *sec)
 {
     for (int i = 0; i < sec->nops; ++i) {
         const ir_op *op = &sec->ops[i];
-        if ((k->role != ROLE_ALL && op->role != ROLE_ALL && op->role != k->role) || op->implied)
+        if (!printed(k, op))
             continue;
         op_printer print = op->kind == OP_CLAIM ? print_claim
                                                 : mech_module_of(k->sc->mech)->print[op->kind];
@@ -776,6 +783,26 @@ static void emit_ops(kctx *k, const ir_section *sec)
     }
 }
 
+/* One trip of the loop. Where several of its operations address the tile of the trip's own
+ * step, its origin and slot are computed once, at the top, for them all: the step is
+ * live (the loop's test), and its claim, where the schedule claims, is the one that test
+ * read. */
+static void emit_loop_body(kctx *k, const ir_section *sec)
+{
+    int n = 0;
+    for (int i = 0; i < sec->nops; ++i) {
+        const ir_op *op = &sec->ops[i];
+        n += printed(k, op) && !op->step_off
+             && (op->kind == OP_COPY || op->kind == OP_COMPUTE || op->kind == OP_STORE
+                 || op->kind == OP_ARRIVE_TX);
+    }
+    k->origin_hoisted = n > 1;
+    if (k->origin_hoisted)
+        emit_tile_origin(k, "pg_t");
+    emit_ops(k, sec);
+    k->origin_hoisted = false;
+}
+
 /* The loop over steps. With a prologue or epilogue body it is two loops, over the
  * block's work items and their steps, so that what the prologue declares is in scope for
  * the steps and the epilogue. */
@@ -788,7 +815,7 @@ static void emit_loop(kctx *k, const ir_section *sec)
     if ((!s->has_prologue && !s->has_epilogue) || k->role == ROLE_PRODUCER) {
         kp(k, "for (int64_t pg_t = 0; %s; ++pg_t) {\n", emit_live(k, "pg_t"));
         k->ind += 4;
-        emit_ops(k, sec);
+        emit_loop_body(k, sec);
         k->ind -= 4;
         kp(k, "}\n");
         return;
@@ -796,12 +823,12 @@ static void emit_loop(kctx *k, const ir_section *sec)
     kp(k, "for (int64_t pg_w = 0; pg_w < %s; ++pg_w) {\n", items_name(s));
     k->ind += 4;
     kp(k, "const int64_t pg_step = pg_w * pg_ks;\n");
-    emit_tile_origin(k);
+    emit_tile_origin(k, "pg_step");
     if (s->has_prologue)
         emit_body(k->out, &s->prologue, &k->u->opts, "");
     kp(k, "for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {\n");
     k->ind += 4;
-    emit_ops(k, sec);
+    emit_loop_body(k, sec);
     k->ind -= 4;
     kp(k, "}\n");
     if (s->has_epilogue)
@@ -985,7 +1012,7 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, int l
     const spec *s = u->spec;
     strbuf body;
     sb_init(&body, out->arena);
-    kctx k = {&body, u, s, sc, "pg_t", 0, ROLE_ALL, sm};
+    kctx k = {&body, u, s, sc, "pg_t", 0, ROLE_ALL, sm, false};
     kp(&k, "template <int VEC>\n__global__ void __launch_bounds__(%d", sc->threads);
     /* setmaxnreg's counts assume the launch's: what one block an SM gives a thread. */
     if (s->blocks_per_sm || sc->regs_launch)

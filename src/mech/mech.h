@@ -50,6 +50,8 @@ typedef struct kctx {
     int ind;                     /* indentation of the current block, in spaces */
     ir_role role;                /* the role being printed (ROLE_ALL: no role branches) */
     int sm;                      /* the architecture the kernel is printed for */
+    bool origin_hoisted;         /* the loop's trip declared its own step's tile origin and
+                                    slot: its operations of that step use them */
 } kctx;
 
 /* Print at the current indentation; every line of the text is indented. */
@@ -59,7 +61,8 @@ void kp(kctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
  * declares what it uses and needs no casts to void. */
 void kdecl(kctx *k, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Open and close the scope of one step: pg_step, its guard, its tile origin and slot
- * (emit_slot_open: pg_step and its guard only, for barrier operations). */
+ * (emit_slot_open: pg_step and its guard only, for barrier operations; the origin and slot
+ * of the loop's own step where the trip computed them once for all its operations). */
 void emit_slot_open(kctx *k, const ir_op *op);
 /* The ring slot of a step scope's pg_step, as a C expression: pg_slot (emit_step_open's,
  * slot_var) or pg_step % S, and which use of its slot the step is: pg_step / S; "0" and

@@ -62,6 +62,13 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
         pg_cp_async_commit();
     }
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        const int64_t pg_sub = pg_mod(pg_t, pg_ks);
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_t, pg_ks) * gridDim.x;
+        const int64_t pg_tiles1 = (nx + 63) / 64;
+        const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 64;
+        pg_rest = pg_div(pg_rest, pg_tiles1);
+        const int64_t y0 = (pg_rest * 4 + pg_sub) * 8;
+        const int pg_slot = (int)(pg_t % 2);
         pg_cp_async_wait<0>();
         __syncthreads();
         {
@@ -82,14 +89,6 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
         }
         pg_cp_async_commit();
         {
-            const int64_t pg_step = pg_t;
-            const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-            const int64_t pg_tiles1 = (nx + 63) / 64;
-            const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t y0 = (pg_rest * 4 + pg_sub) * 8;
-            const int pg_slot = (int)(pg_step % 2);
             const pg_sview2<const float, 72> u{(const float *)(pg_smem + 0 + pg_slot * 2944), (y0 + -1), (x0 + -4)};
             const pg_sview2<float, 68> w{(float *)(pg_smem + 5888), (y0), (x0)};
             const int64_t pg_rest0 = ny - y0;
@@ -107,19 +106,12 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
     v[j][i] = u[j][i - 1] + u[j][i + 1] - u[j - 1][i] - u[j + 1][i];
     w[j][i] = u[j][i];
   
-#line 111 "halo_march.cu"
+#line 110 "halo_march.cu"
                 }
             }
         }
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-            const int64_t pg_tiles1 = (nx + 63) / 64;
-            const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t y0 = (pg_rest * 4 + pg_sub) * 8;
             pg_store_region<pg_vec_w, 1, 8, 256LL, 272LL, 128>(pg_g_w, pg_smem + 5888,
                 0, (y0), (x0) * 4,
                 1, ny, nx * 4, threadIdx.x);

@@ -23,10 +23,9 @@ __global__ void __launch_bounds__(256) reduce_max_double_sm80(const struct reduc
     constexpr int pg_vec_x = 8;
     double top = __longlong_as_double((long long)0xfff0000000000000ULL);
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_t * gridDim.x;
+        const int64_t pg_org0 = pg_rest * 777;
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 777;
             pg_region<pg_vec_x, 1, 1, 6216LL, 6216LL, 256>(pg_smem + 0, pg_g_x,
                 0, 0, (pg_org0) * 8,
                 1, 1, n * 8, threadIdx.x,
@@ -34,9 +33,6 @@ __global__ void __launch_bounds__(256) reduce_max_double_sm80(const struct reduc
         }
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 777;
             const pg_view1<const double> x{(const double *)(pg_smem + 0), (pg_org0)};
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 777 ? (int)pg_rest0 : 777;
@@ -47,7 +43,7 @@ __global__ void __launch_bounds__(256) reduce_max_double_sm80(const struct reduc
 
     top = fmax(top, x[i]);
   
-#line 51 "reduce_max_double.cu"
+#line 47 "reduce_max_double.cu"
             }
         }
         __syncthreads();

@@ -72,21 +72,20 @@ __global__ void __launch_bounds__(384, 1) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(cons
     if ((int)threadIdx.x < 128) {
         pg_regs_keep<40>();
         for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+            const int64_t pg_sub = pg_mod(pg_t, pg_ks);
+            int64_t pg_rest = pg_cid + pg_div(pg_t, pg_ks) * pg_ncl;
+            const int64_t pg_tiles1 = (N + 319) / 320;
+            const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 320;
+            pg_rest = pg_div(pg_rest, pg_tiles1);
+            const int64_t m0 = (pg_rest * 2 + pg_crank) * 128;
+            const int64_t k = pg_sub * 64;
+            const int pg_slot = (int)(pg_t % 4);
             {
                 const int64_t pg_step = pg_t;
                 const int64_t pg_use = pg_step / 4;
                 pg_mbar_wait<0LL>(&pg_empty[pg_step % 4], (unsigned)(pg_use & 1) ^ 1u, "gemm_bf16 empty barrier", (int)(pg_step % 4), pg_use);
             }
             {
-                const int64_t pg_step = pg_t;
-                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                int64_t pg_rest = pg_cid + pg_div(pg_step, pg_ks) * pg_ncl;
-                const int64_t pg_tiles1 = (N + 319) / 320;
-                const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 320;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t m0 = (pg_rest * 2 + pg_crank) * 128;
-                const int64_t k = pg_sub * 64;
-                const int pg_slot = (int)(pg_step % 4);
                 pg_tensor_region<pg_vec_A, 1, 128, 128LL, 128LL, 128>(pg_smem + 0 + pg_slot * 16384, pg_g_A,
                     0, (m0), (k) * 2,
                     1, M, K * 2, threadIdx.x, &pg_tmap_A, pg_tbox<2, 2, 1, 128, 64, 128>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
@@ -95,8 +94,6 @@ __global__ void __launch_bounds__(384, 1) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(cons
                     1, N, K * 2, threadIdx.x, &pg_tmap_B, pg_tbox<2, 2, 1, 160, 64, 128, 2>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
             {
-                const int64_t pg_step = pg_t;
-                const int pg_slot = (int)(pg_step % 4);
                 if (threadIdx.x == 0) {
                     pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 57344 : 0);
                 } else {
@@ -127,7 +124,7 @@ __global__ void __launch_bounds__(384, 1) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(cons
     constexpr bool wgmma = false;
 #endif
   
-#line 131 "samples__gemm_bf16_tensor.cu"
+#line 128 "samples__gemm_bf16_tensor.cu"
             for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
                 {
                     const int64_t pg_step = pg_t;
@@ -195,7 +192,7 @@ __global__ void __launch_bounds__(384, 1) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(cons
       }
     }
   
-#line 199 "samples__gemm_bf16_tensor.cu"
+#line 196 "samples__gemm_bf16_tensor.cu"
                 }
                 {
                     const int64_t pg_step = pg_t;
@@ -218,7 +215,7 @@ __global__ void __launch_bounds__(384, 1) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(cons
       }
     }
   
-#line 222 "samples__gemm_bf16_tensor.cu"
+#line 219 "samples__gemm_bf16_tensor.cu"
         }
     }
     {

@@ -26,14 +26,13 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
     const int64_t pg_trips = pg_items * pg_ks;
     constexpr int pg_vec_u = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        const int64_t pg_sub = pg_mod(pg_t, pg_ks);
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_t, pg_ks) * gridDim.x;
+        const int64_t pg_tiles1 = (nx + 127) / 128;
+        const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 128;
+        pg_rest = pg_div(pg_rest, pg_tiles1);
+        const int64_t y0 = (pg_rest * 2 + pg_sub) * 32;
         {
-            const int64_t pg_step = pg_t;
-            const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-            const int64_t pg_tiles1 = (nx + 127) / 128;
-            const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 128;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t y0 = (pg_rest * 2 + pg_sub) * 32;
             pg_region<pg_vec_u, 1, 34, 544LL, 544LL, 256>(pg_smem + 0, pg_g_u,
                 0, (y0 + -1), (x0 + -4) * 4,
                 1, ny, nx * 4, threadIdx.x,
@@ -41,13 +40,6 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
         }
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-            const int64_t pg_tiles1 = (nx + 127) / 128;
-            const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 128;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t y0 = (pg_rest * 2 + pg_sub) * 32;
             const pg_sview2<const float, 136> u{(const float *)(pg_smem + 0), (y0 + -1), (x0 + -4)};
             const int64_t pg_rest0 = ny - y0;
             const int pg_lim0 = pg_rest0 < 32 ? (int)pg_rest0 : 32;
@@ -66,7 +58,7 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
     else
       v[j][i] = 0.25f * (u[j - 1][i] + u[j + 1][i] + u[j][i - 1] + u[j][i + 1]);
   
-#line 70 "samples__jacobi2d_sync.cu"
+#line 62 "samples__jacobi2d_sync.cu"
                 }
             }
         }

@@ -23,10 +23,9 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     float acc = 0.0f;
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_t * gridDim.x;
+        const int64_t pg_org0 = pg_rest * 4096;
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 4096;
             pg_region<pg_vec_x, 1, 1, 16384LL, 16384LL, 256>(pg_smem + 0, pg_g_x,
                 0, 0, (pg_org0) * 4,
                 1, 1, n * 4, threadIdx.x,
@@ -34,9 +33,6 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
         }
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 4096;
             const pg_view1<const float> x{(const float *)(pg_smem + 0), (pg_org0)};
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 4096 ? (int)pg_rest0 : 4096;
@@ -47,7 +43,7 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
 
     acc += x[i];
   
-#line 51 "samples__reduce_sum_sync.cu"
+#line 47 "samples__reduce_sum_sync.cu"
             }
         }
         __syncthreads();

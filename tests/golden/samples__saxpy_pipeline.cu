@@ -34,11 +34,10 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
     cuda::pipeline<cuda::thread_scope_block> pg_pipe =
         cuda::make_pipeline(cooperative_groups::this_thread_block(), &pg_pstate);
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_t * gridDim.x;
+        const int64_t pg_org0 = pg_rest * 2048;
         pg_pipe.producer_acquire();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 2048;
             pg_region<pg_vec_x, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 0, pg_g_x,
                 0, 0, (pg_org0) * 4,
                 1, 1, n * 4, threadIdx.x,
@@ -51,9 +50,6 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
         pg_pipe.producer_commit();
         pg_pipe.consumer_wait();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 2048;
             const pg_view1<const float> x{(const float *)(pg_smem + 0), (pg_org0)};
             const pg_view1<const float> y{(const float *)(pg_smem + 8192), (pg_org0)};
             const int64_t pg_rest0 = n - pg_org0;
@@ -65,7 +61,7 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
 
     z[i] = a * x[i] + y[i];
   
-#line 69 "samples__saxpy_pipeline.cu"
+#line 65 "samples__saxpy_pipeline.cu"
             }
         }
         pg_pipe.consumer_release();

@@ -26,10 +26,9 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     constexpr int pg_vec_y = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_t * gridDim.x;
+        const int64_t pg_org0 = pg_rest * 2048;
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 2048;
             pg_region<pg_vec_x, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 0, pg_g_x,
                 0, 0, (pg_org0) * 4,
                 1, 1, n * 4, threadIdx.x,
@@ -41,9 +40,6 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
         }
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 2048;
             const pg_view1<const float> x{(const float *)(pg_smem + 0), (pg_org0)};
             const pg_view1<const float> y{(const float *)(pg_smem + 8192), (pg_org0)};
             const int64_t pg_rest0 = n - pg_org0;
@@ -55,7 +51,7 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
 
     z[i] = a * x[i] + y[i];
   
-#line 59 "samples__saxpy_sync.cu"
+#line 55 "samples__saxpy_sync.cu"
             }
         }
         __syncthreads();

@@ -33,16 +33,14 @@ __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_arg
     pg_fence_mbar_init();
     __syncthreads();
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_t * gridDim.x;
+        const int64_t pg_org0 = pg_rest * 2048;
         {
-            const int64_t pg_step = pg_t;
             if (threadIdx.x == 0) {
                 pg_mbar_arrive_tx(&pg_full[0], VEC == 16 ? 16384 : 0);
             }
         }
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 2048;
             pg_tensor_region<pg_vec_x, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 0, pg_g_x,
                 0, 0, (pg_org0) * 4,
                 1, 1, n * 4, threadIdx.x, &pg_tmap_x, pg_tbox<1, 4, 1, 1, 256>{}, &pg_full[0], pg_l2_hint<false>{0});
@@ -56,9 +54,6 @@ __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_arg
             pg_mbar_wait<0LL>(&pg_full[0], (unsigned)(pg_step & 1), "saxpy full barrier", 0, pg_step);
         }
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 2048;
             const pg_view1<const float> x{(const float *)(pg_smem + 0), (pg_org0)};
             const pg_view1<const float> y{(const float *)(pg_smem + 8192), (pg_org0)};
             const int64_t pg_rest0 = n - pg_org0;
@@ -70,7 +65,7 @@ __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_arg
 
     z[i] = a * x[i] + y[i];
   
-#line 74 "samples__saxpy_tensor.cu"
+#line 69 "samples__saxpy_tensor.cu"
             }
         }
         __syncthreads();

@@ -58,21 +58,20 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
     __syncthreads();
     if ((int)threadIdx.x < 32) {
         for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+            const int64_t pg_sub = pg_mod(pg_t, pg_ks);
+            int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_t, pg_ks) * gridDim.x;
+            const int64_t pg_tiles1 = (N + 127) / 128;
+            const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 128;
+            pg_rest = pg_div(pg_rest, pg_tiles1);
+            const int64_t m0 = pg_rest * 128;
+            const int64_t k = pg_sub * 32;
+            const int pg_slot = (int)(pg_t % 2);
             {
                 const int64_t pg_step = pg_t;
                 const int64_t pg_use = pg_step / 2;
                 pg_mbar_wait<0LL>(&pg_empty[pg_step % 2], (unsigned)(pg_use & 1) ^ 1u, "sgemm empty barrier", (int)(pg_step % 2), pg_use);
             }
             {
-                const int64_t pg_step = pg_t;
-                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-                const int64_t pg_tiles1 = (N + 127) / 128;
-                const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 128;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t m0 = pg_rest * 128;
-                const int64_t k = pg_sub * 32;
-                const int pg_slot = (int)(pg_step % 2);
                 pg_tensor_region<pg_vec_A, 1, 128, 128LL, 128LL, 32>(pg_smem + 0 + pg_slot * 16384, pg_g_A,
                     0, (m0), (k) * 4,
                     1, M, K * 4, threadIdx.x, &pg_tmap_A, pg_tbox<2, 4, 1, 128, 32>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
@@ -81,8 +80,6 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
                     1, K, N * 4, threadIdx.x, &pg_tmap_B, pg_tbox<2, 4, 1, 32, 128>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
             {
-                const int64_t pg_step = pg_t;
-                const int pg_slot = (int)(pg_step % 2);
                 if (threadIdx.x == 0) {
                     pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 32768 : 0);
                 } else {
@@ -109,7 +106,7 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 113 "samples__sgemm_roles_tensor.cu"
+#line 110 "samples__sgemm_roles_tensor.cu"
             for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
                 {
                     const int64_t pg_step = pg_t;
@@ -151,7 +148,7 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
       }
     }
   
-#line 155 "samples__sgemm_roles_tensor.cu"
+#line 152 "samples__sgemm_roles_tensor.cu"
                 }
                 {
                     const int64_t pg_step = pg_t;
@@ -169,7 +166,7 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 173 "samples__sgemm_roles_tensor.cu"
+#line 170 "samples__sgemm_roles_tensor.cu"
         }
     }
 }

@@ -50,15 +50,14 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
   
 #line 52 "samples__sgemm_sync.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
+            const int64_t pg_sub = pg_mod(pg_t, pg_ks);
+            int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_t, pg_ks) * gridDim.x;
+            const int64_t pg_tiles1 = (N + 127) / 128;
+            const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 128;
+            pg_rest = pg_div(pg_rest, pg_tiles1);
+            const int64_t m0 = pg_rest * 256;
+            const int64_t k = pg_sub * 32;
             {
-                const int64_t pg_step = pg_t;
-                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-                const int64_t pg_tiles1 = (N + 127) / 128;
-                const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 128;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t m0 = pg_rest * 256;
-                const int64_t k = pg_sub * 32;
                 pg_region<pg_vec_A, 1, 256, 128LL, 144LL, 256>(pg_smem + 0, pg_g_A,
                     0, (m0), (k) * 4,
                     1, M, K * 4, threadIdx.x,
@@ -70,14 +69,6 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
             }
             __syncthreads();
             {
-                const int64_t pg_step = pg_t;
-                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-                const int64_t pg_tiles1 = (N + 127) / 128;
-                const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 128;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t m0 = pg_rest * 256;
-                const int64_t k = pg_sub * 32;
                 const pg_sview2<const float, 36> A{(const float *)(pg_smem + 0), (m0), (k)};
                 const pg_sview2<const float, 128> B{(const float *)(pg_smem + 36864), (k), (n0)};
 #line 35 "../../samples/sgemm/sgemm.pipe"
@@ -103,7 +94,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       }
     }
   
-#line 107 "samples__sgemm_sync.cu"
+#line 98 "samples__sgemm_sync.cu"
             }
             __syncthreads();
         }
@@ -118,7 +109,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 122 "samples__sgemm_sync.cu"
+#line 113 "samples__sgemm_sync.cu"
     }
 }
 

@@ -97,22 +97,21 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
         __syncthreads();
     }
     for (int64_t pg_t = 0; pg_claim[(pg_t) % 6] < pg_ntiles; ++pg_t) {
+        int64_t pg_rest = pg_claim[pg_t % 6];
+        const int64_t pg_tiles2 = (rows + 31) / 32;
+        const int64_t r0 = pg_mod(pg_rest, pg_tiles2) * 32;
+        pg_rest = pg_div(pg_rest, pg_tiles2);
+        const int64_t pg_tiles1 = (cols + 31) / 32;
+        const int64_t c0 = pg_mod(pg_rest, pg_tiles1) * 32;
+        pg_rest = pg_div(pg_rest, pg_tiles1);
+        const int64_t z0 = pg_rest * 2;
+        const int pg_slot = (int)(pg_t % 3);
         {
             const int64_t pg_step = pg_t;
             const int64_t pg_use = pg_step / 3;
             pg_mbar_wait<0LL>(&pg_full[pg_step % 3], (unsigned)(pg_use & 1), "transpose_batched full barrier", (int)(pg_step % 3), pg_use);
         }
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = pg_claim[pg_step % 6];
-            const int64_t pg_tiles2 = (rows + 31) / 32;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles2) * 32;
-            pg_rest = pg_div(pg_rest, pg_tiles2);
-            const int64_t pg_tiles1 = (cols + 31) / 32;
-            const int64_t c0 = pg_mod(pg_rest, pg_tiles1) * 32;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t z0 = pg_rest * 2;
-            const int pg_slot = (int)(pg_step % 3);
             const pg_sview3<const float, 32, 1024, (pg_vec_a == 16 ? 32 : 0), 64> a{(const float *)(pg_smem + 0 + pg_slot * 8192), (z0), (r0), (c0)};
             const pg_sview3<float, 32, 1024> b{(float *)(pg_smem + 24576), (z0), (c0), (r0)};
             const int64_t pg_rest0 = batch - z0;
@@ -134,7 +133,7 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
 
     b[z][c][r] = a[z][r][c];
   
-#line 138 "samples__transpose_batched_tensor.cu"
+#line 137 "samples__transpose_batched_tensor.cu"
                 }
             }
         }
@@ -145,15 +144,6 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
         }
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = pg_claim[pg_step % 6];
-            const int64_t pg_tiles2 = (rows + 31) / 32;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles2) * 32;
-            pg_rest = pg_div(pg_rest, pg_tiles2);
-            const int64_t pg_tiles1 = (cols + 31) / 32;
-            const int64_t c0 = pg_mod(pg_rest, pg_tiles1) * 32;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t z0 = pg_rest * 2;
             pg_tensor_store_region<pg_vec_b, 2, 32, 128LL, 128LL, 256>(pg_g_b, pg_smem + 24576,
                 (z0), (c0), (r0) * 4,
                 batch, cols, rows * 4, threadIdx.x, &pg_tmap_b, pg_tbox<3, 4, 2, 32, 32>{});

@@ -33,13 +33,12 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
     pg_fence_mbar_init();
     __syncthreads();
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_t * gridDim.x;
+        const int64_t pg_tiles1 = (rows + 63) / 64;
+        const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
+        pg_rest = pg_div(pg_rest, pg_tiles1);
+        const int64_t c0 = pg_rest * 64;
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
             if (threadIdx.x == 0) {
                 int64_t pg_tx = 0;
                 pg_bulk_bytes<pg_vec_a, 1, 64, 256LL, 272LL, 256>(pg_smem + 0, pg_g_a,
@@ -49,12 +48,6 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
             }
         }
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
             pg_bulk_region<pg_vec_a, 1, 64, 256LL, 272LL, 256>(pg_smem + 0, pg_g_a,
                 0, (r0), (c0) * 4,
                 1, rows, cols * 4, threadIdx.x, &pg_full[0], pg_l2_hint<true>{pg_pol_a});
@@ -65,12 +58,6 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
             pg_mbar_wait<0LL>(&pg_full[0], (unsigned)(pg_step & 1), "transpose full barrier", 0, pg_step);
         }
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
             const pg_sview2<const float, 68> a{(const float *)(pg_smem + 0), (r0), (c0)};
             const pg_sview2<float, 68> b{(float *)(pg_smem + 17408), (c0), (r0)};
             const int64_t pg_rest0 = cols - c0;
@@ -87,19 +74,13 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
 
     b[c][r] = a[r][c];
   
-#line 91 "samples__transpose_bulk.cu"
+#line 78 "samples__transpose_bulk.cu"
                 }
             }
         }
         pg_fence_proxy_async();
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
             pg_bulk_store_region<pg_vec_b, 1, 64, 256LL, 272LL, 256>(pg_g_b, pg_smem + 17408,
                 0, (c0), (r0) * 4,
                 1, cols, rows * 4, threadIdx.x);

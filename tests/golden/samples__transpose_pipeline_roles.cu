@@ -54,14 +54,13 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
         }
     } else {
         for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+            int64_t pg_rest = (int64_t)blockIdx.x + pg_t * gridDim.x;
+            const int64_t pg_tiles1 = (rows + 63) / 64;
+            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
+            pg_rest = pg_div(pg_rest, pg_tiles1);
+            const int64_t c0 = pg_rest * 64;
             pg_pipe.consumer_wait();
             {
-                const int64_t pg_step = pg_t;
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                const int64_t pg_tiles1 = (rows + 63) / 64;
-                const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t c0 = pg_rest * 64;
                 const pg_sview2<const float, 68> a{(const float *)(pg_smem + 0), (r0), (c0)};
                 const pg_sview2<float, 68> b{(float *)(pg_smem + 17408), (c0), (r0)};
                 const int64_t pg_rest0 = cols - c0;
@@ -79,19 +78,13 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
 
     b[c][r] = a[r][c];
   
-#line 83 "samples__transpose_pipeline_roles.cu"
+#line 82 "samples__transpose_pipeline_roles.cu"
                     }
                 }
             }
             pg_role_barrier<224>();
             pg_pipe.consumer_release();
             {
-                const int64_t pg_step = pg_t;
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                const int64_t pg_tiles1 = (rows + 63) / 64;
-                const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t c0 = pg_rest * 64;
                 pg_store_region<pg_vec_b, 1, 64, 256LL, 272LL, 224>(pg_g_b, pg_smem + 17408,
                     0, (c0), (r0) * 4,
                     1, cols, rows * 4, pg_ctid);

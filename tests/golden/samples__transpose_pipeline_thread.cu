@@ -27,14 +27,13 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
     constexpr int pg_vec_b = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     cuda::pipeline<cuda::thread_scope_thread> pg_pipe = cuda::make_pipeline();
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_t * gridDim.x;
+        const int64_t pg_tiles1 = (rows + 63) / 64;
+        const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
+        pg_rest = pg_div(pg_rest, pg_tiles1);
+        const int64_t c0 = pg_rest * 64;
         pg_pipe.producer_acquire();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
             pg_region<pg_vec_a, 1, 64, 256LL, 272LL, 256>(pg_smem + 0, pg_g_a,
                 0, (r0), (c0) * 4,
                 1, rows, cols * 4, threadIdx.x,
@@ -44,12 +43,6 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
         cuda::pipeline_consumer_wait_prior<0>(pg_pipe);
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
             const pg_sview2<const float, 68> a{(const float *)(pg_smem + 0), (r0), (c0)};
             const pg_sview2<float, 68> b{(float *)(pg_smem + 17408), (c0), (r0)};
             const int64_t pg_rest0 = cols - c0;
@@ -66,18 +59,12 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
 
     b[c][r] = a[r][c];
   
-#line 70 "samples__transpose_pipeline_thread.cu"
+#line 63 "samples__transpose_pipeline_thread.cu"
                 }
             }
         }
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
             pg_store_region<pg_vec_b, 1, 64, 256LL, 272LL, 256>(pg_g_b, pg_smem + 17408,
                 0, (c0), (r0) * 4,
                 1, cols, rows * 4, threadIdx.x);

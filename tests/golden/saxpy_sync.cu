@@ -26,10 +26,9 @@ __global__ void __launch_bounds__(128) saxpy_sync_sm80(const struct saxpy_sync_a
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     constexpr int pg_vec_y = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_t * gridDim.x;
+        const int64_t pg_org0 = pg_rest * 1024;
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 1024;
             pg_region<pg_vec_x, 1, 1, 4096LL, 4096LL, 128>(pg_smem + 0, pg_g_x,
                 0, 0, (pg_org0) * 4,
                 1, 1, n * 4, threadIdx.x,
@@ -41,9 +40,6 @@ __global__ void __launch_bounds__(128) saxpy_sync_sm80(const struct saxpy_sync_a
         }
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 1024;
             const pg_view1<const float> x{(const float *)(pg_smem + 0), (pg_org0)};
             const pg_view1<const float> y{(const float *)(pg_smem + 4096), (pg_org0)};
             const int64_t pg_rest0 = n - pg_org0;
@@ -55,7 +51,7 @@ __global__ void __launch_bounds__(128) saxpy_sync_sm80(const struct saxpy_sync_a
 
     z[i] = a * x[i] + y[i];
   
-#line 59 "saxpy_sync.cu"
+#line 55 "saxpy_sync.cu"
             }
         }
         __syncthreads();

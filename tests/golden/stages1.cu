@@ -36,10 +36,9 @@ __global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg
         __syncthreads();
     }
     for (int64_t pg_t = 0; pg_claim[(pg_t) % 3] < pg_ntiles; ++pg_t) {
+        int64_t pg_rest = pg_claim[pg_t % 3];
+        const int64_t pg_org0 = pg_rest * 512;
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = pg_claim[pg_step % 3];
-            const int64_t pg_org0 = pg_rest * 512;
             pg_region<pg_vec_x, 1, 1, 2048LL, 2048LL, 256>(pg_smem + 0, pg_g_x,
                 0, 0, (pg_org0) * 4,
                 1, 1, n * 4, threadIdx.x,
@@ -53,9 +52,6 @@ __global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg
         }
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = pg_claim[pg_step % 3];
-            const int64_t pg_org0 = pg_rest * 512;
             const pg_view1<const float> x{(const float *)(pg_smem + 0), (pg_org0)};
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 512 ? (int)pg_rest0 : 512;
@@ -66,7 +62,7 @@ __global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg
 
     z[i] = 2.0f * x[i];
   
-#line 70 "stages1.cu"
+#line 66 "stages1.cu"
             }
         }
         __syncthreads();
