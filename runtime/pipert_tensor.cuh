@@ -305,7 +305,9 @@ __device__ __forceinline__ void pg_tensor_store_region(unsigned char *base,
 }
 
 /* Add to tx the bytes pg_tensor_region's boxes deliver for the same region: all of it, the
- * zero-filled part outside the array included, or nothing below 16-byte copies. */
+ * zero-filled part outside the array included, or nothing below 16-byte copies. A
+ * constant: pipegen now prints it as a number (VEC == 16 ? bytes : 0); kept for the
+ * sources of this ABI that call it. */
 template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT>
 __device__ __forceinline__ void pg_tensor_bytes(const unsigned char *, const unsigned char *,
                                                 int64_t, int64_t, int64_t, int64_t, int64_t,

@@ -664,6 +664,78 @@ static void emit_schedule_comment(strbuf *out, const sched *sc, const char *also
     sb_puts(out, " */\n");
 }
 
+/* ------------------------------------------------------------------ the phase table */
+
+static const char *sec_label(ir_section_kind k)
+{
+    return k == SEC_FRAME ? "frame" : k == SEC_PROLOGUE ? "prologue p"
+           : k == SEC_LOOP ? "loop t" : "epilogue trips";
+}
+
+/* Whether the schedule has an operation of one of the kinds (bit 1 << kind). */
+static bool has_op(const sched *sc, unsigned kinds)
+{
+    for (int i = 0; i < sc->nsecs; ++i)
+        for (int j = 0; j < sc->secs[i].nops; ++j)
+            if (kinds & (1u << sc->secs[i].ops[j].kind))
+                return true;
+    return false;
+}
+
+/* One row of the table: step g. */
+static void table_row(strbuf *out, const sched *sc, const phase_step *ts, long long g,
+                      bool groups, bool bars, bool tx)
+{
+    int S = sc->nslots;
+    long long k = g / S;
+    sb_printf(out, " * %5lld %4lld %4lld", g, g % S, k);
+    if (groups) {
+        sb_printf(out, " %5d  ", ts->grp);
+        if (ts->wait_n >= 0)
+            sb_printf(out, "wait_group %d in %s=%lld", ts->wait_n, sec_label(ts->wait_sec),
+                      ts->wait_var);
+        else
+            sb_puts(out, "(not waited for)");
+    }
+    if (bars)
+        sb_printf(out, " %6lld %6lld%s", k & 1, (k & 1) ^ 1, k == 0 ? " (passes)" : "         ");
+    if (tx && ts->bytes >= 0)
+        sb_printf(out, " %9lld", ts->bytes);
+    sb_puts(out, "\n");
+}
+
+/* The columns: the copies' commit groups where groups complete them (not bulk's store
+ * groups), the barriers' parities where the schedule waits on barrier phases, the bytes
+ * where it expects transactions. */
+void emit_phase_table(strbuf *out, const sched *sc)
+{
+    int S = sc->nslots, n = sc->nphases;
+    if (S < 2 || n == 0)
+        return;
+    bool groups = sc->track == TRACK_GROUPS && has_op(sc, 1u << OP_COMMIT);
+    bool bars = sc->track == TRACK_BARRIER
+                || has_op(sc, 1u << OP_ARRIVE | 1u << OP_ARRIVE_TX | 1u << OP_WAIT_PARITY
+                                  | 1u << OP_ACQUIRE | 1u << OP_RELEASE);
+    bool tx = has_op(sc, 1u << OP_ARRIVE_TX);
+    sb_printf(out, "/* Phase table of the %s ring: %d slots, the first %d steps of a block.\n"
+              " * slot = step %% %d, use = step / %d. A block's steps run on across its work\n"
+              " * items (persistent waves), and the table with them: it repeats every %d steps.\n",
+              mech_name(sc->mech), S, n, S, S, 2 * S);
+    if (groups)
+        sb_puts(out, " * A group is a thread's commit count (empty groups count); wait_group n\n"
+                     " * completes every group but the n newest.\n");
+    if (bars)
+        sb_puts(out, " * Use k of a slot waits for the full barrier's parity k & 1 and, to refill\n"
+                     " * the slot, for the empty barrier's parity (k & 1) ^ 1 (use 0 passes).\n");
+    sb_printf(out, " *\n *  step slot  use%s%s%s\n", groups ? " group  completed by" : "",
+              bars ? "   full  empty" : "", tx ? "          expect_tx" : "");
+    for (int g = 0; g < n; ++g)
+        table_row(out, sc, &sc->phases[g], g, groups, bars, tx);
+    if (sc->unproven)
+        sb_puts(out, " * (the schedule does not verify: pipegen --verify says why)\n");
+    sb_puts(out, " */\n");
+}
+
 /* The runtime's device headers the unit's kernels use, each once (pipert_device.cuh for
  * all; a lowering's own header for what its printers call). */
 static void emit_device_includes(strbuf *out, const emit_unit *u)
@@ -748,7 +820,7 @@ void emit_source(strbuf *out, const emit_unit *u)
     for (int v = hp->nvariants - 1; v >= 0; --v) {
         const sched *sc = u->scheds[hp->variant[v]];
         emit_schedule_comment(out, sc, twins_of(out->arena, u, v));
-        verify_phase_table(out, sc);
+        emit_phase_table(out, sc);
         emit_kernel(out, u, sc, sc->sm, v < hp->nvariants - 1 ? sc->sm : 0,
                     v > 0 ? u->scheds[hp->variant[v - 1]]->sm : 0);
     }

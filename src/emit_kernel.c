@@ -204,6 +204,24 @@ static void emit_dim(kctx *k, const ast_extent *e)
     emit_extent_text(k->out, e);
 }
 
+/* The threads that copy (the producer warps, or the whole block: a copying thread's index
+ * is threadIdx.x) and those that compute (the consumer warps after them, or the whole
+ * block). */
+int emit_copy_threads(const kctx *k)
+{
+    return k->sc->producer_threads ? k->sc->producer_threads : k->sc->threads;
+}
+
+static int compute_threads(const kctx *k)
+{
+    return k->sc->threads - k->sc->producer_threads;
+}
+
+static const char *compute_tid(const kctx *k)
+{
+    return k->sc->producer_threads ? "pg_ctid" : "threadIdx.x";
+}
+
 /* ------------------------------------------------------------------ the frame */
 
 /* The spec's names, bound as the bodies see them (those a body or the kernel uses). */
@@ -245,10 +263,8 @@ static void emit_bindings(kctx *k)
 static void emit_stage_consts(kctx *k)
 {
     const spec *s = k->s;
-    /* What the plan fixed statically is asserted where it is used. */
-    kp(k, "static_assert(%lldLL <= %lldLL, \"pipegen: the ring of %d slot(s) fits "
-          "sm_%d's shared memory\");\n", k->sc->smem_bytes, arch_smem_limit(k->sm),
-       k->sc->nslots, k->sm);
+    /* The layout's sizes and alignments are the planner's, proven there (plan_layout):
+     * nothing to assert on literals here. */
     for (int i = 0; i < s->nstages; ++i) {
         const spec_stage *st = &s->stages[i];
         const spec_array *arr = &s->arrays[st->array];
@@ -260,12 +276,6 @@ static void emit_stage_consts(kctx *k)
         else
             kdecl(k, v, "constexpr int %s = VEC < %d ? %d : (VEC > %d ? %d : VEC);\n", v, esz,
                   esz, vec, vec);
-        const copy_plan *cp = &k->sc->copy[i];
-        int align = plan_slot_align(cp);
-        kp(k, "static_assert(%lldLL %% %d == 0 && %lldLL %% %d == 0 && %lldLL %% %d == 0 && "
-              "%lldLL %% %d == 0, \"pipegen: slots of %s are %d-byte aligned, rows keep "
-              "%d-byte copies\");\n", cp->off, align, cp->slot_bytes, align, cp->pitch, vec,
-           cp->row_bytes, vec, arr->name, align, vec);
         if (st->evict != EVICT_DEFAULT && mech_module_of(k->sc->mech)->l2_policy)
             kdecl(k, arena_printf(k->out->arena, "pg_pol_%s", arr->name),
                   "const uint64_t pg_pol_%s = pg_l2_policy<%d>();\n", arr->name, (int)st->evict);
@@ -276,6 +286,13 @@ static void emit_stage_consts(kctx *k)
 static bool one_step(const spec *s)
 {
     return !s->has_steps && !s->march;
+}
+
+/* The block's work items, or, where each is one step, its steps (no pg_items beside an
+ * equal pg_trips). */
+static const char *items_name(const spec *s)
+{
+    return one_step(s) ? "pg_trips" : "pg_items";
 }
 
 /* In clusters of N blocks, the work items are groups of N tiles along the first
@@ -294,8 +311,8 @@ static void emit_cluster_items(kctx *k)
     kp(k, " + %lld) / %lld;\n", s->tile[0] - 1, s->tile[0]);
     kdecl(k, "pg_groups", "const int64_t pg_groups = pg_tiles0 > 0 ? pg_ntiles / pg_tiles0 * "
           "((pg_tiles0 + %d) / %d) : 0;\n", n - 1, n);
-    kdecl(k, "pg_items", "const int64_t pg_items = pg_cid < pg_groups ? "
-          "(pg_groups - 1 - pg_cid) / pg_ncl + 1 : 0;\n");
+    kdecl(k, items_name(s), "const int64_t %s = pg_cid < pg_groups ? "
+          "(pg_groups - 1 - pg_cid) / pg_ncl + 1 : 0;\n", items_name(s));
 }
 
 /* The claim ring (OP_CLAIM) and thread 0's next claim, fetched a claim ahead so that the
@@ -329,16 +346,16 @@ static void emit_work_counts(kctx *k)
     if (k->sc->cluster > 1)
         emit_cluster_items(k);
     else
-        kdecl(k, "pg_items", "const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? "
-              "(pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;\n");
-    kdecl(k, "pg_trips", one_step(s) ? "const int64_t pg_trips = pg_items;\n"
-                                     : "const int64_t pg_trips = pg_items * pg_ks;\n");
+        kdecl(k, items_name(s), "const int64_t %s = (int64_t)blockIdx.x < pg_ntiles ? "
+              "(pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;\n", items_name(s));
+    if (!one_step(s))
+        kdecl(k, "pg_trips", "const int64_t pg_trips = pg_items * pg_ks;\n");
 }
 
 /* The work item of a step (blocks stride over items), its tile's origin per dimension
  * (the fastest-varying dimension last), the step variable and the slot: each declared
  * where it is used. */
-static void emit_tile_origin(kctx *k)
+static void emit_tile_origin(kctx *k, const char *step)
 {
     const spec *s = k->s;
     const spec_array *arr = &s->arrays[s->tile_array];
@@ -346,12 +363,12 @@ static void emit_tile_origin(kctx *k)
     const char *first = clusters ? "pg_cid" : "(int64_t)blockIdx.x";
     const char *stride = clusters ? "pg_ncl" : "gridDim.x";
     if (k->sc->claim_ring) {
-        kdecl(k, "pg_rest", "int64_t pg_rest = pg_claim[pg_step %% %d];\n", k->sc->claim_ring);
+        kdecl(k, "pg_rest", "int64_t pg_rest = pg_claim[%s %% %d];\n", step, k->sc->claim_ring);
     } else if (one_step(s)) {
-        kdecl(k, "pg_rest", "int64_t pg_rest = %s + pg_step * %s;\n", first, stride);
+        kdecl(k, "pg_rest", "int64_t pg_rest = %s + %s * %s;\n", first, step, stride);
     } else {
-        kdecl(k, "pg_sub", "const int64_t pg_sub = pg_mod(pg_step, pg_ks);\n");
-        kdecl(k, "pg_rest", "int64_t pg_rest = %s + pg_div(pg_step, pg_ks) * %s;\n", first,
+        kdecl(k, "pg_sub", "const int64_t pg_sub = pg_mod(%s, pg_ks);\n", step);
+        kdecl(k, "pg_rest", "int64_t pg_rest = %s + pg_div(%s, pg_ks) * %s;\n", first, step,
               stride);
     }
     for (int d = s->tile_rank - 1; d > 0; --d) {
@@ -374,7 +391,22 @@ static void emit_tile_origin(kctx *k)
               s->tile[0]);
     if (s->has_steps)
         kdecl(k, s->step_var, "const int64_t %s = pg_sub * %lld;\n", s->step_var, s->step_by);
-    kdecl(k, "pg_slot", "const int pg_slot = (int)(pg_step %% %d);\n", k->sc->nslots);
+    if (k->sc->nslots > 1)
+        kdecl(k, "pg_slot", "const int pg_slot = (int)(%s %% %d);\n", step, k->sc->nslots);
+}
+
+const char *emit_slot(kctx *k, bool slot_var)
+{
+    if (k->sc->nslots == 1)
+        return "0";
+    return slot_var ? "pg_slot" : arena_printf(k->out->arena, "pg_step %% %d", k->sc->nslots);
+}
+
+const char *emit_use(kctx *k)
+{
+    if (k->sc->nslots == 1)
+        return "pg_step";
+    return arena_printf(k->out->arena, "pg_step / %d", k->sc->nslots);
 }
 
 const char *emit_step(kctx *k, int step_off)
@@ -398,7 +430,7 @@ void emit_slot_open(kctx *k, const ir_op *op)
 {
     kp(k, "{\n");
     k->ind += 4;
-    kp(k, "const int64_t pg_step = %s;\n", emit_step(k, op->step_off));
+    kdecl(k, "pg_step", "const int64_t pg_step = %s;\n", emit_step(k, op->step_off));
     if (op->guarded) {
         kp(k, "if (%s) {\n", emit_live(k, "pg_step"));
         k->ind += 4;
@@ -408,7 +440,8 @@ void emit_slot_open(kctx *k, const ir_op *op)
 void emit_step_open(kctx *k, const ir_op *op)
 {
     emit_slot_open(k, op);
-    emit_tile_origin(k);
+    if (!k->origin_hoisted || op->step_off)
+        emit_tile_origin(k, "pg_step");
 }
 
 void emit_step_close(kctx *k, const ir_op *op)
@@ -435,12 +468,12 @@ static void emit_slot_addr(kctx *k, int si)
 
 /* The template and place arguments of pg_region / pg_store_region for stage si:
  * <VEC, P, R, ROWBYTES, PITCH>(dst or base, src, o0, o1, o2b, n0, n1, n2b). */
-void emit_region_shape(kctx *k, int si, const char *nthreads)
+void emit_region_shape(kctx *k, int si, int nthreads)
 {
     const spec_stage *st = &k->s->stages[si];
     const copy_plan *cp = &k->sc->copy[si];
     const spec_array *arr = &k->s->arrays[st->array];
-    kp(k, "<pg_vec_%s, %lld, %lld, %lldLL, %lldLL, %s>", arr->name,
+    kp(k, "<pg_vec_%s, %lld, %lld, %lldLL, %lldLL, %d>", arr->name,
        st->rank == 3 ? cp->extent[0] : 1, st->rank >= 2 ? cp->extent[st->rank - 2] : 1,
        cp->row_bytes, cp->pitch, nthreads);
 }
@@ -482,7 +515,7 @@ static void emit_region_call(kctx *k, int si, const char *fn)
     const spec_stage *st = &k->s->stages[si];
     const spec_array *arr = &k->s->arrays[st->array];
     kp(k, "%s", fn);
-    emit_region_shape(k, si, "pg_pnt");
+    emit_region_shape(k, si, emit_copy_threads(k));
     kp(k, "(");
     emit_slot_addr(k, si);
     kp(k, ", pg_g_%s,\n    ", arr->name);
@@ -493,7 +526,7 @@ static void emit_region_copy(kctx *k, int si, chunk_printer chunk)
 {
     const spec_stage *st = &k->s->stages[si];
     emit_region_call(k, si, "pg_region");
-    kp(k, ", pg_ptid,\n    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) "
+    kp(k, ", threadIdx.x,\n    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) "
           "{ ");
     chunk(k, st, k->s->arrays[st->array].name);
     kp(k, "; });\n");
@@ -514,7 +547,7 @@ void emit_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer a
         if (st->is_output || (op->stage >= 0 && op->stage != i))
             continue;
         emit_region_call(k, i, fn);
-        kp(k, ", pg_ptid, ");
+        kp(k, ", threadIdx.x, ");
         args(k, st, k->s->arrays[st->array].name);
         kp(k, ");\n");
     }
@@ -539,12 +572,12 @@ void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk)
 void emit_store_call(kctx *k, int si, const char *fn)
 {
     kp(k, "%s", fn);
-    emit_region_shape(k, si, "pg_cnt");
+    emit_region_shape(k, si, compute_threads(k));
     kp(k, "(pg_g_%s, ", k->s->arrays[k->s->stages[si].array].name);
     emit_slot_addr(k, si);
     kp(k, ",\n    ");
     emit_region_place(k, si);
-    kp(k, ", pg_ctid");
+    kp(k, ", %s", compute_tid(k));
 }
 
 /* STORE: every staged output of the step, written back with ordinary stores. */
@@ -662,26 +695,28 @@ static void emit_cell(kctx *k, const char *ind)
 static void emit_elementwise(kctx *k)
 {
     const spec *s = k->s;
-    int cnt = k->sc->threads - k->sc->producer_threads;
+    int cnt = compute_threads(k);
+    const char *tid = compute_tid(k);
     long long n = 1, inner = 1;
     emit_tile_limits(k);
     if (s->tile_rank == 2 && cnt % s->tile[1] == 0) {
-        kp(k, "const int pg_l1 = pg_ctid %% %lld;\nif (pg_l1 < pg_lim1) {\n", s->tile[1]);
-        kp(k, "#pragma unroll 4\n    for (int pg_l0 = pg_ctid / %lld; pg_l0 < pg_lim0; "
-              "pg_l0 += %lld) {\n", s->tile[1], cnt / s->tile[1]);
+        kp(k, "const int pg_l1 = %s %% %lld;\nif (pg_l1 < pg_lim1) {\n", tid, s->tile[1]);
+        kp(k, "#pragma unroll 4\n    for (int pg_l0 = %s / %lld; pg_l0 < pg_lim0; "
+              "pg_l0 += %lld) {\n", tid, s->tile[1], cnt / s->tile[1]);
         emit_cell(k, "        ");
         kp(k, "    }\n}\n");
         return;
     }
     if (s->tile_rank == 1) {
-        kp(k, "#pragma unroll 4\nfor (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {\n");
+        kp(k, "#pragma unroll 4\nfor (int pg_l0 = %s; pg_l0 < pg_lim0; pg_l0 += %d) {\n", tid,
+           cnt);
         emit_cell(k, "    ");
         kp(k, "}\n");
         return;
     }
     for (int d = 0; d < s->tile_rank; ++d)
         n *= s->tile[d];
-    kp(k, "#pragma unroll 4\nfor (int pg_e = pg_ctid; pg_e < %lld; pg_e += pg_cnt) {\n", n);
+    kp(k, "#pragma unroll 4\nfor (int pg_e = %s; pg_e < %lld; pg_e += %d) {\n", tid, n, cnt);
     /* pg_e < n: the slowest dimension needs no remainder, the fastest no quotient. */
     for (int d = s->tile_rank - 1; d >= 0; --d) {
         kp(k, "    const int pg_l%d = pg_e", d);
@@ -723,11 +758,17 @@ static void print_claim(kctx *k, const ir_op *op)
        emit_step(k, op->step_off));
 }
 
+/* Whether the role being printed runs the operation (an implied barrier prints nothing). */
+static bool printed(const kctx *k, const ir_op *op)
+{
+    return (k->role == ROLE_ALL || op->role == ROLE_ALL || op->role == k->role) && !op->implied;
+}
+
 static void emit_ops(kctx *k, const ir_section *sec)
 {
     for (int i = 0; i < sec->nops; ++i) {
         const ir_op *op = &sec->ops[i];
-        if ((k->role != ROLE_ALL && op->role != ROLE_ALL && op->role != k->role) || op->implied)
+        if (!printed(k, op))
             continue;
         op_printer print = op->kind == OP_CLAIM ? print_claim
                                                 : mech_module_of(k->sc->mech)->print[op->kind];
@@ -742,6 +783,26 @@ static void emit_ops(kctx *k, const ir_section *sec)
     }
 }
 
+/* One trip of the loop. Where several of its operations address the tile of the trip's own
+ * step, its origin and slot are computed once, at the top, for them all: the step is
+ * live (the loop's test), and its claim, where the schedule claims, is the one that test
+ * read. */
+static void emit_loop_body(kctx *k, const ir_section *sec)
+{
+    int n = 0;
+    for (int i = 0; i < sec->nops; ++i) {
+        const ir_op *op = &sec->ops[i];
+        n += printed(k, op) && !op->step_off
+             && (op->kind == OP_COPY || op->kind == OP_COMPUTE || op->kind == OP_STORE
+                 || op->kind == OP_ARRIVE_TX);
+    }
+    k->origin_hoisted = n > 1;
+    if (k->origin_hoisted)
+        emit_tile_origin(k, "pg_t");
+    emit_ops(k, sec);
+    k->origin_hoisted = false;
+}
+
 /* The loop over steps. With a prologue or epilogue body it is two loops, over the
  * block's work items and their steps, so that what the prologue declares is in scope for
  * the steps and the epilogue. */
@@ -754,20 +815,20 @@ static void emit_loop(kctx *k, const ir_section *sec)
     if ((!s->has_prologue && !s->has_epilogue) || k->role == ROLE_PRODUCER) {
         kp(k, "for (int64_t pg_t = 0; %s; ++pg_t) {\n", emit_live(k, "pg_t"));
         k->ind += 4;
-        emit_ops(k, sec);
+        emit_loop_body(k, sec);
         k->ind -= 4;
         kp(k, "}\n");
         return;
     }
-    kp(k, "for (int64_t pg_w = 0; pg_w < pg_items; ++pg_w) {\n");
+    kp(k, "for (int64_t pg_w = 0; pg_w < %s; ++pg_w) {\n", items_name(s));
     k->ind += 4;
     kp(k, "const int64_t pg_step = pg_w * pg_ks;\n");
-    emit_tile_origin(k);
+    emit_tile_origin(k, "pg_step");
     if (s->has_prologue)
         emit_body(k->out, &s->prologue, &k->u->opts, "");
     kp(k, "for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {\n");
     k->ind += 4;
-    emit_ops(k, sec);
+    emit_loop_body(k, sec);
     k->ind -= 4;
     kp(k, "}\n");
     if (s->has_epilogue)
@@ -931,18 +992,16 @@ void emit_combine_kernel(strbuf *out, const emit_unit *u)
 
 /* ------------------------------------------------------------------ the kernel */
 
-/* The threads that copy (pg_ptid of pg_pnt) and those that compute (pg_ctid of pg_cnt):
- * all of them, or the producer and consumer warps. */
+/* pg_ctid and pg_cnt, which the bodies may name (docs/language.md); the kernel's own
+ * code says threadIdx.x and the counts (compute_tid, emit_copy_threads). */
 static void emit_roles(kctx *k)
 {
-    int p = k->sc->producer_threads, n = k->sc->threads;
-    kdecl(k, "pg_ptid", "const int pg_ptid = threadIdx.x;\n");
+    int p = k->sc->producer_threads;
     if (p)
         kdecl(k, "pg_ctid", "const int pg_ctid = (int)threadIdx.x - %d;\n", p);
     else
         kdecl(k, "pg_ctid", "const int pg_ctid = threadIdx.x;\n");
-    kdecl(k, "pg_pnt", "constexpr int pg_pnt = %d;\n", p ? p : n);
-    kdecl(k, "pg_cnt", "constexpr int pg_cnt = %d;\n", n - p);
+    kdecl(k, "pg_cnt", "constexpr int pg_cnt = %d;\n", compute_threads(k));
 }
 
 /* The kernel's frame around its sections. Its body compiles for architectures from lo up
@@ -953,7 +1012,7 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, int l
     const spec *s = u->spec;
     strbuf body;
     sb_init(&body, out->arena);
-    kctx k = {&body, u, s, sc, "pg_t", 0, ROLE_ALL, sm};
+    kctx k = {&body, u, s, sc, "pg_t", 0, ROLE_ALL, sm, false};
     kp(&k, "template <int VEC>\n__global__ void __launch_bounds__(%d", sc->threads);
     /* setmaxnreg's counts assume the launch's: what one block an SM gives a thread. */
     if (s->blocks_per_sm || sc->regs_launch)

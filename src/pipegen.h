@@ -737,6 +737,19 @@ typedef struct copy_plan {
                                 region's slowest dimension into every block's slot */
 } copy_plan;
 
+/* One step of the ring's phase trace: what the verifier's run of 2 * nslots + 1 trips (in
+ * the first order of the roles) saw of it, which the source prints as the phase table. */
+typedef struct phase_step {
+    int grp;                 /* its commit group (thread 0's); -1: none */
+    int wait_n;              /* the wait_group that completed it; -1: none */
+    ir_section_kind wait_sec;    /* ... in this section */
+    long long wait_var;      /* ... at this value of the section's loop variable */
+    long long bytes;         /* bytes its full barrier's phase expected; -1: none */
+} phase_step;
+
+/* The steps a trace keeps: 2 * S + 1 for the deepest ring `stages` gives (16 slots). */
+#define PHASE_TRACE_MAX 33
+
 typedef struct sched {
     const spec *spec;
     mech mech;               /* never MECH_AUTO here */
@@ -767,6 +780,10 @@ typedef struct sched {
     int threads;
     ast_grid grid;
     ir_section *secs; int nsecs, seccap;
+    /* The phase trace verify_schedule recorded (its first nphases steps; none where the IR
+     * failed its checks), and whether the schedule failed to verify. */
+    phase_step phases[PHASE_TRACE_MAX]; int nphases;
+    bool unproven;
 } sched;
 
 /* What setmaxnreg works with (sched.regs_*): the threads of a warpgroup, each of whose warps
@@ -983,16 +1000,15 @@ bool verify_inject(sched *sc, fault_kind k);
 /* The same for a fault of the host plan (the launcher). */
 bool verify_inject_host(host_plan *hp, fault_kind k);
 /* Simulate the schedule for the trip counts of docs/verifier.md and report every rule
- * broken to d, at the spec's location. Returns true when the schedule is proven. */
-bool verify_schedule(diag_ctx *d, const sched *sc);
+ * broken to d, at the spec's location. Returns true when the schedule is proven. Records
+ * the phase trace of its run of 2 * nslots + 1 trips, and the outcome, in sc (phases,
+ * nphases, unproven). */
+bool verify_schedule(diag_ctx *d, sched *sc);
 /* Check the host plan: every array checked before the launch, written arrays disjoint from
  * the others, every kernel parameter made before the launch that passes it, the variant
  * prepared before the grid and the launch, the follow-on after the launch, and only
  * capture-safe steps. Reported as "[host] RULE: ..." at the spec's location. */
 bool verify_host(diag_ctx *d, const spec *s, const host_plan *hp);
-/* The phase table of the schedule's ring (slot, parity and bytes per step) as a C
- * comment, for the generated source. */
-void verify_phase_table(strbuf *out, const sched *sc);
 
 /* What `auto` (and an unset lowering) lowers s with on sm where nothing better plans it:
  * cp.async on sm_80+, or cp.async.mbarrier when s has producer warps; sync below sm_80
@@ -1029,6 +1045,10 @@ struct emit_unit {
 };
 
 void emit_header(strbuf *out, const emit_unit *u);
+/* The phase table of a schedule's ring (slot, use, commit group, barrier parities, bytes
+ * per step) as a C comment, from the trace verify_schedule recorded; nothing for a ring
+ * of one slot or without a trace. */
+void emit_phase_table(strbuf *out, const sched *sc);
 /* Pieces shared by the emitters (emit_text.c). */
 void emit_banner(strbuf *out, const spec *s);
 /* A body, with #line into the spec and back into the output when opts->lines. */

@@ -147,21 +147,12 @@ typedef struct agent {
 
 /* What has been reported for one schedule (one diagnostic per rule). */
 typedef struct vreport {
-    diag_ctx *d;             /* NULL: silent (the phase table's run) */
+    diag_ctx *d;
     const sched *sc;
     srcloc loc;
     unsigned reported;
     bool broken;
 } vreport;
-
-/* The phase table's record of one step. */
-typedef struct vtrace_step {
-    int grp;                 /* its commit group (thread 0's); -1 */
-    int wait_n;              /* the wait_group that completed it; -1: none */
-    ir_section_kind wait_sec;
-    long long wait_var;
-    long long bytes;         /* bytes its full-barrier phase expected; -1: none */
-} vtrace_step;
 
 /* An entry of the claim ring: the step whose work item it holds, and who read it. */
 typedef struct claim {
@@ -193,7 +184,7 @@ typedef struct sim {
     unsigned readers[VERIFY_MAX_STAGES];  /* threads that read each input stage */
     unsigned storers[VERIFY_MAX_STAGES];  /* threads that store each output stage */
     bool failed;
-    vtrace_step *trace;
+    phase_step *trace;
     int ntrace;
 } sim;
 
@@ -305,8 +296,8 @@ static void rec_complete(sim *s, rec *r, const vclock *done)
         s->first_open++;
 }
 
-/* The phase table's slot for step gs (NULL when not tracing or out of its range). */
-static vtrace_step *trace_of(sim *s, long long gs)
+/* The phase trace's record of step gs (NULL when not tracing or out of its range). */
+static phase_step *trace_of(sim *s, long long gs)
 {
     return s->trace && gs >= 0 && gs < s->ntrace ? &s->trace[gs] : NULL;
 }
@@ -370,7 +361,7 @@ static void bar_try_complete(sim *s, int b)
               B->expected + partial->left + (issued - partial->bytes));
         return;
     }
-    vtrace_step *ts = b < s->S ? trace_of(s, B->completed * s->S + b) : NULL;
+    phase_step *ts = b < s->S ? trace_of(s, B->completed * s->S + b) : NULL;
     if (ts)
         ts->bytes = B->expected;
     B->completed++;
@@ -582,7 +573,7 @@ static bool copy_into(sim *s, const agent *a, int t, int ci, long long gs, long 
     } else {
         r->grp = s->th[t].committed;
     }
-    vtrace_step *ts = trace_of(s, gs);
+    phase_step *ts = trace_of(s, gs);
     if (ts && t == 0 && ts->grp < 0)
         ts->grp = r->grp;
     cell_put(s, ci, gs, ri);
@@ -635,9 +626,9 @@ static void do_wait(sim *s, const agent *a, const ir_op *op, const ir_section *s
             if (r->thread != t || r->complete || r->grp < 0 || r->grp >= target)
                 continue;
             rec_complete(s, r, &T->vc);
-            vtrace_step *ts = r->kind == REC_COPY && t == 0 ? trace_of(s, r->step) : NULL;
+            phase_step *ts = r->kind == REC_COPY && t == 0 ? trace_of(s, r->step) : NULL;
             if (ts && ts->wait_n < 0)
-                *ts = (vtrace_step){ts->grp, op->n, sec->kind, var, ts->bytes};
+                *ts = (phase_step){ts->grp, op->n, sec->kind, var, ts->bytes};
         }
     }
 }
@@ -1156,7 +1147,7 @@ static void sim_init(sim *s, arena *a, vreport *rep, int trips)
 
 /* Simulate one sequence of work items in one agent order. */
 static void simulate(arena *a, vreport *rep, int trips, int first,
-                     vtrace_step *trace, int ntrace)
+                     phase_step *trace, int ntrace)
 {
     sim s;
     sim_init(&s, a, rep, trips);
@@ -1303,20 +1294,37 @@ static int verify_trips(int S, int *trips)
     return n;
 }
 
-bool verify_schedule(diag_ctx *d, const sched *sc)
+/* The run whose trace the source's phase table shows, 2 * S + 1 trips in the first
+ * order: its steps in sc, cleared (NULL for the other runs). */
+static phase_step *trace_for(sched *sc, int trips, int order)
+{
+    if (trips != 2 * sc->nslots + 1 || order)
+        return NULL;
+    sc->nphases = trips < PHASE_TRACE_MAX ? trips : PHASE_TRACE_MAX;
+    for (int i = 0; i < sc->nphases; ++i)
+        sc->phases[i] = (phase_step){.grp = -1, .wait_n = -1, .bytes = -1};
+    return sc->phases;
+}
+
+bool verify_schedule(diag_ctx *d, sched *sc)
 {
     const spec *sp = sc->spec;
     vreport rep = {.d = d, .sc = sc, .loc = sp->nstages ? sp->stages[0].loc : sp->loc};
-    if (!check_ir(&rep))
+    sc->nphases = 0;
+    sc->unproven = !check_ir(&rep);
+    if (sc->unproven)
         return false;
     arena *a = arena_new();
     int trips[16];
     int n = verify_trips(sc->nslots, trips);
     int orders = uses_roles(sc) ? 2 : 1;
     for (int i = 0; i < n; ++i)
-        for (int o = 0; o < orders; ++o)
-            simulate(a, &rep, trips[i], o, NULL, 0);
+        for (int o = 0; o < orders; ++o) {
+            phase_step *trace = trace_for(sc, trips[i], o);
+            simulate(a, &rep, trips[i], o, trace, trace ? sc->nphases : 0);
+        }
     arena_free(a);
+    sc->unproven = rep.broken;
     return !rep.broken;
 }
 
@@ -1547,71 +1555,4 @@ bool verify_inject(sched *sc, fault_kind k)
     case FAULT_NONE: case FAULT__COUNT: break;
     }
     return false;
-}
-
-/* ------------------------------------------------------------------ the phase table */
-
-static bool is_commit_op(const ir_op *op) { return op->kind == OP_COMMIT; }
-
-static const char *sec_label(ir_section_kind k)
-{
-    return k == SEC_FRAME ? "frame" : k == SEC_PROLOGUE ? "prologue p"
-           : k == SEC_LOOP ? "loop t" : "epilogue trips";
-}
-
-/* One row of the table: step g. */
-static void table_row(strbuf *out, const sched *sc, const vtrace_step *ts, long long g,
-                      bool groups, bool bars, bool tx)
-{
-    int S = sc->nslots;
-    long long k = g / S;
-    sb_printf(out, " * %5lld %4lld %4lld", g, g % S, k);
-    if (groups) {
-        sb_printf(out, " %5d  ", ts->grp);
-        if (ts->wait_n >= 0)
-            sb_printf(out, "wait_group %d in %s=%lld", ts->wait_n, sec_label(ts->wait_sec),
-                      ts->wait_var);
-        else
-            sb_puts(out, "(not waited for)");
-    }
-    if (bars)
-        sb_printf(out, " %6lld %6lld%s", k & 1, (k & 1) ^ 1, k == 0 ? " (passes)" : "         ");
-    if (tx && ts->bytes >= 0)
-        sb_printf(out, " %9lld", ts->bytes);
-    sb_puts(out, "\n");
-}
-
-void verify_phase_table(strbuf *out, const sched *sc)
-{
-    int S = sc->nslots;
-    if (S < 1)
-        return;
-    arena *a = arena_new();
-    int n = 2 * S + 1;
-    vtrace_step *tr = arena_alloc(a, sizeof *tr * (size_t)n);
-    for (int i = 0; i < n; ++i)
-        tr[i] = (vtrace_step){.grp = -1, .wait_n = -1, .bytes = -1};
-    vreport rep = {.sc = sc};
-    simulate(a, &rep, n, 0, tr, n);
-    bool groups = sched_has(sc, is_commit_op);
-    bool bars = sc->track == TRACK_BARRIER || sched_has(sc, is_bar_op);
-    bool tx = sched_has(sc, is_arrive_tx);
-    sb_printf(out, "/* Phase table of the %s ring: %d slot%s, the first %d steps of a block.\n"
-              " * slot = step %% %d, use = step / %d. A block's steps run on across its work\n"
-              " * items (persistent waves), and the table with them: it repeats every %d steps.\n",
-              mech_name(sc->mech), S, S == 1 ? "" : "s", n, S, S, 2 * S);
-    if (groups)
-        sb_puts(out, " * A group is a thread's commit count (empty groups count); wait_group n\n"
-                     " * completes every group but the n newest.\n");
-    if (bars)
-        sb_puts(out, " * Use k of a slot waits for the full barrier's parity k & 1 and, to refill\n"
-                     " * the slot, for the empty barrier's parity (k & 1) ^ 1 (use 0 passes).\n");
-    sb_printf(out, " *\n *  step slot  use%s%s%s\n", groups ? " group  completed by" : "",
-              bars ? "   full  empty" : "", tx ? "          expect_tx" : "");
-    for (int g = 0; g < n; ++g)
-        table_row(out, sc, &tr[g], g, groups, bars, tx);
-    if (rep.broken)
-        sb_puts(out, " * (the schedule does not verify: pipegen --verify says why)\n");
-    sb_puts(out, " */\n");
-    arena_free(a);
 }

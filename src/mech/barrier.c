@@ -81,15 +81,18 @@ static void setup(kctx *k)
 static void print_init(kctx *k, const ir_op *op)
 {
     (void)op;
-    kp(k, "if (threadIdx.x == 0) {\n    for (int pg_i = 0; pg_i < %d; ++pg_i)\n"
-          "        init(&pg_bar[pg_i], %d);\n}\n", k->sc->nslots, k->sc->full_arrivals);
+    if (k->sc->nslots == 1)
+        kp(k, "if (threadIdx.x == 0)\n    init(&pg_bar[0], %d);\n", k->sc->full_arrivals);
+    else
+        kp(k, "if (threadIdx.x == 0) {\n    for (int pg_i = 0; pg_i < %d; ++pg_i)\n"
+              "        init(&pg_bar[pg_i], %d);\n}\n", k->sc->nslots, k->sc->full_arrivals);
 }
 
 /* The slot's barrier and the stage's L2 policy (pg_evict: an annotated_ptr property). */
 static void copy_args(kctx *k, const spec_stage *st, const char *name)
 {
     (void)name;
-    kp(k, "pg_bar[pg_slot], pg_evict<%d>()", (int)st->evict);
+    kp(k, "pg_bar[%s], pg_evict<%d>()", emit_slot(k, true), (int)st->evict);
 }
 
 static void print_copy(kctx *k, const ir_op *op)
@@ -100,15 +103,16 @@ static void print_copy(kctx *k, const ir_op *op)
 static void print_arrive(kctx *k, const ir_op *op)
 {
     emit_slot_open(k, op);
-    kp(k, "(void)pg_bar[pg_step %% %d].arrive();\n", k->sc->nslots);
+    kp(k, "(void)pg_bar[%s].arrive();\n", emit_slot(k, false));
     emit_step_close(k, op);
 }
 
 static void print_wait(kctx *k, const ir_op *op)
 {
     emit_slot_open(k, op);
-    kp(k, "pg_bar[pg_step %% %d].wait_parity(((pg_step / %d) & 1) != %d);\n", k->sc->nslots,
-       k->sc->nslots, op->parity_flip);
+    const char *fmt = k->sc->nslots > 1 ? "pg_bar[%s].wait_parity(((%s) & 1) != %d);\n"
+                                        : "pg_bar[%s].wait_parity((%s & 1) != %d);\n";
+    kp(k, fmt, emit_slot(k, false), emit_use(k), op->parity_flip);
     emit_step_close(k, op);
 }
 

@@ -1,7 +1,7 @@
 /* mech_bulk: bulk copies (cp.async.bulk, sm_90) completing on the slot's full mbarrier by
  * transaction bytes, consumers waiting on its phase parity.
  *
- * One elected thread (pg_ptid 0) arms the slot's full barrier for the step: it arrives
+ * One elected thread (thread 0) arms the slot's full barrier for the step: it arrives
  * once (the barrier counts one arrival) and expects exactly the bytes the step's bulk
  * copies deliver. The copies (pg_bulk_region) are the rows' 16-byte aligned middles inside
  * the array, one bulk copy each, dealt to the copying threads in turn: every one of them
@@ -115,9 +115,9 @@ bool plan_bulk(planner *p)
 void emit_bulk_copy_args(kctx *k, const spec_stage *st, const char *name)
 {
     if (st->evict != EVICT_DEFAULT)
-        kp(k, "&pg_full[pg_slot], pg_l2_hint<true>{pg_pol_%s}", name);
+        kp(k, "&pg_full[%s], pg_l2_hint<true>{pg_pol_%s}", emit_slot(k, true), name);
     else
-        kp(k, "&pg_full[pg_slot], pg_l2_hint<false>{0}");
+        kp(k, "&pg_full[%s], pg_l2_hint<false>{0}", emit_slot(k, true));
 }
 
 static void print_copy(kctx *k, const ir_op *op)
@@ -131,19 +131,18 @@ static void tx_args(kctx *k, const spec_stage *st, const char *name)
     kp(k, "pg_tx");
 }
 
-void emit_bulk_arrive_tx(kctx *k, const ir_op *op, const char *bytes_fn)
+void emit_bulk_arrive_tx(kctx *k, const ir_op *op, tx_expect expect)
 {
     emit_step_open(k, op);
-    kp(k, "if (pg_ptid == 0) {\n");
+    kp(k, "if (threadIdx.x == 0) {\n");
     k->ind += 4;
     /* 0 unless the IR's bytes differ from the regions' (a fault, printed by --no-verify) */
-    kp(k, "int64_t pg_tx = %lld;\n", op->bytes - input_bytes(k->s));
-    emit_region_calls(k, op, bytes_fn, tx_args);
-    kp(k, "pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);\n");
+    const char *tx = expect(k, op, op->bytes - input_bytes(k->s));
+    kp(k, "pg_mbar_arrive_tx(&pg_full[%s], %s);\n", emit_slot(k, true), tx);
     k->ind -= 4;
     /* each of the role's other threads releases its own stores */
     if (op->all_arrive)
-        kp(k, "} else {\n    pg_mbar_arrive(&pg_full[pg_slot]);\n");
+        kp(k, "} else {\n    pg_mbar_arrive(&pg_full[%s]);\n", emit_slot(k, true));
     kp(k, "}\n");
     emit_step_close(k, op);
 }
@@ -176,9 +175,18 @@ void emit_bulk_wait(kctx *k, const ir_op *op)
     kp(k, "pg_bulk_wait_read<%d>();\n", op->n);
 }
 
+/* What the step's bulk copies deliver depends on where its tile meets the array's edges
+ * (the stored edges, the rows outside): counted at run time from the copies' row split. */
+static const char *bulk_expect(kctx *k, const ir_op *op, long long fault)
+{
+    kp(k, "int64_t pg_tx = %lld;\n", fault);
+    emit_region_calls(k, op, "pg_bulk_bytes", tx_args);
+    return "pg_tx";
+}
+
 static void print_arrive_tx(kctx *k, const ir_op *op)
 {
-    emit_bulk_arrive_tx(k, op, "pg_bulk_bytes");
+    emit_bulk_arrive_tx(k, op, bulk_expect);
 }
 
 const mech_module mech_bulk_module = {

@@ -42,7 +42,7 @@ static void setup(kctx *k)
         if (k->s->stages[i].is_output)
             continue;
         kp(k, "%spg_cg_calls", plus);
-        emit_region_shape(k, i, "pg_pnt");
+        emit_region_shape(k, i, emit_copy_threads(k));
         kp(k, "()");
         plus = " + ";
     }

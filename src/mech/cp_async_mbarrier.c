@@ -135,14 +135,21 @@ static void print_copy(kctx *k, const ir_op *op)
     emit_copy_regions(k, op, emit_chunk_cp_async);
 }
 
+/* Thread 0 initialises each slot's barriers: in a loop over the slots, or slot 0's. */
 void emit_mbar_init(kctx *k, const ir_op *op)
 {
     (void)op;
-    kp(k, "if (threadIdx.x == 0) {\n    for (int pg_i = 0; pg_i < %d; ++pg_i) {\n"
-          "        pg_mbar_init(&pg_full[pg_i], %d);\n", k->sc->nslots, k->sc->full_arrivals);
-    if (k->sc->empty_arrivals)
-        kp(k, "        pg_mbar_init(&pg_empty[pg_i], %d);\n", k->sc->empty_arrivals);
-    kp(k, "    }\n}\n");
+    const int S = k->sc->nslots, empty = k->sc->empty_arrivals;
+    const char *i = S > 1 ? "pg_i" : "0";
+    kp(k, "if (threadIdx.x == 0)%s\n", S > 1 || empty ? " {" : "");
+    if (S > 1)
+        kp(k, "    for (int pg_i = 0; pg_i < %d; ++pg_i) {\n", S);
+    k->ind += S > 1 ? 8 : 4;
+    kp(k, "pg_mbar_init(&pg_full[%s], %d);\n", i, k->sc->full_arrivals);
+    if (empty)
+        kp(k, "pg_mbar_init(&pg_empty[%s], %d);\n", i, empty);
+    k->ind -= S > 1 ? 8 : 4;
+    kp(k, "%s%s", S > 1 ? "    }\n" : "", S > 1 || empty ? "}\n" : "");
 }
 
 void emit_mbar_fence(kctx *k, const ir_op *op)
@@ -156,23 +163,26 @@ void emit_mbar_arrive(kctx *k, const ir_op *op)
     const char *bar = op->bar == BAR_FULL ? "pg_full" : "pg_empty";
     emit_slot_open(k, op);
     if (op->per_warp)
-        kp(k, "pg_mbar_arrive_warp<%d>(&%s[pg_step %% %d]);\n", op->cluster ? k->sc->cluster : 1,
-           bar, k->sc->nslots);
+        kp(k, "pg_mbar_arrive_warp<%d>(&%s[%s]);\n", op->cluster ? k->sc->cluster : 1, bar,
+           emit_slot(k, false));
     else
-        kp(k, "%s(&%s[pg_step %% %d]);\n", op->on_copies ? "pg_cp_async_mbar_arrive"
-           : "pg_mbar_arrive", bar, k->sc->nslots);
+        kp(k, "%s(&%s[%s]);\n", op->on_copies ? "pg_cp_async_mbar_arrive" : "pg_mbar_arrive",
+           bar, emit_slot(k, false));
     emit_step_close(k, op);
 }
 
 void emit_mbar_wait(kctx *k, const ir_op *op)
 {
     bool empty = op->kind == OP_ACQUIRE || op->bar == BAR_EMPTY;
+    const bool one = k->sc->nslots == 1;
+    const char *slot = emit_slot(k, false), *use = one ? "pg_step" : "pg_use";
     emit_slot_open(k, op);
-    kp(k, "const int64_t pg_use = pg_step / %d;\n", k->sc->nslots);
-    kp(k, "pg_mbar_wait<%lldLL>(&%s[pg_step %% %d], (unsigned)(pg_use & 1)%s%s, \"%s %s "
-          "barrier\", (int)(pg_step %% %d), pg_use);\n", k->u->opts.watchdog,
-       empty ? "pg_empty" : "pg_full", k->sc->nslots, empty ? " ^ 1u" : "",
-       op->parity_flip ? " ^ 1u" : "", k->s->name, empty ? "empty" : "full", k->sc->nslots);
+    if (!one)
+        kp(k, "const int64_t pg_use = %s;\n", emit_use(k));
+    kp(k, "pg_mbar_wait<%lldLL>(&%s[%s], (unsigned)(%s & 1)%s%s, \"%s %s barrier\", %s%s%s, "
+          "%s);\n", k->u->opts.watchdog, empty ? "pg_empty" : "pg_full", slot, use,
+       empty ? " ^ 1u" : "", op->parity_flip ? " ^ 1u" : "", k->s->name,
+       empty ? "empty" : "full", one ? "" : "(int)(", slot, one ? "" : ")", use);
     emit_step_close(k, op);
 }
 

@@ -57,6 +57,8 @@ typedef struct kctx {
     int ind;                     /* indentation of the current block, in spaces */
     ir_role role;                /* the role being printed (ROLE_ALL: no role branches) */
     int sm;                      /* the architecture the kernel is printed for */
+    bool origin_hoisted;         /* the loop's trip declared its own step's tile origin and
+                                    slot: its operations of that step use them */
 } kctx;
 
 /* Print at the current indentation; every line of the text is indented. */
@@ -66,8 +68,14 @@ void kp(kctx *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
  * declares what it uses and needs no casts to void. */
 void kdecl(kctx *k, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Open and close the scope of one step: pg_step, its guard, its tile origin and slot
- * (emit_slot_open: pg_step and its guard only, for barrier operations). */
+ * (emit_slot_open: pg_step and its guard only, for barrier operations; the origin and slot
+ * of the loop's own step where the trip computed them once for all its operations). */
 void emit_slot_open(kctx *k, const ir_op *op);
+/* The ring slot of a step scope's pg_step, as a C expression: pg_slot (emit_step_open's,
+ * slot_var) or pg_step % S, and which use of its slot the step is: pg_step / S; "0" and
+ * "pg_step" where the ring has one slot. */
+const char *emit_slot(kctx *k, bool slot_var);
+const char *emit_use(kctx *k);
 /* The step of an operation as a C expression: the section's loop variable plus step_off,
  * or a constant in a section of one step. */
 const char *emit_step(kctx *k, int step_off);
@@ -84,23 +92,28 @@ void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name);
 /* Copy every staged input the operation names, chunk by chunk, in a step scope. */
 void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk);
 /* COPY for a lowering whose copies are calls per region rather than per chunk:
- * FN<VEC, P, R, ROWBYTES, PITCH, pg_pnt>(slot, array, o0, o1, o2b, n0, n1, n2b, pg_ptid,
- * ARGS) for each staged input of op (pg_region's shape and place), ARGS printed by args. */
+ * FN<VEC, P, R, ROWBYTES, PITCH, NT>(slot, array, o0, o1, o2b, n0, n1, n2b, threadIdx.x,
+ * ARGS) for each staged input of op (pg_region's shape and place; NT the copying threads),
+ * ARGS printed by args. */
 void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer args);
 /* The same calls in the caller's step scope (emit_step_open). */
 void emit_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer args);
 /* A staged region's template arguments <VEC, P, R, ROWBYTES, PITCH, nthreads>. */
-void emit_region_shape(kctx *k, int si, const char *nthreads);
+void emit_region_shape(kctx *k, int si, int nthreads);
+/* The threads that copy: the producer warps, or the whole block (a copying thread's index
+ * is threadIdx.x). */
+int emit_copy_threads(const kctx *k);
 
 typedef void (*op_printer)(kctx *k, const ir_op *op);
 /* Printers every lowering may use. */
 void emit_print_barrier(kctx *k, const ir_op *op);
 void emit_print_compute(kctx *k, const ir_op *op);
 void emit_print_store(kctx *k, const ir_op *op);
-/* STORE as FN<VEC, P, R, ROWBYTES, PITCH, pg_cnt>(array, slot, o0, o1, o2b, n0, n1, n2b,
- * pg_ctid) for each staged output (pg_store_region's shape and place). */
+/* STORE as FN<VEC, P, R, ROWBYTES, PITCH, NT>(array, slot, o0, o1, o2b, n0, n1, n2b, TID)
+ * for each staged output (pg_store_region's shape and place; NT the computing threads, TID
+ * a thread's index among them). */
 void emit_store_calls(kctx *k, const ir_op *op, const char *fn);
-/* One such call for staged output si, left open after pg_ctid (for more arguments). */
+/* One such call for staged output si, left open after TID (for more arguments). */
 void emit_store_call(kctx *k, int si, const char *fn);
 
 /* The state of printing the launcher (emit.c); a module's host_step prints with it. */
@@ -180,9 +193,13 @@ void plan_mbar_consume_role(planner *p, ir_section *loop);
  * copies, every thread stores what they cannot move (all of it where the launch's copy
  * width is under 16 bytes), a block barrier or the producers' arrivals publish that. */
 bool plan_bulk(planner *p);
-/* bulk's ARRIVE_TX: the elected thread expects what bytes_fn (pg_bulk_bytes, ...) counts
- * for the step's regions, then arrives (with all_arrive the role's others arrive too). */
-void emit_bulk_arrive_tx(kctx *k, const ir_op *op, const char *bytes_fn);
+/* What the elected thread expects for the step's regions, as a C expression, after any
+ * statements that compute it; fault is the IR's bytes less the regions' (0 but for an
+ * injected fault, printed with --no-verify), added to it. */
+typedef const char *(*tx_expect)(kctx *k, const ir_op *op, long long fault);
+/* bulk's ARRIVE_TX: the elected thread expects what `expect` gives in the step's scope,
+ * then arrives (with all_arrive the role's others arrive too). */
+void emit_bulk_arrive_tx(kctx *k, const ir_op *op, tx_expect expect);
 /* bulk's last arguments of a region's copy: the slot's full barrier and the stage's L2
  * policy (pg_pol_NAME where it has one). */
 void emit_bulk_copy_args(kctx *k, const spec_stage *st, const char *name);

@@ -438,9 +438,28 @@ static void print_store(kctx *k, const ir_op *op)
     emit_step_close(k, op);
 }
 
+/* Every box lands whole, the part outside the array zero-filled and counted: the bytes
+ * are the regions as copied (P x R x ROWBYTES each, what pg_tensor_region's boxes tile),
+ * the same for every tile, so they are printed as a number. That number is the IR's
+ * ARRIVE_TX bytes where the regions as copied are the spec's; a region widened to whole
+ * boxes (jacobi2d's 32-byte rows) delivers, and so expects, its widened bytes. Below
+ * 16-byte copies (VEC) every thread stores instead and nothing is expected. */
+static const char *tensor_expect(kctx *k, const ir_op *op, long long fault)
+{
+    long long boxes = 0;
+    for (int i = 0; i < k->s->nstages; ++i) {
+        const copy_plan *cp = &k->sc->copy[i];
+        if (!k->s->stages[i].is_output && (op->stage < 0 || op->stage == i) && cp->vec == 16)
+            boxes += plan_region_rows(cp, k->s->stages[i].rank) * cp->row_bytes;
+    }
+    if (!boxes)
+        return arena_printf(k->out->arena, "%lld", fault);
+    return arena_printf(k->out->arena, "VEC == 16 ? %lld : %lld", boxes + fault, fault);
+}
+
 static void print_arrive_tx(kctx *k, const ir_op *op)
 {
-    emit_bulk_arrive_tx(k, op, "pg_tensor_bytes");
+    emit_bulk_arrive_tx(k, op, tensor_expect);
 }
 
 const mech_module mech_tensor_module = {

@@ -40,21 +40,11 @@ __global__ void __launch_bounds__(128) accum_types_sm80(const struct accum_types
     unsigned char *const pg_g_k = (unsigned char *)pg_args.k;
     unsigned char *const pg_g_u = (unsigned char *)pg_args.u;
     unsigned char *const pg_g_b = (unsigned char *)pg_args.b;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 128;
-    constexpr int pg_cnt = 128;
-    static_assert(18432LL <= 166912LL, "pipegen: the ring of 2 slot(s) fits sm_80's shared memory");
+    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     constexpr int pg_vec_x = VEC < 2 ? 2 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 2048LL % 128 == 0 && 2048LL % 16 == 0 && 2048LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_k = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(4096LL % 128 == 0 && 4096LL % 128 == 0 && 4096LL % 16 == 0 && 4096LL % 16 == 0, "pipegen: slots of k are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_u = VEC < 1 ? 1 : (VEC > 16 ? 16 : VEC);
-    static_assert(12288LL % 128 == 0 && 1024LL % 128 == 0 && 1024LL % 16 == 0 && 1024LL % 16 == 0, "pipegen: slots of u are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_b = VEC < 2 ? 2 : (VEC > 16 ? 16 : VEC);
-    static_assert(14336LL % 128 == 0 && 2048LL % 128 == 0 && 2048LL % 16 == 0 && 2048LL % 16 == 0, "pipegen: slots of b are 128-byte aligned, rows keep 16-byte copies");
     __half hi = __ushort_as_half((unsigned short)0xfc00);
     int lo = 0x7fffffff;
     int tot = 0;
@@ -67,21 +57,21 @@ __global__ void __launch_bounds__(128) accum_types_sm80(const struct accum_types
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 1024;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_x, 1, 1, 2048LL, 2048LL, pg_pnt>(pg_smem + 0 + pg_slot * 2048, pg_g_x,
+                pg_region<pg_vec_x, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 0 + pg_slot * 2048, pg_g_x,
                     0, 0, (pg_org0) * 2,
-                    1, 1, n * 2, pg_ptid,
+                    1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_k, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 4096 + pg_slot * 4096, pg_g_k,
+                pg_region<pg_vec_k, 1, 1, 4096LL, 4096LL, 128>(pg_smem + 4096 + pg_slot * 4096, pg_g_k,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_u, 1, 1, 1024LL, 1024LL, pg_pnt>(pg_smem + 12288 + pg_slot * 1024, pg_g_u,
+                pg_region<pg_vec_u, 1, 1, 1024LL, 1024LL, 128>(pg_smem + 12288 + pg_slot * 1024, pg_g_u,
                     0, 0, (pg_org0) * 1,
-                    1, 1, n * 1, pg_ptid,
+                    1, 1, n * 1, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_b, 1, 1, 2048LL, 2048LL, pg_pnt>(pg_smem + 14336 + pg_slot * 2048, pg_g_b,
+                pg_region<pg_vec_b, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 14336 + pg_slot * 2048, pg_g_b,
                     0, 0, (pg_org0) * 2,
-                    1, 1, n * 2, pg_ptid,
+                    1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_b, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -96,21 +86,21 @@ __global__ void __launch_bounds__(128) accum_types_sm80(const struct accum_types
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 1024;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_x, 1, 1, 2048LL, 2048LL, pg_pnt>(pg_smem + 0 + pg_slot * 2048, pg_g_x,
+                pg_region<pg_vec_x, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 0 + pg_slot * 2048, pg_g_x,
                     0, 0, (pg_org0) * 2,
-                    1, 1, n * 2, pg_ptid,
+                    1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_k, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 4096 + pg_slot * 4096, pg_g_k,
+                pg_region<pg_vec_k, 1, 1, 4096LL, 4096LL, 128>(pg_smem + 4096 + pg_slot * 4096, pg_g_k,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_u, 1, 1, 1024LL, 1024LL, pg_pnt>(pg_smem + 12288 + pg_slot * 1024, pg_g_u,
+                pg_region<pg_vec_u, 1, 1, 1024LL, 1024LL, 128>(pg_smem + 12288 + pg_slot * 1024, pg_g_u,
                     0, 0, (pg_org0) * 1,
-                    1, 1, n * 1, pg_ptid,
+                    1, 1, n * 1, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_b, 1, 1, 2048LL, 2048LL, pg_pnt>(pg_smem + 14336 + pg_slot * 2048, pg_g_b,
+                pg_region<pg_vec_b, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 14336 + pg_slot * 2048, pg_g_b,
                     0, 0, (pg_org0) * 2,
-                    1, 1, n * 2, pg_ptid,
+                    1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_b, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -127,7 +117,7 @@ __global__ void __launch_bounds__(128) accum_types_sm80(const struct accum_types
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 1024 ? (int)pg_rest0 : 1024;
             #pragma unroll 4
-            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 128) {
                 const int64_t i = pg_org0 + pg_l0;
 #line 27 "accum_types.pipe"
 
@@ -137,7 +127,7 @@ __global__ void __launch_bounds__(128) accum_types_sm80(const struct accum_types
     top = u[i] > top ? u[i] : top;
     blo = b[i] < blo ? b[i] : blo;
   
-#line 141 "accum_types.cu"
+#line 131 "accum_types.cu"
             }
         }
     }

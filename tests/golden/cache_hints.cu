@@ -43,16 +43,9 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
     float *const z = pg_args.z;
     __shared__ int64_t pg_claim[4];
     int64_t pg_next = threadIdx.x == 0 ? pg_claim_fetch<2>(pg_counter, 0) : 0;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    constexpr int pg_cnt = 256;
-    static_assert(16384LL <= 166912LL, "pipegen: the ring of 2 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 4096LL % 128 == 0 && 4096LL % 16 == 0 && 4096LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     const uint64_t pg_pol_x = pg_l2_policy<2>();
     constexpr int pg_vec_y = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(8192LL % 128 == 0 && 4096LL % 128 == 0 && 4096LL % 16 == 0 && 4096LL % 16 == 0, "pipegen: slots of y are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 2; ++pg_p) {
         if (threadIdx.x == 0) {
             pg_claim[(pg_p) % 4] = pg_next;
@@ -69,13 +62,13 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
                 int64_t pg_rest = pg_claim[pg_step % 4];
                 const int64_t pg_org0 = pg_rest * 1024;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_x, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
+                pg_region<pg_vec_x, 1, 1, 4096LL, 4096LL, 256>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, false, 128, true>(pg_d, pg_s, pg_v, pg_pol_x); });
-                pg_region<pg_vec_y, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 8192 + pg_slot * 4096, pg_g_y,
+                pg_region<pg_vec_y, 1, 1, 4096LL, 4096LL, 256>(pg_smem + 8192 + pg_slot * 4096, pg_g_y,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_y, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -94,13 +87,13 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
                 int64_t pg_rest = pg_claim[pg_step % 4];
                 const int64_t pg_org0 = pg_rest * 1024;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_x, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
+                pg_region<pg_vec_x, 1, 1, 4096LL, 4096LL, 256>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, false, 128, true>(pg_d, pg_s, pg_v, pg_pol_x); });
-                pg_region<pg_vec_y, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 8192 + pg_slot * 4096, pg_g_y,
+                pg_region<pg_vec_y, 1, 1, 4096LL, 4096LL, 256>(pg_smem + 8192 + pg_slot * 4096, pg_g_y,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_y, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -115,13 +108,13 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 1024 ? (int)pg_rest0 : 1024;
             #pragma unroll 4
-            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 256) {
                 const int64_t i = pg_org0 + pg_l0;
 #line 14 "cache_hints.pipe"
 
     z[i] = x[i] * y[i];
   
-#line 125 "cache_hints.cu"
+#line 118 "cache_hints.cu"
             }
         }
     }

@@ -43,15 +43,8 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
     constexpr int64_t pg_ks = 4;
     const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 128;
-    constexpr int pg_cnt = 128;
-    static_assert(8064LL <= 166912LL, "pipegen: the ring of 2 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_u = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 2944LL % 128 == 0 && 288LL % 16 == 0 && 288LL % 16 == 0, "pipegen: slots of u are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_w = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(5888LL % 128 == 0 && 2176LL % 128 == 0 && 272LL % 16 == 0 && 256LL % 16 == 0, "pipegen: slots of w are 128-byte aligned, rows keep 16-byte copies");
     {
         {
             const int64_t pg_step = 0;
@@ -63,15 +56,22 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t y0 = (pg_rest * 4 + pg_sub) * 8;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_u, 1, 10, 288LL, 288LL, pg_pnt>(pg_smem + 0 + pg_slot * 2944, pg_g_u,
+                pg_region<pg_vec_u, 1, 10, 288LL, 288LL, 128>(pg_smem + 0 + pg_slot * 2944, pg_g_u,
                     0, (y0 + -1), (x0 + -4) * 4,
-                    1, ny, nx * 4, pg_ptid,
+                    1, ny, nx * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
         pg_cp_async_commit();
     }
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        const int64_t pg_sub = pg_mod(pg_t, pg_ks);
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_t, pg_ks) * gridDim.x;
+        const int64_t pg_tiles1 = (nx + 63) / 64;
+        const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 64;
+        pg_rest = pg_div(pg_rest, pg_tiles1);
+        const int64_t y0 = (pg_rest * 4 + pg_sub) * 8;
+        const int pg_slot = (int)(pg_t % 2);
         pg_cp_async_wait<0>();
         __syncthreads();
         {
@@ -84,32 +84,24 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t y0 = (pg_rest * 4 + pg_sub) * 8;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_u, 1, 10, 288LL, 288LL, pg_pnt>(pg_smem + 0 + pg_slot * 2944, pg_g_u,
+                pg_region<pg_vec_u, 1, 10, 288LL, 288LL, 128>(pg_smem + 0 + pg_slot * 2944, pg_g_u,
                     0, (y0 + -1), (x0 + -4) * 4,
-                    1, ny, nx * 4, pg_ptid,
+                    1, ny, nx * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
         pg_cp_async_commit();
         {
-            const int64_t pg_step = pg_t;
-            const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-            const int64_t pg_tiles1 = (nx + 63) / 64;
-            const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t y0 = (pg_rest * 4 + pg_sub) * 8;
-            const int pg_slot = (int)(pg_step % 2);
             const pg_sview2<const float, 72> u{(const float *)(pg_smem + 0 + pg_slot * 2944), (y0 + -1), (x0 + -4)};
             const pg_sview2<float, 68> w{(float *)(pg_smem + 5888), (y0), (x0)};
             const int64_t pg_rest0 = ny - y0;
             const int pg_lim0 = pg_rest0 < 8 ? (int)pg_rest0 : 8;
             const int64_t pg_rest1 = nx - x0;
             const int pg_lim1 = pg_rest1 < 64 ? (int)pg_rest1 : 64;
-            const int pg_l1 = pg_ctid % 64;
+            const int pg_l1 = threadIdx.x % 64;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_ctid / 64; pg_l0 < pg_lim0; pg_l0 += 2) {
+                for (int pg_l0 = threadIdx.x / 64; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t j = y0 + pg_l0;
                     const int64_t i = x0 + pg_l1;
 #line 16 "halo_march.pipe"
@@ -117,22 +109,15 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
     v[j][i] = u[j][i - 1] + u[j][i + 1] - u[j - 1][i] - u[j + 1][i];
     w[j][i] = u[j][i];
   
-#line 121 "halo_march.cu"
+#line 113 "halo_march.cu"
                 }
             }
         }
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-            const int64_t pg_tiles1 = (nx + 63) / 64;
-            const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t y0 = (pg_rest * 4 + pg_sub) * 8;
-            pg_store_region<pg_vec_w, 1, 8, 256LL, 272LL, pg_cnt>(pg_g_w, pg_smem + 5888,
+            pg_store_region<pg_vec_w, 1, 8, 256LL, 272LL, 128>(pg_g_w, pg_smem + 5888,
                 0, (y0), (x0) * 4,
-                1, ny, nx * 4, pg_ctid);
+                1, ny, nx * 4, threadIdx.x);
         }
     }
 }

@@ -40,18 +40,10 @@ __global__ void __launch_bounds__(128) host_stream_accums_sm80(const struct host
     unsigned char *const pg_g_a = (unsigned char *)pg_args.a;
     unsigned char *const pg_g_d = (unsigned char *)pg_args.d;
     unsigned char *const pg_g_h = (unsigned char *)pg_args.h;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 128;
-    static_assert(15104LL <= 166912LL, "pipegen: the ring of 2 slot(s) fits sm_80's shared memory");
+    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     constexpr int pg_vec_a = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 2176LL % 128 == 0 && 272LL % 16 == 0 && 256LL % 16 == 0, "pipegen: slots of a are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_d = VEC < 8 ? 8 : (VEC > 16 ? 16 : VEC);
-    static_assert(4352LL % 128 == 0 && 4224LL % 128 == 0 && 528LL % 16 == 0 && 512LL % 16 == 0, "pipegen: slots of d are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_h = VEC < 2 ? 2 : (VEC > 16 ? 16 : VEC);
-    static_assert(12800LL % 128 == 0 && 1152LL % 128 == 0 && 144LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of h are 128-byte aligned, rows keep 16-byte copies");
     float lo = __int_as_float(0x7f800000);
     double hi = __longlong_as_double((long long)0xfff0000000000000ULL);
     __half hh = __ushort_as_half((unsigned short)0xfc00);
@@ -66,17 +58,17 @@ __global__ void __launch_bounds__(128) host_stream_accums_sm80(const struct host
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t pg_org0 = pg_rest * 8;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_a, 1, 8, 256LL, 272LL, pg_pnt>(pg_smem + 0 + pg_slot * 2176, pg_g_a,
+                pg_region<pg_vec_a, 1, 8, 256LL, 272LL, 128>(pg_smem + 0 + pg_slot * 2176, pg_g_a,
                     0, (pg_org0), (pg_org1) * 4,
-                    1, rows, cols * 4, pg_ptid,
+                    1, rows, cols * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_a, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_d, 1, 8, 512LL, 528LL, pg_pnt>(pg_smem + 4352 + pg_slot * 4224, pg_g_d,
+                pg_region<pg_vec_d, 1, 8, 512LL, 528LL, 128>(pg_smem + 4352 + pg_slot * 4224, pg_g_d,
                     0, (pg_org0), (pg_org1) * 8,
-                    1, rows, cols * 8, pg_ptid,
+                    1, rows, cols * 8, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_d, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_h, 1, 8, 128LL, 144LL, pg_pnt>(pg_smem + 12800 + pg_slot * 1152, pg_g_h,
+                pg_region<pg_vec_h, 1, 8, 128LL, 144LL, 128>(pg_smem + 12800 + pg_slot * 1152, pg_g_h,
                     0, (pg_org0), (pg_org1) * 2,
-                    1, rows, cols * 2, pg_ptid,
+                    1, rows, cols * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_h, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -94,17 +86,17 @@ __global__ void __launch_bounds__(128) host_stream_accums_sm80(const struct host
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t pg_org0 = pg_rest * 8;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_a, 1, 8, 256LL, 272LL, pg_pnt>(pg_smem + 0 + pg_slot * 2176, pg_g_a,
+                pg_region<pg_vec_a, 1, 8, 256LL, 272LL, 128>(pg_smem + 0 + pg_slot * 2176, pg_g_a,
                     0, (pg_org0), (pg_org1) * 4,
-                    1, rows, cols * 4, pg_ptid,
+                    1, rows, cols * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_a, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_d, 1, 8, 512LL, 528LL, pg_pnt>(pg_smem + 4352 + pg_slot * 4224, pg_g_d,
+                pg_region<pg_vec_d, 1, 8, 512LL, 528LL, 128>(pg_smem + 4352 + pg_slot * 4224, pg_g_d,
                     0, (pg_org0), (pg_org1) * 8,
-                    1, rows, cols * 8, pg_ptid,
+                    1, rows, cols * 8, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_d, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_h, 1, 8, 128LL, 144LL, pg_pnt>(pg_smem + 12800 + pg_slot * 1152, pg_g_h,
+                pg_region<pg_vec_h, 1, 8, 128LL, 144LL, 128>(pg_smem + 12800 + pg_slot * 1152, pg_g_h,
                     0, (pg_org0), (pg_org1) * 2,
-                    1, rows, cols * 2, pg_ptid,
+                    1, rows, cols * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_h, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -124,10 +116,10 @@ __global__ void __launch_bounds__(128) host_stream_accums_sm80(const struct host
             const int pg_lim0 = pg_rest0 < 8 ? (int)pg_rest0 : 8;
             const int64_t pg_rest1 = cols - pg_org1;
             const int pg_lim1 = pg_rest1 < 64 ? (int)pg_rest1 : 64;
-            const int pg_l1 = pg_ctid % 64;
+            const int pg_l1 = threadIdx.x % 64;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_ctid / 64; pg_l0 < pg_lim0; pg_l0 += 2) {
+                for (int pg_l0 = threadIdx.x / 64; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t y = pg_org0 + pg_l0;
                     const int64_t x = pg_org1 + pg_l1;
 #line 26 "host_stream_accums.pipe"
@@ -137,7 +129,7 @@ __global__ void __launch_bounds__(128) host_stream_accums_sm80(const struct host
     hh = h[y][x] > hh ? h[y][x] : hh;
     tot += d[y][x];
   
-#line 141 "host_stream_accums.cu"
+#line 133 "host_stream_accums.cu"
                 }
             }
         }

@@ -47,21 +47,11 @@ __global__ void __launch_bounds__(128) mixed_types_sm80(const struct mixed_types
     double *const z = pg_args.z;
     __shared__ int64_t pg_claim[4];
     int64_t pg_next = threadIdx.x == 0 ? pg_claim_fetch<2>(pg_counter, 0) : 0;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 128;
-    constexpr int pg_cnt = 128;
-    static_assert(4096LL <= 166912LL, "pipegen: the ring of 2 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_h = VEC < 2 ? 2 : (VEC > 8 ? 8 : VEC);
-    static_assert(0LL % 128 == 0 && 256LL % 128 == 0 && 200LL % 8 == 0 && 200LL % 8 == 0, "pipegen: slots of h are 128-byte aligned, rows keep 8-byte copies");
     constexpr int pg_vec_b = VEC < 2 ? 2 : (VEC > 8 ? 8 : VEC);
-    static_assert(512LL % 128 == 0 && 256LL % 128 == 0 && 200LL % 8 == 0 && 200LL % 8 == 0, "pipegen: slots of b are 128-byte aligned, rows keep 8-byte copies");
     constexpr int pg_vec_d = VEC < 8 ? 8 : (VEC > 16 ? 16 : VEC);
-    static_assert(1024LL % 128 == 0 && 896LL % 128 == 0 && 800LL % 16 == 0 && 800LL % 16 == 0, "pipegen: slots of d are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_u = VEC < 1 ? 1 : (VEC > 4 ? 4 : VEC);
-    static_assert(2816LL % 128 == 0 && 128LL % 128 == 0 && 100LL % 4 == 0 && 100LL % 4 == 0, "pipegen: slots of u are 128-byte aligned, rows keep 4-byte copies");
     constexpr int pg_vec_k = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(3072LL % 128 == 0 && 512LL % 128 == 0 && 400LL % 16 == 0 && 400LL % 16 == 0, "pipegen: slots of k are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 2; ++pg_p) {
         if (threadIdx.x == 0) {
             pg_claim[(pg_p) % 4] = pg_next;
@@ -78,25 +68,25 @@ __global__ void __launch_bounds__(128) mixed_types_sm80(const struct mixed_types
                 int64_t pg_rest = pg_claim[pg_step % 4];
                 const int64_t pg_org0 = pg_rest * 100;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_h, 1, 1, 200LL, 200LL, pg_pnt>(pg_smem + 0 + pg_slot * 256, pg_g_h,
+                pg_region<pg_vec_h, 1, 1, 200LL, 200LL, 128>(pg_smem + 0 + pg_slot * 256, pg_g_h,
                     0, 0, (pg_org0) * 2,
-                    1, 1, n * 2, pg_ptid,
+                    1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_h, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_b, 1, 1, 200LL, 200LL, pg_pnt>(pg_smem + 512 + pg_slot * 256, pg_g_b,
+                pg_region<pg_vec_b, 1, 1, 200LL, 200LL, 128>(pg_smem + 512 + pg_slot * 256, pg_g_b,
                     0, 0, (pg_org0) * 2,
-                    1, 1, n * 2, pg_ptid,
+                    1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_b, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_d, 1, 1, 800LL, 800LL, pg_pnt>(pg_smem + 1024 + pg_slot * 896, pg_g_d,
+                pg_region<pg_vec_d, 1, 1, 800LL, 800LL, 128>(pg_smem + 1024 + pg_slot * 896, pg_g_d,
                     0, 0, (pg_org0) * 8,
-                    1, 1, n * 8, pg_ptid,
+                    1, 1, n * 8, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_d, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_u, 1, 1, 100LL, 100LL, pg_pnt>(pg_smem + 2816 + pg_slot * 128, pg_g_u,
+                pg_region<pg_vec_u, 1, 1, 100LL, 100LL, 128>(pg_smem + 2816 + pg_slot * 128, pg_g_u,
                     0, 0, (pg_org0) * 1,
-                    1, 1, n * 1, pg_ptid,
+                    1, 1, n * 1, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_k, 1, 1, 400LL, 400LL, pg_pnt>(pg_smem + 3072 + pg_slot * 512, pg_g_k,
+                pg_region<pg_vec_k, 1, 1, 400LL, 400LL, 128>(pg_smem + 3072 + pg_slot * 512, pg_g_k,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -115,25 +105,25 @@ __global__ void __launch_bounds__(128) mixed_types_sm80(const struct mixed_types
                 int64_t pg_rest = pg_claim[pg_step % 4];
                 const int64_t pg_org0 = pg_rest * 100;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_h, 1, 1, 200LL, 200LL, pg_pnt>(pg_smem + 0 + pg_slot * 256, pg_g_h,
+                pg_region<pg_vec_h, 1, 1, 200LL, 200LL, 128>(pg_smem + 0 + pg_slot * 256, pg_g_h,
                     0, 0, (pg_org0) * 2,
-                    1, 1, n * 2, pg_ptid,
+                    1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_h, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_b, 1, 1, 200LL, 200LL, pg_pnt>(pg_smem + 512 + pg_slot * 256, pg_g_b,
+                pg_region<pg_vec_b, 1, 1, 200LL, 200LL, 128>(pg_smem + 512 + pg_slot * 256, pg_g_b,
                     0, 0, (pg_org0) * 2,
-                    1, 1, n * 2, pg_ptid,
+                    1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_b, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_d, 1, 1, 800LL, 800LL, pg_pnt>(pg_smem + 1024 + pg_slot * 896, pg_g_d,
+                pg_region<pg_vec_d, 1, 1, 800LL, 800LL, 128>(pg_smem + 1024 + pg_slot * 896, pg_g_d,
                     0, 0, (pg_org0) * 8,
-                    1, 1, n * 8, pg_ptid,
+                    1, 1, n * 8, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_d, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_u, 1, 1, 100LL, 100LL, pg_pnt>(pg_smem + 2816 + pg_slot * 128, pg_g_u,
+                pg_region<pg_vec_u, 1, 1, 100LL, 100LL, 128>(pg_smem + 2816 + pg_slot * 128, pg_g_u,
                     0, 0, (pg_org0) * 1,
-                    1, 1, n * 1, pg_ptid,
+                    1, 1, n * 1, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_k, 1, 1, 400LL, 400LL, pg_pnt>(pg_smem + 3072 + pg_slot * 512, pg_g_k,
+                pg_region<pg_vec_k, 1, 1, 400LL, 400LL, 128>(pg_smem + 3072 + pg_slot * 512, pg_g_k,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -151,13 +141,13 @@ __global__ void __launch_bounds__(128) mixed_types_sm80(const struct mixed_types
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 100 ? (int)pg_rest0 : 100;
             #pragma unroll 4
-            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 128) {
                 const int64_t i = pg_org0 + pg_l0;
 #line 18 "mixed_types.pipe"
 
     z[i] = scale * ((double)__half2float(h[i]) + (double)__bfloat162float(b[i]) + d[i] + u[i] + k[i]);
   
-#line 161 "mixed_types.cu"
+#line 151 "mixed_types.cu"
             }
         }
     }

@@ -41,15 +41,9 @@ __global__ void __launch_bounds__(160) specialized_sm80(const struct specialized
     const int64_t n = pg_args.n;
     unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
     float *const z = pg_args.z;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items;
-    const int pg_ptid = threadIdx.x;
+    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int pg_ctid = (int)threadIdx.x - 32;
-    constexpr int pg_pnt = 32;
-    constexpr int pg_cnt = 128;
-    static_assert(12288LL <= 166912LL, "pipegen: the ring of 3 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 4096LL % 128 == 0 && 4096LL % 16 == 0 && 4096LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     __shared__ __align__(8) uint64_t pg_full[3];
     __shared__ __align__(8) uint64_t pg_empty[3];
     if (threadIdx.x == 0) {
@@ -72,9 +66,9 @@ __global__ void __launch_bounds__(160) specialized_sm80(const struct specialized
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 1024;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_x, 1, 1, 4096LL, 4096LL, pg_pnt>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
+                pg_region<pg_vec_x, 1, 1, 4096LL, 4096LL, 32>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
             {
@@ -98,13 +92,13 @@ __global__ void __launch_bounds__(160) specialized_sm80(const struct specialized
                 const int64_t pg_rest0 = n - pg_org0;
                 const int pg_lim0 = pg_rest0 < 1024 ? (int)pg_rest0 : 1024;
                 #pragma unroll 4
-                for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+                for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += 128) {
                     const int64_t i = pg_org0 + pg_l0;
 #line 15 "producer_warps.pipe"
 
     z[i] = a * x[i];
   
-#line 108 "producer_warps.cu"
+#line 102 "producer_warps.cu"
                 }
             }
             {

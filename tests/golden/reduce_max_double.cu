@@ -16,57 +16,37 @@
  * per block, 256 threads, one block per work item grid.
  *   loop t in [0,trips): copy step=t; barrier; compute step=t; barrier
  */
-/* Phase table of the sync ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- *
- *  step slot  use
- *     0    0    0
- *     1    0    1
- *     2    0    2
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) reduce_max_double_sm80(const struct reduce_max_double_args pg_args, const int64_t pg_ntiles)
 {
     extern __shared__ __align__(128) unsigned char pg_smem[];
     const int64_t n = pg_args.n;
     unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    constexpr int pg_cnt = 256;
-    static_assert(6272LL <= 166912LL, "pipegen: the ring of 1 slot(s) fits sm_80's shared memory");
+    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     constexpr int pg_vec_x = 8;
-    static_assert(0LL % 128 == 0 && 6272LL % 128 == 0 && 6216LL % 8 == 0 && 6216LL % 8 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 8-byte copies");
     double top = __longlong_as_double((long long)0xfff0000000000000ULL);
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_t * gridDim.x;
+        const int64_t pg_org0 = pg_rest * 777;
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 777;
-            pg_region<pg_vec_x, 1, 1, 6216LL, 6216LL, pg_pnt>(pg_smem + 0, pg_g_x,
+            pg_region<pg_vec_x, 1, 1, 6216LL, 6216LL, 256>(pg_smem + 0, pg_g_x,
                 0, 0, (pg_org0) * 8,
-                1, 1, n * 8, pg_ptid,
+                1, 1, n * 8, threadIdx.x,
                 [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_sync<pg_vec_x>(pg_d, pg_s, pg_v); });
         }
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 777;
             const pg_view1<const double> x{(const double *)(pg_smem + 0), (pg_org0)};
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 777 ? (int)pg_rest0 : 777;
             #pragma unroll 4
-            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 256) {
                 const int64_t i = pg_org0 + pg_l0;
 #line 10 "reduce_max_double.pipe"
 
     top = fmax(top, x[i]);
   
-#line 70 "reduce_max_double.cu"
+#line 50 "reduce_max_double.cu"
             }
         }
         __syncthreads();

@@ -59,14 +59,9 @@ __global__ void __launch_bounds__(384, 1) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(cons
     const int64_t pg_groups = pg_tiles0 > 0 ? pg_ntiles / pg_tiles0 * ((pg_tiles0 + 1) / 2) : 0;
     const int64_t pg_items = pg_cid < pg_groups ? (pg_groups - 1 - pg_cid) / pg_ncl + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
-    const int pg_ptid = threadIdx.x;
     const int pg_ctid = (int)threadIdx.x - 128;
-    constexpr int pg_pnt = 128;
-    static_assert(230384LL <= 232448LL, "pipegen: the ring of 4 slot(s) fits sm_90's shared memory");
     constexpr int pg_vec_A = VEC < 2 ? 2 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 1024 == 0 && 16384LL % 1024 == 0 && 128LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of A are 1024-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_B = VEC < 2 ? 2 : (VEC > 16 ? 16 : VEC);
-    static_assert(65536LL % 1024 == 0 && 40960LL % 1024 == 0 && 128LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of B are 1024-byte aligned, rows keep 16-byte copies");
     __shared__ __align__(8) uint64_t pg_full[4];
     __shared__ __align__(8) uint64_t pg_empty[4];
     if (threadIdx.x == 0) {
@@ -80,47 +75,30 @@ __global__ void __launch_bounds__(384, 1) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(cons
     if ((int)threadIdx.x < 128) {
         pg_regs_keep<40>();
         for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+            const int64_t pg_sub = pg_mod(pg_t, pg_ks);
+            int64_t pg_rest = pg_cid + pg_div(pg_t, pg_ks) * pg_ncl;
+            const int64_t pg_tiles1 = (N + 319) / 320;
+            const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 320;
+            pg_rest = pg_div(pg_rest, pg_tiles1);
+            const int64_t m0 = (pg_rest * 2 + pg_crank) * 128;
+            const int64_t k = pg_sub * 64;
+            const int pg_slot = (int)(pg_t % 4);
             {
                 const int64_t pg_step = pg_t;
                 const int64_t pg_use = pg_step / 4;
                 pg_mbar_wait<0LL>(&pg_empty[pg_step % 4], (unsigned)(pg_use & 1) ^ 1u, "gemm_bf16 empty barrier", (int)(pg_step % 4), pg_use);
             }
             {
-                const int64_t pg_step = pg_t;
-                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                int64_t pg_rest = pg_cid + pg_div(pg_step, pg_ks) * pg_ncl;
-                const int64_t pg_tiles1 = (N + 319) / 320;
-                const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 320;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t m0 = (pg_rest * 2 + pg_crank) * 128;
-                const int64_t k = pg_sub * 64;
-                const int pg_slot = (int)(pg_step % 4);
-                pg_tensor_region<pg_vec_A, 1, 128, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_A,
+                pg_tensor_region<pg_vec_A, 1, 128, 128LL, 128LL, 128>(pg_smem + 0 + pg_slot * 16384, pg_g_A,
                     0, (m0), (k) * 2,
-                    1, M, K * 2, pg_ptid, &pg_tmap_A, pg_tbox<2, 2, 1, 128, 64, 128>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
-                pg_tensor_region<pg_vec_B, 1, 320, 128LL, 128LL, pg_pnt>(pg_smem + 65536 + pg_slot * 40960, pg_g_B,
+                    1, M, K * 2, threadIdx.x, &pg_tmap_A, pg_tbox<2, 2, 1, 128, 64, 128>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                pg_tensor_region<pg_vec_B, 1, 320, 128LL, 128LL, 128>(pg_smem + 65536 + pg_slot * 40960, pg_g_B,
                     0, (n0), (k) * 2,
-                    1, N, K * 2, pg_ptid, &pg_tmap_B, pg_tbox<2, 2, 1, 160, 64, 128, 2>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                    1, N, K * 2, threadIdx.x, &pg_tmap_B, pg_tbox<2, 2, 1, 160, 64, 128, 2>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
             {
-                const int64_t pg_step = pg_t;
-                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                int64_t pg_rest = pg_cid + pg_div(pg_step, pg_ks) * pg_ncl;
-                const int64_t pg_tiles1 = (N + 319) / 320;
-                const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 320;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t m0 = (pg_rest * 2 + pg_crank) * 128;
-                const int64_t k = pg_sub * 64;
-                const int pg_slot = (int)(pg_step % 4);
-                if (pg_ptid == 0) {
-                    int64_t pg_tx = 0;
-                    pg_tensor_bytes<pg_vec_A, 1, 128, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_A,
-                        0, (m0), (k) * 2,
-                        1, M, K * 2, pg_ptid, pg_tx);
-                    pg_tensor_bytes<pg_vec_B, 1, 320, 128LL, 128LL, pg_pnt>(pg_smem + 65536 + pg_slot * 40960, pg_g_B,
-                        0, (n0), (k) * 2,
-                        1, N, K * 2, pg_ptid, pg_tx);
-                    pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                if (threadIdx.x == 0) {
+                    pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 57344 : 0);
                 } else {
                     pg_mbar_arrive(&pg_full[pg_slot]);
                 }
@@ -149,7 +127,7 @@ __global__ void __launch_bounds__(384, 1) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(cons
     constexpr bool wgmma = false;
 #endif
   
-#line 153 "samples__gemm_bf16_tensor.cu"
+#line 131 "samples__gemm_bf16_tensor.cu"
             for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
                 {
                     const int64_t pg_step = pg_t;
@@ -217,7 +195,7 @@ __global__ void __launch_bounds__(384, 1) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(cons
       }
     }
   
-#line 221 "samples__gemm_bf16_tensor.cu"
+#line 199 "samples__gemm_bf16_tensor.cu"
                 }
                 {
                     const int64_t pg_step = pg_t;
@@ -240,7 +218,7 @@ __global__ void __launch_bounds__(384, 1) PG_CLUSTER_DIMS(2) gemm_bf16_sm90(cons
       }
     }
   
-#line 244 "samples__gemm_bf16_tensor.cu"
+#line 222 "samples__gemm_bf16_tensor.cu"
         }
     }
     {

@@ -42,14 +42,9 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
     constexpr int64_t pg_ks = 2;
     const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    static_assert(37120LL <= 166912LL, "pipegen: the ring of 2 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_u = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 18560LL % 128 == 0 && 544LL % 16 == 0 && 544LL % 16 == 0, "pipegen: slots of u are 128-byte aligned, rows keep 16-byte copies");
     const cooperative_groups::thread_block pg_block = cooperative_groups::this_thread_block();
-    constexpr int pg_cg_step = pg_cg_calls<pg_vec_u, 1, 34, 544LL, 544LL, pg_pnt>();
+    constexpr int pg_cg_step = pg_cg_calls<pg_vec_u, 1, 34, 544LL, 544LL, 256>();
     {
         {
             const int64_t pg_step = 0;
@@ -61,9 +56,9 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t y0 = (pg_rest * 2 + pg_sub) * 32;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_cg_region<pg_vec_u, 1, 34, 544LL, 544LL, pg_pnt>(pg_smem + 0 + pg_slot * 18560, pg_g_u,
+                pg_cg_region<pg_vec_u, 1, 34, 544LL, 544LL, 256>(pg_smem + 0 + pg_slot * 18560, pg_g_u,
                     0, (y0 + -1), (x0 + -4) * 4,
-                    1, ny, nx * 4, pg_ptid, pg_block);
+                    1, ny, nx * 4, threadIdx.x, pg_block);
             }
         }
         if (!(0 < pg_trips))
@@ -81,9 +76,9 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t y0 = (pg_rest * 2 + pg_sub) * 32;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_cg_region<pg_vec_u, 1, 34, 544LL, 544LL, pg_pnt>(pg_smem + 0 + pg_slot * 18560, pg_g_u,
+                pg_cg_region<pg_vec_u, 1, 34, 544LL, 544LL, 256>(pg_smem + 0 + pg_slot * 18560, pg_g_u,
                     0, (y0 + -1), (x0 + -4) * 4,
-                    1, ny, nx * 4, pg_ptid, pg_block);
+                    1, ny, nx * 4, threadIdx.x, pg_block);
             }
         }
         if (!(pg_t + 1 < pg_trips))
@@ -102,10 +97,10 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
             const int pg_lim0 = pg_rest0 < 32 ? (int)pg_rest0 : 32;
             const int64_t pg_rest1 = nx - x0;
             const int pg_lim1 = pg_rest1 < 128 ? (int)pg_rest1 : 128;
-            const int pg_l1 = pg_ctid % 128;
+            const int pg_l1 = threadIdx.x % 128;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_ctid / 128; pg_l0 < pg_lim0; pg_l0 += 2) {
+                for (int pg_l0 = threadIdx.x / 128; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t j = y0 + pg_l0;
                     const int64_t i = x0 + pg_l1;
 #line 15 "../../samples/jacobi2d/jacobi2d.pipe"
@@ -115,7 +110,7 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
     else
       v[j][i] = 0.25f * (u[j - 1][i] + u[j + 1][i] + u[j][i - 1] + u[j][i + 1]);
   
-#line 119 "samples__jacobi2d_cg.cu"
+#line 114 "samples__jacobi2d_cg.cu"
                 }
             }
         }

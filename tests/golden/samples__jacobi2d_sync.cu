@@ -16,15 +16,6 @@
  * per block, 256 threads, one block per work item grid.
  *   loop t in [0,trips): copy step=t; barrier; compute step=t; barrier
  */
-/* Phase table of the sync ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- *
- *  step slot  use
- *     0    0    0
- *     1    0    1
- *     2    0    2
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args pg_args, const int64_t pg_ntiles)
 {
@@ -36,44 +27,31 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
     constexpr int64_t pg_ks = 2;
     const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    static_assert(18560LL <= 166912LL, "pipegen: the ring of 1 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_u = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 18560LL % 128 == 0 && 544LL % 16 == 0 && 544LL % 16 == 0, "pipegen: slots of u are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        const int64_t pg_sub = pg_mod(pg_t, pg_ks);
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_t, pg_ks) * gridDim.x;
+        const int64_t pg_tiles1 = (nx + 127) / 128;
+        const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 128;
+        pg_rest = pg_div(pg_rest, pg_tiles1);
+        const int64_t y0 = (pg_rest * 2 + pg_sub) * 32;
         {
-            const int64_t pg_step = pg_t;
-            const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-            const int64_t pg_tiles1 = (nx + 127) / 128;
-            const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 128;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t y0 = (pg_rest * 2 + pg_sub) * 32;
-            pg_region<pg_vec_u, 1, 34, 544LL, 544LL, pg_pnt>(pg_smem + 0, pg_g_u,
+            pg_region<pg_vec_u, 1, 34, 544LL, 544LL, 256>(pg_smem + 0, pg_g_u,
                 0, (y0 + -1), (x0 + -4) * 4,
-                1, ny, nx * 4, pg_ptid,
+                1, ny, nx * 4, threadIdx.x,
                 [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_sync<pg_vec_u>(pg_d, pg_s, pg_v); });
         }
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-            const int64_t pg_tiles1 = (nx + 127) / 128;
-            const int64_t x0 = pg_mod(pg_rest, pg_tiles1) * 128;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t y0 = (pg_rest * 2 + pg_sub) * 32;
             const pg_sview2<const float, 136> u{(const float *)(pg_smem + 0), (y0 + -1), (x0 + -4)};
             const int64_t pg_rest0 = ny - y0;
             const int pg_lim0 = pg_rest0 < 32 ? (int)pg_rest0 : 32;
             const int64_t pg_rest1 = nx - x0;
             const int pg_lim1 = pg_rest1 < 128 ? (int)pg_rest1 : 128;
-            const int pg_l1 = pg_ctid % 128;
+            const int pg_l1 = threadIdx.x % 128;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_ctid / 128; pg_l0 < pg_lim0; pg_l0 += 2) {
+                for (int pg_l0 = threadIdx.x / 128; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t j = y0 + pg_l0;
                     const int64_t i = x0 + pg_l1;
 #line 15 "../../samples/jacobi2d/jacobi2d.pipe"
@@ -83,7 +61,7 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
     else
       v[j][i] = 0.25f * (u[j - 1][i] + u[j + 1][i] + u[j][i - 1] + u[j][i + 1]);
   
-#line 87 "samples__jacobi2d_sync.cu"
+#line 65 "samples__jacobi2d_sync.cu"
                 }
             }
         }

@@ -43,15 +43,8 @@ __global__ void __launch_bounds__(256) reduce_sum_sm90(const struct reduce_sum_a
     extern __shared__ __align__(128) unsigned char pg_smem[];
     const int64_t n = pg_args.n;
     unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    constexpr int pg_cnt = 256;
-    static_assert(65536LL <= 232448LL, "pipegen: the ring of 4 slot(s) fits sm_90's shared memory");
+    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 16384LL % 128 == 0 && 16384LL % 16 == 0 && 16384LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     __shared__ __align__(8) uint64_t pg_full[4];
     float acc = 0.0f;
     if (threadIdx.x == 0) {
@@ -68,11 +61,11 @@ __global__ void __launch_bounds__(256) reduce_sum_sm90(const struct reduce_sum_a
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 4096;
                 const int pg_slot = (int)(pg_step % 4);
-                if (pg_ptid == 0) {
+                if (threadIdx.x == 0) {
                     int64_t pg_tx = 0;
-                    pg_bulk_bytes<pg_vec_x, 1, 1, 16384LL, 16384LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
+                    pg_bulk_bytes<pg_vec_x, 1, 1, 16384LL, 16384LL, 256>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
                         0, 0, (pg_org0) * 4,
-                        1, 1, n * 4, pg_ptid, pg_tx);
+                        1, 1, n * 4, threadIdx.x, pg_tx);
                     pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
                 }
             }
@@ -83,9 +76,9 @@ __global__ void __launch_bounds__(256) reduce_sum_sm90(const struct reduce_sum_a
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 4096;
                 const int pg_slot = (int)(pg_step % 4);
-                pg_bulk_region<pg_vec_x, 1, 1, 16384LL, 16384LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
+                pg_bulk_region<pg_vec_x, 1, 1, 16384LL, 16384LL, 256>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                    1, 1, n * 4, threadIdx.x, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }
@@ -107,13 +100,13 @@ __global__ void __launch_bounds__(256) reduce_sum_sm90(const struct reduce_sum_a
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 4096 ? (int)pg_rest0 : 4096;
             #pragma unroll 4
-            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 256) {
                 const int64_t i = pg_org0 + pg_l0;
 #line 13 "../../samples/reduce_sum/reduce_sum.pipe"
 
     acc += x[i];
   
-#line 117 "samples__reduce_sum_bulk.cu"
+#line 110 "samples__reduce_sum_bulk.cu"
             }
         }
         __syncthreads();
@@ -123,11 +116,11 @@ __global__ void __launch_bounds__(256) reduce_sum_sm90(const struct reduce_sum_a
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 4096;
                 const int pg_slot = (int)(pg_step % 4);
-                if (pg_ptid == 0) {
+                if (threadIdx.x == 0) {
                     int64_t pg_tx = 0;
-                    pg_bulk_bytes<pg_vec_x, 1, 1, 16384LL, 16384LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
+                    pg_bulk_bytes<pg_vec_x, 1, 1, 16384LL, 16384LL, 256>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
                         0, 0, (pg_org0) * 4,
-                        1, 1, n * 4, pg_ptid, pg_tx);
+                        1, 1, n * 4, threadIdx.x, pg_tx);
                     pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
                 }
             }
@@ -138,9 +131,9 @@ __global__ void __launch_bounds__(256) reduce_sum_sm90(const struct reduce_sum_a
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 4096;
                 const int pg_slot = (int)(pg_step % 4);
-                pg_bulk_region<pg_vec_x, 1, 1, 16384LL, 16384LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
+                pg_bulk_region<pg_vec_x, 1, 1, 16384LL, 16384LL, 256>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                    1, 1, n * 4, threadIdx.x, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }

@@ -41,15 +41,9 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
     extern __shared__ __align__(128) unsigned char pg_smem[];
     const int64_t n = pg_args.n;
     unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items;
-    const int pg_ptid = threadIdx.x;
+    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int pg_ctid = (int)threadIdx.x - 32;
-    constexpr int pg_pnt = 32;
-    constexpr int pg_cnt = 224;
-    static_assert(65536LL <= 166912LL, "pipegen: the ring of 4 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 16384LL % 128 == 0 && 16384LL % 16 == 0 && 16384LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     #pragma nv_diagnostic push
     #pragma nv_diag_suppress static_var_with_dynamic_init
     __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 4> pg_pstate;
@@ -67,9 +61,9 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 4096;
                 const int pg_slot = (int)(pg_step % 4);
-                pg_region<pg_vec_x, 1, 1, 16384LL, 16384LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
+                pg_region<pg_vec_x, 1, 1, 16384LL, 16384LL, 32>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_x>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
             }
             pg_pipe.producer_commit();
@@ -86,13 +80,13 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
                 const int64_t pg_rest0 = n - pg_org0;
                 const int pg_lim0 = pg_rest0 < 4096 ? (int)pg_rest0 : 4096;
                 #pragma unroll 4
-                for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+                for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += 224) {
                     const int64_t i = pg_org0 + pg_l0;
 #line 13 "../../samples/reduce_sum/reduce_sum.pipe"
 
     acc += x[i];
   
-#line 96 "samples__reduce_sum_pipeline_roles.cu"
+#line 90 "samples__reduce_sum_pipeline_roles.cu"
                 }
             }
             pg_pipe.consumer_release();

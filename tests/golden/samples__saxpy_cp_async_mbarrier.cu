@@ -19,17 +19,6 @@
  *   prologue p in [0,1): copy step=p if<trips; arrive step=p bar=full on_copies if<trips
  *   loop t in [0,trips): wait_parity step=t bar=full; compute step=t; barrier; copy step=t+1 if<trips; arrive step=t+1 bar=full on_copies if<trips
  */
-/* Phase table of the cp.async.mbarrier ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- * Use k of a slot waits for the full barrier's parity k & 1 and, to refill
- * the slot, for the empty barrier's parity (k & 1) ^ 1 (use 0 passes).
- *
- *  step slot  use   full  empty
- *     0    0    0      0      1 (passes)
- *     1    0    1      1      0         
- *     2    0    2      0      1         
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_args, const int64_t pg_ntiles)
 {
@@ -39,23 +28,12 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
     unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
     unsigned char *const pg_g_y = (unsigned char *)pg_args.y;
     float *const z = pg_args.z;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    constexpr int pg_cnt = 256;
-    static_assert(16384LL <= 166912LL, "pipegen: the ring of 1 slot(s) fits sm_80's shared memory");
+    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 8192LL % 128 == 0 && 8192LL % 16 == 0 && 8192LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_y = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(8192LL % 128 == 0 && 8192LL % 128 == 0 && 8192LL % 16 == 0 && 8192LL % 16 == 0, "pipegen: slots of y are 128-byte aligned, rows keep 16-byte copies");
     __shared__ __align__(8) uint64_t pg_full[1];
-    if (threadIdx.x == 0) {
-        for (int pg_i = 0; pg_i < 1; ++pg_i) {
-            pg_mbar_init(&pg_full[pg_i], 256);
-        }
-    }
+    if (threadIdx.x == 0)
+        pg_mbar_init(&pg_full[0], 256);
     pg_fence_mbar_init();
     __syncthreads();
     {
@@ -64,28 +42,27 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
             if (pg_step < pg_trips) {
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 2048;
-                pg_region<pg_vec_x, 1, 1, 8192LL, 8192LL, pg_pnt>(pg_smem + 0, pg_g_x,
+                pg_region<pg_vec_x, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 0, pg_g_x,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_y, 1, 1, 8192LL, 8192LL, pg_pnt>(pg_smem + 8192, pg_g_y,
+                pg_region<pg_vec_y, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 8192, pg_g_y,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_y, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
         {
             const int64_t pg_step = 0;
             if (pg_step < pg_trips) {
-                pg_cp_async_mbar_arrive(&pg_full[pg_step % 1]);
+                pg_cp_async_mbar_arrive(&pg_full[0]);
             }
         }
     }
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
         {
             const int64_t pg_step = pg_t;
-            const int64_t pg_use = pg_step / 1;
-            pg_mbar_wait<0LL>(&pg_full[pg_step % 1], (unsigned)(pg_use & 1), "saxpy full barrier", (int)(pg_step % 1), pg_use);
+            pg_mbar_wait<0LL>(&pg_full[0], (unsigned)(pg_step & 1), "saxpy full barrier", 0, pg_step);
         }
         {
             const int64_t pg_step = pg_t;
@@ -96,13 +73,13 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 2048 ? (int)pg_rest0 : 2048;
             #pragma unroll 4
-            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 256) {
                 const int64_t i = pg_org0 + pg_l0;
 #line 14 "../../samples/saxpy/saxpy.pipe"
 
     z[i] = a * x[i] + y[i];
   
-#line 106 "samples__saxpy_cp_async_mbarrier.cu"
+#line 83 "samples__saxpy_cp_async_mbarrier.cu"
             }
         }
         __syncthreads();
@@ -111,20 +88,20 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
             if (pg_step < pg_trips) {
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 2048;
-                pg_region<pg_vec_x, 1, 1, 8192LL, 8192LL, pg_pnt>(pg_smem + 0, pg_g_x,
+                pg_region<pg_vec_x, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 0, pg_g_x,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_y, 1, 1, 8192LL, 8192LL, pg_pnt>(pg_smem + 8192, pg_g_y,
+                pg_region<pg_vec_y, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 8192, pg_g_y,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_y, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
         {
             const int64_t pg_step = pg_t + 1;
             if (pg_step < pg_trips) {
-                pg_cp_async_mbar_arrive(&pg_full[pg_step % 1]);
+                pg_cp_async_mbar_arrive(&pg_full[0]);
             }
         }
     }

@@ -18,17 +18,6 @@
  *   frame: init; fence mbarrier_init; barrier
  *   loop t in [0,trips): arrive_tx step=t bar=full bytes=16384; copy step=t stores dealt; barrier; wait_parity step=t bar=full; compute step=t; barrier
  */
-/* Phase table of the tensor ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- * Use k of a slot waits for the full barrier's parity k & 1 and, to refill
- * the slot, for the empty barrier's parity (k & 1) ^ 1 (use 0 passes).
- *
- *  step slot  use   full  empty          expect_tx
- *     0    0    0      0      1 (passes)     16384
- *     1    0    1      1      0              16384
- *     2    0    2      0      1              16384
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_args, const int64_t pg_ntiles, __grid_constant__ const CUtensorMap pg_tmap_x, __grid_constant__ const CUtensorMap pg_tmap_y)
 {
@@ -38,76 +27,48 @@ __global__ void __launch_bounds__(256) saxpy_sm90(const struct saxpy_args pg_arg
     unsigned char *const pg_g_x = (unsigned char *)pg_args.x;
     unsigned char *const pg_g_y = (unsigned char *)pg_args.y;
     float *const z = pg_args.z;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    constexpr int pg_cnt = 256;
-    static_assert(16384LL <= 232448LL, "pipegen: the ring of 1 slot(s) fits sm_90's shared memory");
+    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 8192LL % 128 == 0 && 8192LL % 16 == 0 && 8192LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_y = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(8192LL % 128 == 0 && 8192LL % 128 == 0 && 8192LL % 16 == 0 && 8192LL % 16 == 0, "pipegen: slots of y are 128-byte aligned, rows keep 16-byte copies");
     __shared__ __align__(8) uint64_t pg_full[1];
-    if (threadIdx.x == 0) {
-        for (int pg_i = 0; pg_i < 1; ++pg_i) {
-            pg_mbar_init(&pg_full[pg_i], 1);
-        }
-    }
+    if (threadIdx.x == 0)
+        pg_mbar_init(&pg_full[0], 1);
     pg_fence_mbar_init();
     __syncthreads();
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_t * gridDim.x;
+        const int64_t pg_org0 = pg_rest * 2048;
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 2048;
-            const int pg_slot = (int)(pg_step % 1);
-            if (pg_ptid == 0) {
-                int64_t pg_tx = 0;
-                pg_tensor_bytes<pg_vec_x, 1, 1, 8192LL, 8192LL, pg_pnt>(pg_smem + 0, pg_g_x,
-                    0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid, pg_tx);
-                pg_tensor_bytes<pg_vec_y, 1, 1, 8192LL, 8192LL, pg_pnt>(pg_smem + 8192, pg_g_y,
-                    0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid, pg_tx);
-                pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+            if (threadIdx.x == 0) {
+                pg_mbar_arrive_tx(&pg_full[0], VEC == 16 ? 16384 : 0);
             }
         }
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 2048;
-            const int pg_slot = (int)(pg_step % 1);
-            pg_tensor_region<pg_vec_x, 1, 1, 8192LL, 8192LL, pg_pnt>(pg_smem + 0, pg_g_x,
+            pg_tensor_region<pg_vec_x, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 0, pg_g_x,
                 0, 0, (pg_org0) * 4,
-                1, 1, n * 4, pg_ptid, &pg_tmap_x, pg_tbox<1, 4, 1, 1, 256>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
-            pg_tensor_region<pg_vec_y, 1, 1, 8192LL, 8192LL, pg_pnt>(pg_smem + 8192, pg_g_y,
+                1, 1, n * 4, threadIdx.x, &pg_tmap_x, pg_tbox<1, 4, 1, 1, 256>{}, &pg_full[0], pg_l2_hint<false>{0});
+            pg_tensor_region<pg_vec_y, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 8192, pg_g_y,
                 0, 0, (pg_org0) * 4,
-                1, 1, n * 4, pg_ptid, &pg_tmap_y, pg_tbox<1, 4, 1, 1, 256>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                1, 1, n * 4, threadIdx.x, &pg_tmap_y, pg_tbox<1, 4, 1, 1, 256>{}, &pg_full[0], pg_l2_hint<false>{0});
         }
         __syncthreads();
         {
             const int64_t pg_step = pg_t;
-            const int64_t pg_use = pg_step / 1;
-            pg_mbar_wait<0LL>(&pg_full[pg_step % 1], (unsigned)(pg_use & 1), "saxpy full barrier", (int)(pg_step % 1), pg_use);
+            pg_mbar_wait<0LL>(&pg_full[0], (unsigned)(pg_step & 1), "saxpy full barrier", 0, pg_step);
         }
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_org0 = pg_rest * 2048;
             const pg_view1<const float> x{(const float *)(pg_smem + 0), (pg_org0)};
             const pg_view1<const float> y{(const float *)(pg_smem + 8192), (pg_org0)};
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 2048 ? (int)pg_rest0 : 2048;
             #pragma unroll 4
-            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 256) {
                 const int64_t i = pg_org0 + pg_l0;
 #line 14 "../../samples/saxpy/saxpy.pipe"
 
     z[i] = a * x[i] + y[i];
   
-#line 111 "samples__saxpy_tensor.cu"
+#line 72 "samples__saxpy_tensor.cu"
             }
         }
         __syncthreads();

@@ -50,14 +50,9 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
     const int64_t pg_ks = (K + 31) / 32 > 1 ? (K + 31) / 32 : 1;
     const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
-    const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    static_assert(159744LL <= 166912LL, "pipegen: the ring of 3 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_A = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 36864LL % 128 == 0 && 144LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of A are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_B = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(110592LL % 128 == 0 && 16384LL % 128 == 0 && 512LL % 16 == 0 && 512LL % 16 == 0, "pipegen: slots of B are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 2; ++pg_p) {
         {
             const int64_t pg_step = pg_p;
@@ -70,13 +65,13 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
                 const int64_t m0 = pg_rest * 256;
                 const int64_t k = pg_sub * 32;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_A, 1, 256, 128LL, 144LL, pg_pnt>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
+                pg_region<pg_vec_A, 1, 256, 128LL, 144LL, 256>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
                     0, (m0), (k) * 4,
-                    1, M, K * 4, pg_ptid,
+                    1, M, K * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_A, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
+                pg_region<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
                     0, (k), (n0) * 4,
-                    1, K, N * 4, pg_ptid,
+                    1, K, N * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_B, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -100,7 +95,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 104 "samples__sgemm_auto.cu"
+#line 99 "samples__sgemm_auto.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
             pg_cp_async_wait<1>();
             __syncthreads();
@@ -115,13 +110,13 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
                     const int64_t m0 = pg_rest * 256;
                     const int64_t k = pg_sub * 32;
                     const int pg_slot = (int)(pg_step % 3);
-                    pg_region<pg_vec_A, 1, 256, 128LL, 144LL, pg_pnt>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
+                    pg_region<pg_vec_A, 1, 256, 128LL, 144LL, 256>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
                         0, (m0), (k) * 4,
-                        1, M, K * 4, pg_ptid,
+                        1, M, K * 4, threadIdx.x,
                         [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_A, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                    pg_region<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
+                    pg_region<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
                         0, (k), (n0) * 4,
-                        1, K, N * 4, pg_ptid,
+                        1, K, N * 4, threadIdx.x,
                         [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_B, true, 0, false>(pg_d, pg_s, pg_v, 0); });
                 }
             }
@@ -161,7 +156,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       }
     }
   
-#line 165 "samples__sgemm_auto.cu"
+#line 160 "samples__sgemm_auto.cu"
             }
         }
 #line 57 "../../samples/sgemm/sgemm.pipe"
@@ -175,7 +170,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 179 "samples__sgemm_auto.cu"
+#line 174 "samples__sgemm_auto.cu"
     }
 #endif
 }
@@ -218,14 +213,9 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
     const int64_t pg_ks = (K + 31) / 32 > 1 ? (K + 31) / 32 : 1;
     const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
-    const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    static_assert(147456LL <= 232448LL, "pipegen: the ring of 3 slot(s) fits sm_90's shared memory");
     constexpr int pg_vec_A = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 32768LL % 128 == 0 && 128LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of A are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_B = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(98304LL % 128 == 0 && 16384LL % 128 == 0 && 512LL % 16 == 0 && 512LL % 16 == 0, "pipegen: slots of B are 128-byte aligned, rows keep 16-byte copies");
     __shared__ __align__(8) uint64_t pg_full[3];
     if (threadIdx.x == 0) {
         for (int pg_i = 0; pg_i < 3; ++pg_i) {
@@ -238,23 +228,9 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
         {
             const int64_t pg_step = pg_p;
             if (pg_step < pg_trips) {
-                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-                const int64_t pg_tiles1 = (N + 127) / 128;
-                const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 128;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t m0 = pg_rest * 256;
-                const int64_t k = pg_sub * 32;
                 const int pg_slot = (int)(pg_step % 3);
-                if (pg_ptid == 0) {
-                    int64_t pg_tx = 0;
-                    pg_tensor_bytes<pg_vec_A, 1, 256, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 32768, pg_g_A,
-                        0, (m0), (k) * 4,
-                        1, M, K * 4, pg_ptid, pg_tx);
-                    pg_tensor_bytes<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 98304 + pg_slot * 16384, pg_g_B,
-                        0, (k), (n0) * 4,
-                        1, K, N * 4, pg_ptid, pg_tx);
-                    pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                if (threadIdx.x == 0) {
+                    pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 49152 : 0);
                 }
             }
         }
@@ -269,12 +245,12 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
                 const int64_t m0 = pg_rest * 256;
                 const int64_t k = pg_sub * 32;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_tensor_region<pg_vec_A, 1, 256, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 32768, pg_g_A,
+                pg_tensor_region<pg_vec_A, 1, 256, 128LL, 128LL, 256>(pg_smem + 0 + pg_slot * 32768, pg_g_A,
                     0, (m0), (k) * 4,
-                    1, M, K * 4, pg_ptid, &pg_tmap_A, pg_tbox<2, 4, 1, 256, 32>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
-                pg_tensor_region<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 98304 + pg_slot * 16384, pg_g_B,
+                    1, M, K * 4, threadIdx.x, &pg_tmap_A, pg_tbox<2, 4, 1, 256, 32>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                pg_tensor_region<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 98304 + pg_slot * 16384, pg_g_B,
                     0, (k), (n0) * 4,
-                    1, K, N * 4, pg_ptid, &pg_tmap_B, pg_tbox<2, 4, 1, 32, 128>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                    1, K, N * 4, threadIdx.x, &pg_tmap_B, pg_tbox<2, 4, 1, 32, 128>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }
@@ -299,7 +275,7 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 303 "samples__sgemm_auto.cu"
+#line 279 "samples__sgemm_auto.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
             {
                 const int64_t pg_step = pg_t;
@@ -341,29 +317,15 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
       }
     }
   
-#line 345 "samples__sgemm_auto.cu"
+#line 321 "samples__sgemm_auto.cu"
             }
             __syncthreads();
             {
                 const int64_t pg_step = pg_t + 3;
                 if (pg_step < pg_trips) {
-                    const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                    int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-                    const int64_t pg_tiles1 = (N + 127) / 128;
-                    const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 128;
-                    pg_rest = pg_div(pg_rest, pg_tiles1);
-                    const int64_t m0 = pg_rest * 256;
-                    const int64_t k = pg_sub * 32;
                     const int pg_slot = (int)(pg_step % 3);
-                    if (pg_ptid == 0) {
-                        int64_t pg_tx = 0;
-                        pg_tensor_bytes<pg_vec_A, 1, 256, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 32768, pg_g_A,
-                            0, (m0), (k) * 4,
-                            1, M, K * 4, pg_ptid, pg_tx);
-                        pg_tensor_bytes<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 98304 + pg_slot * 16384, pg_g_B,
-                            0, (k), (n0) * 4,
-                            1, K, N * 4, pg_ptid, pg_tx);
-                        pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                    if (threadIdx.x == 0) {
+                        pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 49152 : 0);
                     }
                 }
             }
@@ -378,12 +340,12 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
                     const int64_t m0 = pg_rest * 256;
                     const int64_t k = pg_sub * 32;
                     const int pg_slot = (int)(pg_step % 3);
-                    pg_tensor_region<pg_vec_A, 1, 256, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 32768, pg_g_A,
+                    pg_tensor_region<pg_vec_A, 1, 256, 128LL, 128LL, 256>(pg_smem + 0 + pg_slot * 32768, pg_g_A,
                         0, (m0), (k) * 4,
-                        1, M, K * 4, pg_ptid, &pg_tmap_A, pg_tbox<2, 4, 1, 256, 32>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
-                    pg_tensor_region<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 98304 + pg_slot * 16384, pg_g_B,
+                        1, M, K * 4, threadIdx.x, &pg_tmap_A, pg_tbox<2, 4, 1, 256, 32>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                    pg_tensor_region<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 98304 + pg_slot * 16384, pg_g_B,
                         0, (k), (n0) * 4,
-                        1, K, N * 4, pg_ptid, &pg_tmap_B, pg_tbox<2, 4, 1, 32, 128>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                        1, K, N * 4, threadIdx.x, &pg_tmap_B, pg_tbox<2, 4, 1, 32, 128>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
                 }
             }
         }
@@ -398,7 +360,7 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 402 "samples__sgemm_auto.cu"
+#line 364 "samples__sgemm_auto.cu"
     }
 #endif
 }

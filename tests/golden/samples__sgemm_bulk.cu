@@ -50,14 +50,9 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
     const int64_t pg_ks = (K + 31) / 32 > 1 ? (K + 31) / 32 : 1;
     const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
-    const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    static_assert(159744LL <= 232448LL, "pipegen: the ring of 3 slot(s) fits sm_90's shared memory");
     constexpr int pg_vec_A = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 36864LL % 128 == 0 && 144LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of A are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_B = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(110592LL % 128 == 0 && 16384LL % 128 == 0 && 512LL % 16 == 0 && 512LL % 16 == 0, "pipegen: slots of B are 128-byte aligned, rows keep 16-byte copies");
     __shared__ __align__(8) uint64_t pg_full[3];
     if (threadIdx.x == 0) {
         for (int pg_i = 0; pg_i < 3; ++pg_i) {
@@ -78,14 +73,14 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
                 const int64_t m0 = pg_rest * 256;
                 const int64_t k = pg_sub * 32;
                 const int pg_slot = (int)(pg_step % 3);
-                if (pg_ptid == 0) {
+                if (threadIdx.x == 0) {
                     int64_t pg_tx = 0;
-                    pg_bulk_bytes<pg_vec_A, 1, 256, 128LL, 144LL, pg_pnt>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
+                    pg_bulk_bytes<pg_vec_A, 1, 256, 128LL, 144LL, 256>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
                         0, (m0), (k) * 4,
-                        1, M, K * 4, pg_ptid, pg_tx);
-                    pg_bulk_bytes<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
+                        1, M, K * 4, threadIdx.x, pg_tx);
+                    pg_bulk_bytes<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
                         0, (k), (n0) * 4,
-                        1, K, N * 4, pg_ptid, pg_tx);
+                        1, K, N * 4, threadIdx.x, pg_tx);
                     pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
                 }
             }
@@ -101,12 +96,12 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
                 const int64_t m0 = pg_rest * 256;
                 const int64_t k = pg_sub * 32;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_bulk_region<pg_vec_A, 1, 256, 128LL, 144LL, pg_pnt>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
+                pg_bulk_region<pg_vec_A, 1, 256, 128LL, 144LL, 256>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
                     0, (m0), (k) * 4,
-                    1, M, K * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
-                pg_bulk_region<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
+                    1, M, K * 4, threadIdx.x, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                pg_bulk_region<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
                     0, (k), (n0) * 4,
-                    1, K, N * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                    1, K, N * 4, threadIdx.x, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }
@@ -131,7 +126,7 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 135 "samples__sgemm_bulk.cu"
+#line 130 "samples__sgemm_bulk.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
             {
                 const int64_t pg_step = pg_t;
@@ -173,7 +168,7 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
       }
     }
   
-#line 177 "samples__sgemm_bulk.cu"
+#line 172 "samples__sgemm_bulk.cu"
             }
             __syncthreads();
             {
@@ -187,14 +182,14 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
                     const int64_t m0 = pg_rest * 256;
                     const int64_t k = pg_sub * 32;
                     const int pg_slot = (int)(pg_step % 3);
-                    if (pg_ptid == 0) {
+                    if (threadIdx.x == 0) {
                         int64_t pg_tx = 0;
-                        pg_bulk_bytes<pg_vec_A, 1, 256, 128LL, 144LL, pg_pnt>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
+                        pg_bulk_bytes<pg_vec_A, 1, 256, 128LL, 144LL, 256>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
                             0, (m0), (k) * 4,
-                            1, M, K * 4, pg_ptid, pg_tx);
-                        pg_bulk_bytes<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
+                            1, M, K * 4, threadIdx.x, pg_tx);
+                        pg_bulk_bytes<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
                             0, (k), (n0) * 4,
-                            1, K, N * 4, pg_ptid, pg_tx);
+                            1, K, N * 4, threadIdx.x, pg_tx);
                         pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
                     }
                 }
@@ -210,12 +205,12 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
                     const int64_t m0 = pg_rest * 256;
                     const int64_t k = pg_sub * 32;
                     const int pg_slot = (int)(pg_step % 3);
-                    pg_bulk_region<pg_vec_A, 1, 256, 128LL, 144LL, pg_pnt>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
+                    pg_bulk_region<pg_vec_A, 1, 256, 128LL, 144LL, 256>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
                         0, (m0), (k) * 4,
-                        1, M, K * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
-                    pg_bulk_region<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
+                        1, M, K * 4, threadIdx.x, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                    pg_bulk_region<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
                         0, (k), (n0) * 4,
-                        1, K, N * 4, pg_ptid, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                        1, K, N * 4, threadIdx.x, &pg_full[pg_slot], pg_l2_hint<false>{0});
                 }
             }
         }
@@ -230,7 +225,7 @@ __global__ void __launch_bounds__(256) sgemm_sm90(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 234 "samples__sgemm_bulk.cu"
+#line 229 "samples__sgemm_bulk.cu"
     }
 }
 

@@ -48,14 +48,9 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
     const int64_t pg_ks = (K + 31) / 32 > 1 ? (K + 31) / 32 : 1;
     const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
-    const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    static_assert(159744LL <= 166912LL, "pipegen: the ring of 3 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_A = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 36864LL % 128 == 0 && 144LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of A are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_B = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(110592LL % 128 == 0 && 16384LL % 128 == 0 && 512LL % 16 == 0 && 512LL % 16 == 0, "pipegen: slots of B are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 2; ++pg_p) {
         {
             const int64_t pg_step = pg_p;
@@ -68,13 +63,13 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
                 const int64_t m0 = pg_rest * 256;
                 const int64_t k = pg_sub * 32;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_A, 1, 256, 128LL, 144LL, pg_pnt>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
+                pg_region<pg_vec_A, 1, 256, 128LL, 144LL, 256>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
                     0, (m0), (k) * 4,
-                    1, M, K * 4, pg_ptid,
+                    1, M, K * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_A, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
+                pg_region<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
                     0, (k), (n0) * 4,
-                    1, K, N * 4, pg_ptid,
+                    1, K, N * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_B, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -98,7 +93,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 102 "samples__sgemm_cp_async.cu"
+#line 97 "samples__sgemm_cp_async.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
             pg_cp_async_wait<1>();
             __syncthreads();
@@ -113,13 +108,13 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
                     const int64_t m0 = pg_rest * 256;
                     const int64_t k = pg_sub * 32;
                     const int pg_slot = (int)(pg_step % 3);
-                    pg_region<pg_vec_A, 1, 256, 128LL, 144LL, pg_pnt>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
+                    pg_region<pg_vec_A, 1, 256, 128LL, 144LL, 256>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
                         0, (m0), (k) * 4,
-                        1, M, K * 4, pg_ptid,
+                        1, M, K * 4, threadIdx.x,
                         [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_A, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                    pg_region<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
+                    pg_region<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
                         0, (k), (n0) * 4,
-                        1, K, N * 4, pg_ptid,
+                        1, K, N * 4, threadIdx.x,
                         [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_B, true, 0, false>(pg_d, pg_s, pg_v, 0); });
                 }
             }
@@ -159,7 +154,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       }
     }
   
-#line 163 "samples__sgemm_cp_async.cu"
+#line 158 "samples__sgemm_cp_async.cu"
             }
         }
 #line 57 "../../samples/sgemm/sgemm.pipe"
@@ -173,7 +168,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 177 "samples__sgemm_cp_async.cu"
+#line 172 "samples__sgemm_cp_async.cu"
     }
 }
 

@@ -46,14 +46,9 @@ __global__ void __launch_bounds__(288) sgemm_sm80(const struct sgemm_args pg_arg
     const int64_t pg_ks = (K + 31) / 32 > 1 ? (K + 31) / 32 : 1;
     const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
-    const int pg_ptid = threadIdx.x;
     const int pg_ctid = (int)threadIdx.x - 32;
-    constexpr int pg_pnt = 32;
-    static_assert(69632LL <= 166912LL, "pipegen: the ring of 2 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_A = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 18432LL % 128 == 0 && 144LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of A are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_B = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(36864LL % 128 == 0 && 16384LL % 128 == 0 && 512LL % 16 == 0 && 512LL % 16 == 0, "pipegen: slots of B are 128-byte aligned, rows keep 16-byte copies");
     __shared__ __align__(8) uint64_t pg_full[2];
     __shared__ __align__(8) uint64_t pg_empty[2];
     if (threadIdx.x == 0) {
@@ -81,13 +76,13 @@ __global__ void __launch_bounds__(288) sgemm_sm80(const struct sgemm_args pg_arg
                 const int64_t m0 = pg_rest * 128;
                 const int64_t k = pg_sub * 32;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_A, 1, 128, 128LL, 144LL, pg_pnt>(pg_smem + 0 + pg_slot * 18432, pg_g_A,
+                pg_region<pg_vec_A, 1, 128, 128LL, 144LL, 32>(pg_smem + 0 + pg_slot * 18432, pg_g_A,
                     0, (m0), (k) * 4,
-                    1, M, K * 4, pg_ptid,
+                    1, M, K * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_A, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 36864 + pg_slot * 16384, pg_g_B,
+                pg_region<pg_vec_B, 1, 32, 512LL, 512LL, 32>(pg_smem + 36864 + pg_slot * 16384, pg_g_B,
                     0, (k), (n0) * 4,
-                    1, K, N * 4, pg_ptid,
+                    1, K, N * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_B, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
             {
@@ -114,7 +109,7 @@ __global__ void __launch_bounds__(288) sgemm_sm80(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 118 "samples__sgemm_roles_cp_async_mbarrier.cu"
+#line 113 "samples__sgemm_roles_cp_async_mbarrier.cu"
             for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
                 {
                     const int64_t pg_step = pg_t;
@@ -156,7 +151,7 @@ __global__ void __launch_bounds__(288) sgemm_sm80(const struct sgemm_args pg_arg
       }
     }
   
-#line 160 "samples__sgemm_roles_cp_async_mbarrier.cu"
+#line 155 "samples__sgemm_roles_cp_async_mbarrier.cu"
                 }
                 {
                     const int64_t pg_step = pg_t;
@@ -174,7 +169,7 @@ __global__ void __launch_bounds__(288) sgemm_sm80(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 178 "samples__sgemm_roles_cp_async_mbarrier.cu"
+#line 173 "samples__sgemm_roles_cp_async_mbarrier.cu"
         }
     }
 }

@@ -46,14 +46,9 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
     const int64_t pg_ks = (K + 31) / 32 > 1 ? (K + 31) / 32 : 1;
     const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
-    const int pg_ptid = threadIdx.x;
     const int pg_ctid = (int)threadIdx.x - 32;
-    constexpr int pg_pnt = 32;
-    static_assert(65536LL <= 232448LL, "pipegen: the ring of 2 slot(s) fits sm_90's shared memory");
     constexpr int pg_vec_A = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 16384LL % 128 == 0 && 128LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of A are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_B = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(32768LL % 128 == 0 && 16384LL % 128 == 0 && 512LL % 16 == 0 && 512LL % 16 == 0, "pipegen: slots of B are 128-byte aligned, rows keep 16-byte copies");
     __shared__ __align__(8) uint64_t pg_full[2];
     __shared__ __align__(8) uint64_t pg_empty[2];
     if (threadIdx.x == 0) {
@@ -66,47 +61,30 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
     __syncthreads();
     if ((int)threadIdx.x < 32) {
         for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+            const int64_t pg_sub = pg_mod(pg_t, pg_ks);
+            int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_t, pg_ks) * gridDim.x;
+            const int64_t pg_tiles1 = (N + 127) / 128;
+            const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 128;
+            pg_rest = pg_div(pg_rest, pg_tiles1);
+            const int64_t m0 = pg_rest * 128;
+            const int64_t k = pg_sub * 32;
+            const int pg_slot = (int)(pg_t % 2);
             {
                 const int64_t pg_step = pg_t;
                 const int64_t pg_use = pg_step / 2;
                 pg_mbar_wait<0LL>(&pg_empty[pg_step % 2], (unsigned)(pg_use & 1) ^ 1u, "sgemm empty barrier", (int)(pg_step % 2), pg_use);
             }
             {
-                const int64_t pg_step = pg_t;
-                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-                const int64_t pg_tiles1 = (N + 127) / 128;
-                const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 128;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t m0 = pg_rest * 128;
-                const int64_t k = pg_sub * 32;
-                const int pg_slot = (int)(pg_step % 2);
-                pg_tensor_region<pg_vec_A, 1, 128, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_A,
+                pg_tensor_region<pg_vec_A, 1, 128, 128LL, 128LL, 32>(pg_smem + 0 + pg_slot * 16384, pg_g_A,
                     0, (m0), (k) * 4,
-                    1, M, K * 4, pg_ptid, &pg_tmap_A, pg_tbox<2, 4, 1, 128, 32>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
-                pg_tensor_region<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 32768 + pg_slot * 16384, pg_g_B,
+                    1, M, K * 4, threadIdx.x, &pg_tmap_A, pg_tbox<2, 4, 1, 128, 32>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                pg_tensor_region<pg_vec_B, 1, 32, 512LL, 512LL, 32>(pg_smem + 32768 + pg_slot * 16384, pg_g_B,
                     0, (k), (n0) * 4,
-                    1, K, N * 4, pg_ptid, &pg_tmap_B, pg_tbox<2, 4, 1, 32, 128>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                    1, K, N * 4, threadIdx.x, &pg_tmap_B, pg_tbox<2, 4, 1, 32, 128>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
             {
-                const int64_t pg_step = pg_t;
-                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-                const int64_t pg_tiles1 = (N + 127) / 128;
-                const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 128;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t m0 = pg_rest * 128;
-                const int64_t k = pg_sub * 32;
-                const int pg_slot = (int)(pg_step % 2);
-                if (pg_ptid == 0) {
-                    int64_t pg_tx = 0;
-                    pg_tensor_bytes<pg_vec_A, 1, 128, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 16384, pg_g_A,
-                        0, (m0), (k) * 4,
-                        1, M, K * 4, pg_ptid, pg_tx);
-                    pg_tensor_bytes<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 32768 + pg_slot * 16384, pg_g_B,
-                        0, (k), (n0) * 4,
-                        1, K, N * 4, pg_ptid, pg_tx);
-                    pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                if (threadIdx.x == 0) {
+                    pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 32768 : 0);
                 } else {
                     pg_mbar_arrive(&pg_full[pg_slot]);
                 }
@@ -131,7 +109,7 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 135 "samples__sgemm_roles_tensor.cu"
+#line 113 "samples__sgemm_roles_tensor.cu"
             for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
                 {
                     const int64_t pg_step = pg_t;
@@ -173,7 +151,7 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
       }
     }
   
-#line 177 "samples__sgemm_roles_tensor.cu"
+#line 155 "samples__sgemm_roles_tensor.cu"
                 }
                 {
                     const int64_t pg_step = pg_t;
@@ -191,7 +169,7 @@ __global__ void __launch_bounds__(288) sgemm_sm90(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 195 "samples__sgemm_roles_tensor.cu"
+#line 173 "samples__sgemm_roles_tensor.cu"
         }
     }
 }

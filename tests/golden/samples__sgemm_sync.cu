@@ -16,15 +16,6 @@
  * per block, 256 threads, one block per work item grid.
  *   loop t in [0,trips): copy step=t; barrier; compute step=t; barrier
  */
-/* Phase table of the sync ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- *
- *  step slot  use
- *     0    0    0
- *     1    0    1
- *     2    0    2
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_args, const int64_t pg_ntiles)
 {
@@ -39,14 +30,9 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
     const pg_view2<float> C{pg_args.C, 0, 0, N};
     const int64_t pg_ks = (K + 31) / 32 > 1 ? (K + 31) / 32 : 1;
     const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int pg_ptid = threadIdx.x;
     const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    static_assert(53248LL <= 166912LL, "pipegen: the ring of 1 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_A = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 36864LL % 128 == 0 && 144LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of A are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_B = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(36864LL % 128 == 0 && 16384LL % 128 == 0 && 512LL % 16 == 0 && 512LL % 16 == 0, "pipegen: slots of B are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_w = 0; pg_w < pg_items; ++pg_w) {
         const int64_t pg_step = pg_w * pg_ks;
         int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
@@ -65,36 +51,27 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       for (int c = 0; c < 8; ++c)
         acc[r][c] = 0.0f;
   
-#line 69 "samples__sgemm_sync.cu"
+#line 55 "samples__sgemm_sync.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
+            const int64_t pg_sub = pg_mod(pg_t, pg_ks);
+            int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_t, pg_ks) * gridDim.x;
+            const int64_t pg_tiles1 = (N + 127) / 128;
+            const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 128;
+            pg_rest = pg_div(pg_rest, pg_tiles1);
+            const int64_t m0 = pg_rest * 256;
+            const int64_t k = pg_sub * 32;
             {
-                const int64_t pg_step = pg_t;
-                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-                const int64_t pg_tiles1 = (N + 127) / 128;
-                const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 128;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t m0 = pg_rest * 256;
-                const int64_t k = pg_sub * 32;
-                pg_region<pg_vec_A, 1, 256, 128LL, 144LL, pg_pnt>(pg_smem + 0, pg_g_A,
+                pg_region<pg_vec_A, 1, 256, 128LL, 144LL, 256>(pg_smem + 0, pg_g_A,
                     0, (m0), (k) * 4,
-                    1, M, K * 4, pg_ptid,
+                    1, M, K * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_sync<pg_vec_A>(pg_d, pg_s, pg_v); });
-                pg_region<pg_vec_B, 1, 32, 512LL, 512LL, pg_pnt>(pg_smem + 36864, pg_g_B,
+                pg_region<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 36864, pg_g_B,
                     0, (k), (n0) * 4,
-                    1, K, N * 4, pg_ptid,
+                    1, K, N * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_sync<pg_vec_B>(pg_d, pg_s, pg_v); });
             }
             __syncthreads();
             {
-                const int64_t pg_step = pg_t;
-                const int64_t pg_sub = pg_mod(pg_step, pg_ks);
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_div(pg_step, pg_ks) * gridDim.x;
-                const int64_t pg_tiles1 = (N + 127) / 128;
-                const int64_t n0 = pg_mod(pg_rest, pg_tiles1) * 128;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t m0 = pg_rest * 256;
-                const int64_t k = pg_sub * 32;
                 const pg_sview2<const float, 36> A{(const float *)(pg_smem + 0), (m0), (k)};
                 const pg_sview2<const float, 128> B{(const float *)(pg_smem + 36864), (k), (n0)};
 #line 35 "../../samples/sgemm/sgemm.pipe"
@@ -120,7 +97,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
       }
     }
   
-#line 124 "samples__sgemm_sync.cu"
+#line 101 "samples__sgemm_sync.cu"
             }
             __syncthreads();
         }
@@ -135,7 +112,7 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
           C[m][n] = alpha * acc[r][c] + beta * C[m][n];
       }
   
-#line 139 "samples__sgemm_sync.cu"
+#line 116 "samples__sgemm_sync.cu"
     }
 }
 

@@ -18,17 +18,6 @@
  *   frame: init; fence mbarrier_init; barrier
  *   loop t in [0,trips): copy step=t; arrive step=t bar=full on_copies; wait_parity step=t bar=full; compute step=t; barrier; store step=t
  */
-/* Phase table of the barrier ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- * Use k of a slot waits for the full barrier's parity k & 1 and, to refill
- * the slot, for the empty barrier's parity (k & 1) ^ 1 (use 0 passes).
- *
- *  step slot  use   full  empty
- *     0    0    0      0      1 (passes)
- *     1    0    1      1      0         
- *     2    0    2      0      1         
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_args pg_args, const int64_t pg_ntiles)
 {
@@ -37,86 +26,61 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
     const int64_t cols = pg_args.cols;
     unsigned char *const pg_g_a = (unsigned char *)pg_args.a;
     unsigned char *const pg_g_b = (unsigned char *)pg_args.b;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    constexpr int pg_cnt = 256;
-    static_assert(34816LL <= 166912LL, "pipegen: the ring of 1 slot(s) fits sm_80's shared memory");
+    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     constexpr int pg_vec_a = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 17408LL % 128 == 0 && 272LL % 16 == 0 && 256LL % 16 == 0, "pipegen: slots of a are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_b = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(17408LL % 128 == 0 && 17408LL % 128 == 0 && 272LL % 16 == 0 && 256LL % 16 == 0, "pipegen: slots of b are 128-byte aligned, rows keep 16-byte copies");
     #pragma nv_diagnostic push
     #pragma nv_diag_suppress static_var_with_dynamic_init
     __shared__ cuda::barrier<cuda::thread_scope_block> pg_bar[1];
     #pragma nv_diagnostic pop
-    if (threadIdx.x == 0) {
-        for (int pg_i = 0; pg_i < 1; ++pg_i)
-            init(&pg_bar[pg_i], 256);
-    }
+    if (threadIdx.x == 0)
+        init(&pg_bar[0], 256);
     pg_fence_mbar_init();
     __syncthreads();
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_t * gridDim.x;
+        const int64_t pg_tiles1 = (rows + 63) / 64;
+        const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
+        pg_rest = pg_div(pg_rest, pg_tiles1);
+        const int64_t c0 = pg_rest * 64;
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
-            const int pg_slot = (int)(pg_step % 1);
-            pg_bar_region<pg_vec_a, 1, 64, 256LL, 272LL, pg_pnt>(pg_smem + 0, pg_g_a,
+            pg_bar_region<pg_vec_a, 1, 64, 256LL, 272LL, 256>(pg_smem + 0, pg_g_a,
                 0, (r0), (c0) * 4,
-                1, rows, cols * 4, pg_ptid, pg_bar[pg_slot], pg_evict<3>());
+                1, rows, cols * 4, threadIdx.x, pg_bar[0], pg_evict<3>());
+        }
+        {
+            (void)pg_bar[0].arrive();
         }
         {
             const int64_t pg_step = pg_t;
-            (void)pg_bar[pg_step % 1].arrive();
+            pg_bar[0].wait_parity((pg_step & 1) != 0);
         }
         {
-            const int64_t pg_step = pg_t;
-            pg_bar[pg_step % 1].wait_parity(((pg_step / 1) & 1) != 0);
-        }
-        {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
             const pg_sview2<const float, 68> a{(const float *)(pg_smem + 0), (r0), (c0)};
             const pg_sview2<float, 68> b{(float *)(pg_smem + 17408), (c0), (r0)};
             const int64_t pg_rest0 = cols - c0;
             const int pg_lim0 = pg_rest0 < 64 ? (int)pg_rest0 : 64;
             const int64_t pg_rest1 = rows - r0;
             const int pg_lim1 = pg_rest1 < 64 ? (int)pg_rest1 : 64;
-            const int pg_l1 = pg_ctid % 64;
+            const int pg_l1 = threadIdx.x % 64;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_ctid / 64; pg_l0 < pg_lim0; pg_l0 += 4) {
+                for (int pg_l0 = threadIdx.x / 64; pg_l0 < pg_lim0; pg_l0 += 4) {
                     const int64_t c = c0 + pg_l0;
                     const int64_t r = r0 + pg_l1;
 #line 15 "../../samples/transpose/transpose.pipe"
 
     b[c][r] = a[r][c];
   
-#line 106 "samples__transpose_barrier.cu"
+#line 76 "samples__transpose_barrier.cu"
                 }
             }
         }
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
-            pg_store_region<pg_vec_b, 1, 64, 256LL, 272LL, pg_cnt>(pg_g_b, pg_smem + 17408,
+            pg_store_region<pg_vec_b, 1, 64, 256LL, 272LL, 256>(pg_g_b, pg_smem + 17408,
                 0, (c0), (r0) * 4,
-                1, cols, rows * 4, pg_ctid);
+                1, cols, rows * 4, threadIdx.x);
         }
     }
 }

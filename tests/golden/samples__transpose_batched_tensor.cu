@@ -25,19 +25,17 @@
 /* Phase table of the tensor ring: 3 slots, the first 7 steps of a block.
  * slot = step % 3, use = step / 3. A block's steps run on across its work
  * items (persistent waves), and the table with them: it repeats every 6 steps.
- * A group is a thread's commit count (empty groups count); wait_group n
- * completes every group but the n newest.
  * Use k of a slot waits for the full barrier's parity k & 1 and, to refill
  * the slot, for the empty barrier's parity (k & 1) ^ 1 (use 0 passes).
  *
- *  step slot  use group  completed by   full  empty          expect_tx
- *     0    0    0    -1  (not waited for)      0      1 (passes)      8192
- *     1    1    0    -1  (not waited for)      0      1 (passes)      8192
- *     2    2    0    -1  (not waited for)      0      1 (passes)      8192
- *     3    0    1    -1  (not waited for)      1      0               8192
- *     4    1    1    -1  (not waited for)      1      0               8192
- *     5    2    1    -1  (not waited for)      1      0               8192
- *     6    0    2    -1  (not waited for)      0      1               8192
+ *  step slot  use   full  empty          expect_tx
+ *     0    0    0      0      1 (passes)      8192
+ *     1    1    0      0      1 (passes)      8192
+ *     2    2    0      0      1 (passes)      8192
+ *     3    0    1      1      0               8192
+ *     4    1    1      1      0               8192
+ *     5    2    1      1      0               8192
+ *     6    0    2      0      1               8192
  */
 template <int VEC>
 __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct transpose_batched_args pg_args, const int64_t pg_ntiles, unsigned long long * pg_counter, __grid_constant__ const CUtensorMap pg_tmap_a, __grid_constant__ const CUtensorMap pg_tmap_b)
@@ -51,15 +49,8 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
     unsigned char *const pg_g_b = (unsigned char *)pg_args.b;
     __shared__ int64_t pg_claim[6];
     int64_t pg_next = threadIdx.x == 0 ? pg_claim_fetch<4>(pg_counter, 0) : 0;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    constexpr int pg_cnt = 256;
-    static_assert(33776LL <= 232448LL, "pipegen: the ring of 3 slot(s) fits sm_90's shared memory");
     constexpr int pg_vec_a = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 1024 == 0 && 8192LL % 1024 == 0 && 128LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of a are 1024-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_b = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(24576LL % 128 == 0 && 8192LL % 128 == 0 && 128LL % 16 == 0 && 128LL % 16 == 0, "pipegen: slots of b are 128-byte aligned, rows keep 16-byte copies");
     __shared__ __align__(8) uint64_t pg_full[3];
     if (threadIdx.x == 0) {
         for (int pg_i = 0; pg_i < 3; ++pg_i) {
@@ -81,21 +72,9 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
         {
             const int64_t pg_step = pg_p;
             if (pg_claim[(pg_step) % 6] < pg_ntiles) {
-                int64_t pg_rest = pg_claim[pg_step % 6];
-                const int64_t pg_tiles2 = (rows + 31) / 32;
-                const int64_t r0 = pg_mod(pg_rest, pg_tiles2) * 32;
-                pg_rest = pg_div(pg_rest, pg_tiles2);
-                const int64_t pg_tiles1 = (cols + 31) / 32;
-                const int64_t c0 = pg_mod(pg_rest, pg_tiles1) * 32;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t z0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 3);
-                if (pg_ptid == 0) {
-                    int64_t pg_tx = 0;
-                    pg_tensor_bytes<pg_vec_a, 2, 32, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 8192, pg_g_a,
-                        (z0), (r0), (c0) * 4,
-                        batch, rows, cols * 4, pg_ptid, pg_tx);
-                    pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                if (threadIdx.x == 0) {
+                    pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 8192 : 0);
                 }
             }
         }
@@ -111,9 +90,9 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t z0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_tensor_region<pg_vec_a, 2, 32, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 8192, pg_g_a,
+                pg_tensor_region<pg_vec_a, 2, 32, 128LL, 128LL, 256>(pg_smem + 0 + pg_slot * 8192, pg_g_a,
                     (z0), (r0), (c0) * 4,
-                    batch, rows, cols * 4, pg_ptid, &pg_tmap_a, pg_tbox<3, 4, 2, 32, 8, 32>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                    batch, rows, cols * 4, threadIdx.x, &pg_tmap_a, pg_tbox<3, 4, 2, 32, 8, 32>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }
@@ -121,22 +100,21 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
         __syncthreads();
     }
     for (int64_t pg_t = 0; pg_claim[(pg_t) % 6] < pg_ntiles; ++pg_t) {
+        int64_t pg_rest = pg_claim[pg_t % 6];
+        const int64_t pg_tiles2 = (rows + 31) / 32;
+        const int64_t r0 = pg_mod(pg_rest, pg_tiles2) * 32;
+        pg_rest = pg_div(pg_rest, pg_tiles2);
+        const int64_t pg_tiles1 = (cols + 31) / 32;
+        const int64_t c0 = pg_mod(pg_rest, pg_tiles1) * 32;
+        pg_rest = pg_div(pg_rest, pg_tiles1);
+        const int64_t z0 = pg_rest * 2;
+        const int pg_slot = (int)(pg_t % 3);
         {
             const int64_t pg_step = pg_t;
             const int64_t pg_use = pg_step / 3;
             pg_mbar_wait<0LL>(&pg_full[pg_step % 3], (unsigned)(pg_use & 1), "transpose_batched full barrier", (int)(pg_step % 3), pg_use);
         }
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = pg_claim[pg_step % 6];
-            const int64_t pg_tiles2 = (rows + 31) / 32;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles2) * 32;
-            pg_rest = pg_div(pg_rest, pg_tiles2);
-            const int64_t pg_tiles1 = (cols + 31) / 32;
-            const int64_t c0 = pg_mod(pg_rest, pg_tiles1) * 32;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t z0 = pg_rest * 2;
-            const int pg_slot = (int)(pg_step % 3);
             const pg_sview3<const float, 32, 1024, (pg_vec_a == 16 ? 32 : 0), 64> a{(const float *)(pg_smem + 0 + pg_slot * 8192), (z0), (r0), (c0)};
             const pg_sview3<float, 32, 1024> b{(float *)(pg_smem + 24576), (z0), (c0), (r0)};
             const int64_t pg_rest0 = batch - z0;
@@ -146,7 +124,7 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
             const int64_t pg_rest2 = rows - r0;
             const int pg_lim2 = pg_rest2 < 32 ? (int)pg_rest2 : 32;
             #pragma unroll 4
-            for (int pg_e = pg_ctid; pg_e < 2048; pg_e += pg_cnt) {
+            for (int pg_e = threadIdx.x; pg_e < 2048; pg_e += 256) {
                 const int pg_l2 = pg_e % 32;
                 const int pg_l1 = pg_e / 32 % 32;
                 const int pg_l0 = pg_e / 1024;
@@ -158,7 +136,7 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
 
     b[z][c][r] = a[z][r][c];
   
-#line 162 "samples__transpose_batched_tensor.cu"
+#line 140 "samples__transpose_batched_tensor.cu"
                 }
             }
         }
@@ -169,18 +147,9 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
         }
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = pg_claim[pg_step % 6];
-            const int64_t pg_tiles2 = (rows + 31) / 32;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles2) * 32;
-            pg_rest = pg_div(pg_rest, pg_tiles2);
-            const int64_t pg_tiles1 = (cols + 31) / 32;
-            const int64_t c0 = pg_mod(pg_rest, pg_tiles1) * 32;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t z0 = pg_rest * 2;
-            pg_tensor_store_region<pg_vec_b, 2, 32, 128LL, 128LL, pg_cnt>(pg_g_b, pg_smem + 24576,
+            pg_tensor_store_region<pg_vec_b, 2, 32, 128LL, 128LL, 256>(pg_g_b, pg_smem + 24576,
                 (z0), (c0), (r0) * 4,
-                batch, cols, rows * 4, pg_ctid, &pg_tmap_b, pg_tbox<3, 4, 2, 32, 32>{});
+                batch, cols, rows * 4, threadIdx.x, &pg_tmap_b, pg_tbox<3, 4, 2, 32, 32>{});
         }
         pg_bulk_commit();
         pg_bulk_wait_read<0>();
@@ -188,21 +157,9 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
         {
             const int64_t pg_step = pg_t + 3;
             if (pg_claim[(pg_step) % 6] < pg_ntiles) {
-                int64_t pg_rest = pg_claim[pg_step % 6];
-                const int64_t pg_tiles2 = (rows + 31) / 32;
-                const int64_t r0 = pg_mod(pg_rest, pg_tiles2) * 32;
-                pg_rest = pg_div(pg_rest, pg_tiles2);
-                const int64_t pg_tiles1 = (cols + 31) / 32;
-                const int64_t c0 = pg_mod(pg_rest, pg_tiles1) * 32;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t z0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 3);
-                if (pg_ptid == 0) {
-                    int64_t pg_tx = 0;
-                    pg_tensor_bytes<pg_vec_a, 2, 32, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 8192, pg_g_a,
-                        (z0), (r0), (c0) * 4,
-                        batch, rows, cols * 4, pg_ptid, pg_tx);
-                    pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+                if (threadIdx.x == 0) {
+                    pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 8192 : 0);
                 }
             }
         }
@@ -218,9 +175,9 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t z0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_tensor_region<pg_vec_a, 2, 32, 128LL, 128LL, pg_pnt>(pg_smem + 0 + pg_slot * 8192, pg_g_a,
+                pg_tensor_region<pg_vec_a, 2, 32, 128LL, 128LL, 256>(pg_smem + 0 + pg_slot * 8192, pg_g_a,
                     (z0), (r0), (c0) * 4,
-                    batch, rows, cols * 4, pg_ptid, &pg_tmap_a, pg_tbox<3, 4, 2, 32, 8, 32>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                    batch, rows, cols * 4, threadIdx.x, &pg_tmap_a, pg_tbox<3, 4, 2, 32, 8, 32>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }

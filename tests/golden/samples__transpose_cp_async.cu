@@ -17,17 +17,6 @@
  * per block, 256 threads, one block per work item grid.
  *   loop t in [0,trips): copy step=t; commit step=t; wait 0; barrier; compute step=t; barrier; store step=t
  */
-/* Phase table of the cp.async ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- * A group is a thread's commit count (empty groups count); wait_group n
- * completes every group but the n newest.
- *
- *  step slot  use group  completed by
- *     0    0    0     0  wait_group 0 in loop t=0
- *     1    0    1     1  wait_group 0 in loop t=1
- *     2    0    2     2  wait_group 0 in loop t=2
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_args pg_args, const int64_t pg_ntiles)
 {
@@ -36,72 +25,51 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
     const int64_t cols = pg_args.cols;
     unsigned char *const pg_g_a = (unsigned char *)pg_args.a;
     unsigned char *const pg_g_b = (unsigned char *)pg_args.b;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    constexpr int pg_cnt = 256;
-    static_assert(34816LL <= 166912LL, "pipegen: the ring of 1 slot(s) fits sm_80's shared memory");
+    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     constexpr int pg_vec_a = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 17408LL % 128 == 0 && 272LL % 16 == 0 && 256LL % 16 == 0, "pipegen: slots of a are 128-byte aligned, rows keep 16-byte copies");
     const uint64_t pg_pol_a = pg_l2_policy<3>();
     constexpr int pg_vec_b = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(17408LL % 128 == 0 && 17408LL % 128 == 0 && 272LL % 16 == 0 && 256LL % 16 == 0, "pipegen: slots of b are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_t * gridDim.x;
+        const int64_t pg_tiles1 = (rows + 63) / 64;
+        const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
+        pg_rest = pg_div(pg_rest, pg_tiles1);
+        const int64_t c0 = pg_rest * 64;
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
-            pg_region<pg_vec_a, 1, 64, 256LL, 272LL, pg_pnt>(pg_smem + 0, pg_g_a,
+            pg_region<pg_vec_a, 1, 64, 256LL, 272LL, 256>(pg_smem + 0, pg_g_a,
                 0, (r0), (c0) * 4,
-                1, rows, cols * 4, pg_ptid,
+                1, rows, cols * 4, threadIdx.x,
                 [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_a, true, 256, true>(pg_d, pg_s, pg_v, pg_pol_a); });
         }
         pg_cp_async_commit();
         pg_cp_async_wait<0>();
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
             const pg_sview2<const float, 68> a{(const float *)(pg_smem + 0), (r0), (c0)};
             const pg_sview2<float, 68> b{(float *)(pg_smem + 17408), (c0), (r0)};
             const int64_t pg_rest0 = cols - c0;
             const int pg_lim0 = pg_rest0 < 64 ? (int)pg_rest0 : 64;
             const int64_t pg_rest1 = rows - r0;
             const int pg_lim1 = pg_rest1 < 64 ? (int)pg_rest1 : 64;
-            const int pg_l1 = pg_ctid % 64;
+            const int pg_l1 = threadIdx.x % 64;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_ctid / 64; pg_l0 < pg_lim0; pg_l0 += 4) {
+                for (int pg_l0 = threadIdx.x / 64; pg_l0 < pg_lim0; pg_l0 += 4) {
                     const int64_t c = c0 + pg_l0;
                     const int64_t r = r0 + pg_l1;
 #line 15 "../../samples/transpose/transpose.pipe"
 
     b[c][r] = a[r][c];
   
-#line 91 "samples__transpose_cp_async.cu"
+#line 65 "samples__transpose_cp_async.cu"
                 }
             }
         }
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
-            pg_store_region<pg_vec_b, 1, 64, 256LL, 272LL, pg_cnt>(pg_g_b, pg_smem + 17408,
+            pg_store_region<pg_vec_b, 1, 64, 256LL, 272LL, 256>(pg_g_b, pg_smem + 17408,
                 0, (c0), (r0) * 4,
-                1, cols, rows * 4, pg_ctid);
+                1, cols, rows * 4, threadIdx.x);
         }
     }
 }

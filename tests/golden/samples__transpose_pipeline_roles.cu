@@ -18,17 +18,6 @@
  *   frame: init; barrier implied
  *   loop t in [0,trips): producer: acquire step=t bar=empty; producer: copy step=t; producer: arrive step=t bar=full on_copies; consumer: wait_parity step=t bar=full; consumer: compute step=t; consumer: barrier; consumer: release step=t bar=empty; consumer: store step=t; consumer: barrier
  */
-/* Phase table of the pipeline-roles ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- * Use k of a slot waits for the full barrier's parity k & 1 and, to refill
- * the slot, for the empty barrier's parity (k & 1) ^ 1 (use 0 passes).
- *
- *  step slot  use   full  empty
- *     0    0    0      0      1 (passes)
- *     1    0    1      1      0         
- *     2    0    2      0      1         
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_args pg_args, const int64_t pg_ntiles)
 {
@@ -37,17 +26,10 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
     const int64_t cols = pg_args.cols;
     unsigned char *const pg_g_a = (unsigned char *)pg_args.a;
     unsigned char *const pg_g_b = (unsigned char *)pg_args.b;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items;
-    const int pg_ptid = threadIdx.x;
+    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int pg_ctid = (int)threadIdx.x - 32;
-    constexpr int pg_pnt = 32;
-    constexpr int pg_cnt = 224;
-    static_assert(34816LL <= 166912LL, "pipegen: the ring of 1 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_a = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 17408LL % 128 == 0 && 272LL % 16 == 0 && 256LL % 16 == 0, "pipegen: slots of a are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_b = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(17408LL % 128 == 0 && 17408LL % 128 == 0 && 272LL % 16 == 0 && 256LL % 16 == 0, "pipegen: slots of b are 128-byte aligned, rows keep 16-byte copies");
     #pragma nv_diagnostic push
     #pragma nv_diag_suppress static_var_with_dynamic_init
     __shared__ cuda::pipeline_shared_state<cuda::thread_scope_block, 1> pg_pstate;
@@ -66,23 +48,22 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
                 const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t c0 = pg_rest * 64;
-                pg_region<pg_vec_a, 1, 64, 256LL, 272LL, pg_pnt>(pg_smem + 0, pg_g_a,
+                pg_region<pg_vec_a, 1, 64, 256LL, 272LL, 32>(pg_smem + 0, pg_g_a,
                     0, (r0), (c0) * 4,
-                    1, rows, cols * 4, pg_ptid,
+                    1, rows, cols * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_a>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<3>()); });
             }
             pg_pipe.producer_commit();
         }
     } else {
         for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+            int64_t pg_rest = (int64_t)blockIdx.x + pg_t * gridDim.x;
+            const int64_t pg_tiles1 = (rows + 63) / 64;
+            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
+            pg_rest = pg_div(pg_rest, pg_tiles1);
+            const int64_t c0 = pg_rest * 64;
             pg_pipe.consumer_wait();
             {
-                const int64_t pg_step = pg_t;
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                const int64_t pg_tiles1 = (rows + 63) / 64;
-                const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t c0 = pg_rest * 64;
                 const pg_sview2<const float, 68> a{(const float *)(pg_smem + 0), (r0), (c0)};
                 const pg_sview2<float, 68> b{(float *)(pg_smem + 17408), (c0), (r0)};
                 const int64_t pg_rest0 = cols - c0;
@@ -90,7 +71,7 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
                 const int64_t pg_rest1 = rows - r0;
                 const int pg_lim1 = pg_rest1 < 64 ? (int)pg_rest1 : 64;
                 #pragma unroll 4
-                for (int pg_e = pg_ctid; pg_e < 4096; pg_e += pg_cnt) {
+                for (int pg_e = pg_ctid; pg_e < 4096; pg_e += 224) {
                     const int pg_l1 = pg_e % 64;
                     const int pg_l0 = pg_e / 64;
                     if (pg_l0 < pg_lim0 && pg_l1 < pg_lim1) {
@@ -100,20 +81,14 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
 
     b[c][r] = a[r][c];
   
-#line 104 "samples__transpose_pipeline_roles.cu"
+#line 85 "samples__transpose_pipeline_roles.cu"
                     }
                 }
             }
             pg_role_barrier<224>();
             pg_pipe.consumer_release();
             {
-                const int64_t pg_step = pg_t;
-                int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                const int64_t pg_tiles1 = (rows + 63) / 64;
-                const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-                pg_rest = pg_div(pg_rest, pg_tiles1);
-                const int64_t c0 = pg_rest * 64;
-                pg_store_region<pg_vec_b, 1, 64, 256LL, 272LL, pg_cnt>(pg_g_b, pg_smem + 17408,
+                pg_store_region<pg_vec_b, 1, 64, 256LL, 272LL, 224>(pg_g_b, pg_smem + 17408,
                     0, (c0), (r0) * 4,
                     1, cols, rows * 4, pg_ctid);
             }

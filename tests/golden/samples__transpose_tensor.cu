@@ -18,19 +18,6 @@
  *   frame: init; fence mbarrier_init; barrier
  *   loop t in [0,trips): arrive_tx step=t bar=full bytes=16384; copy step=t stores dealt; barrier; wait_parity step=t bar=full; compute step=t; fence proxy_async; barrier; store step=t dealt proxy_async; commit step=t; wait 0; barrier
  */
-/* Phase table of the tensor ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- * A group is a thread's commit count (empty groups count); wait_group n
- * completes every group but the n newest.
- * Use k of a slot waits for the full barrier's parity k & 1 and, to refill
- * the slot, for the empty barrier's parity (k & 1) ^ 1 (use 0 passes).
- *
- *  step slot  use group  completed by   full  empty          expect_tx
- *     0    0    0    -1  (not waited for)      0      1 (passes)     16384
- *     1    0    1    -1  (not waited for)      1      0              16384
- *     2    0    2    -1  (not waited for)      0      1              16384
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_args pg_args, const int64_t pg_ntiles, __grid_constant__ const CUtensorMap pg_tmap_a, __grid_constant__ const CUtensorMap pg_tmap_b)
 {
@@ -40,100 +27,63 @@ __global__ void __launch_bounds__(256) transpose_sm90(const struct transpose_arg
     const int64_t cols = pg_args.cols;
     unsigned char *const pg_g_a = (unsigned char *)pg_args.a;
     unsigned char *const pg_g_b = (unsigned char *)pg_args.b;
-    const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
-    const int64_t pg_trips = pg_items;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    constexpr int pg_cnt = 256;
-    static_assert(33776LL <= 232448LL, "pipegen: the ring of 1 slot(s) fits sm_90's shared memory");
+    const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     constexpr int pg_vec_a = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 1024 == 0 && 16384LL % 1024 == 0 && 256LL % 16 == 0 && 256LL % 16 == 0, "pipegen: slots of a are 1024-byte aligned, rows keep 16-byte copies");
     const uint64_t pg_pol_a = pg_l2_policy<3>();
     constexpr int pg_vec_b = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(16384LL % 128 == 0 && 16384LL % 128 == 0 && 256LL % 16 == 0 && 256LL % 16 == 0, "pipegen: slots of b are 128-byte aligned, rows keep 16-byte copies");
     __shared__ __align__(8) uint64_t pg_full[1];
-    if (threadIdx.x == 0) {
-        for (int pg_i = 0; pg_i < 1; ++pg_i) {
-            pg_mbar_init(&pg_full[pg_i], 1);
-        }
-    }
+    if (threadIdx.x == 0)
+        pg_mbar_init(&pg_full[0], 1);
     pg_fence_mbar_init();
     __syncthreads();
     for (int64_t pg_t = 0; pg_t < pg_trips; ++pg_t) {
+        int64_t pg_rest = (int64_t)blockIdx.x + pg_t * gridDim.x;
+        const int64_t pg_tiles1 = (rows + 63) / 64;
+        const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
+        pg_rest = pg_div(pg_rest, pg_tiles1);
+        const int64_t c0 = pg_rest * 64;
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
-            const int pg_slot = (int)(pg_step % 1);
-            if (pg_ptid == 0) {
-                int64_t pg_tx = 0;
-                pg_tensor_bytes<pg_vec_a, 1, 64, 256LL, 256LL, pg_pnt>(pg_smem + 0, pg_g_a,
-                    0, (r0), (c0) * 4,
-                    1, rows, cols * 4, pg_ptid, pg_tx);
-                pg_mbar_arrive_tx(&pg_full[pg_slot], pg_tx);
+            if (threadIdx.x == 0) {
+                pg_mbar_arrive_tx(&pg_full[0], VEC == 16 ? 16384 : 0);
             }
         }
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
-            const int pg_slot = (int)(pg_step % 1);
-            pg_tensor_region<pg_vec_a, 1, 64, 256LL, 256LL, pg_pnt>(pg_smem + 0, pg_g_a,
+            pg_tensor_region<pg_vec_a, 1, 64, 256LL, 256LL, 256>(pg_smem + 0, pg_g_a,
                 0, (r0), (c0) * 4,
-                1, rows, cols * 4, pg_ptid, &pg_tmap_a, pg_tbox<2, 4, 1, 64, 32, 128>{}, &pg_full[pg_slot], pg_l2_hint<true>{pg_pol_a});
+                1, rows, cols * 4, threadIdx.x, &pg_tmap_a, pg_tbox<2, 4, 1, 64, 32, 128>{}, &pg_full[0], pg_l2_hint<true>{pg_pol_a});
         }
         __syncthreads();
         {
             const int64_t pg_step = pg_t;
-            const int64_t pg_use = pg_step / 1;
-            pg_mbar_wait<0LL>(&pg_full[pg_step % 1], (unsigned)(pg_use & 1), "transpose full barrier", (int)(pg_step % 1), pg_use);
+            pg_mbar_wait<0LL>(&pg_full[0], (unsigned)(pg_step & 1), "transpose full barrier", 0, pg_step);
         }
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
             const pg_sview2<const float, 64, (pg_vec_a == 16 ? 128 : 0), 64> a{(const float *)(pg_smem + 0), (r0), (c0)};
             const pg_sview2<float, 64> b{(float *)(pg_smem + 16384), (c0), (r0)};
             const int64_t pg_rest0 = cols - c0;
             const int pg_lim0 = pg_rest0 < 64 ? (int)pg_rest0 : 64;
             const int64_t pg_rest1 = rows - r0;
             const int pg_lim1 = pg_rest1 < 64 ? (int)pg_rest1 : 64;
-            const int pg_l1 = pg_ctid % 64;
+            const int pg_l1 = threadIdx.x % 64;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_ctid / 64; pg_l0 < pg_lim0; pg_l0 += 4) {
+                for (int pg_l0 = threadIdx.x / 64; pg_l0 < pg_lim0; pg_l0 += 4) {
                     const int64_t c = c0 + pg_l0;
                     const int64_t r = r0 + pg_l1;
 #line 15 "../../samples/transpose/transpose.pipe"
 
     b[c][r] = a[r][c];
   
-#line 122 "samples__transpose_tensor.cu"
+#line 78 "samples__transpose_tensor.cu"
                 }
             }
         }
         pg_fence_proxy_async();
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = (rows + 63) / 64;
-            const int64_t r0 = pg_mod(pg_rest, pg_tiles1) * 64;
-            pg_rest = pg_div(pg_rest, pg_tiles1);
-            const int64_t c0 = pg_rest * 64;
-            pg_tensor_store_region<pg_vec_b, 1, 64, 256LL, 256LL, pg_cnt>(pg_g_b, pg_smem + 16384,
+            pg_tensor_store_region<pg_vec_b, 1, 64, 256LL, 256LL, 256>(pg_g_b, pg_smem + 16384,
                 0, (c0), (r0) * 4,
-                1, cols, rows * 4, pg_ctid, &pg_tmap_b, pg_tbox<2, 4, 1, 64, 64>{});
+                1, cols, rows * 4, threadIdx.x, &pg_tmap_b, pg_tbox<2, 4, 1, 64, 64>{});
         }
         pg_bulk_commit();
         pg_bulk_wait_read<0>();

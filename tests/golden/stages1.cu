@@ -19,17 +19,6 @@
  *   prologue p in [0,1): barrier
  *   loop t in [0,trips): copy step=t; commit step=t; wait 0; claim step=t+1; barrier; compute step=t; barrier
  */
-/* Phase table of the cp.async ring: 1 slot, the first 3 steps of a block.
- * slot = step % 1, use = step / 1. A block's steps run on across its work
- * items (persistent waves), and the table with them: it repeats every 2 steps.
- * A group is a thread's commit count (empty groups count); wait_group n
- * completes every group but the n newest.
- *
- *  step slot  use group  completed by
- *     0    0    0     0  wait_group 0 in loop t=0
- *     1    0    1     1  wait_group 0 in loop t=1
- *     2    0    2     2  wait_group 0 in loop t=2
- */
 template <int VEC>
 __global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg_args, const int64_t pg_ntiles, unsigned long long * pg_counter)
 {
@@ -39,13 +28,7 @@ __global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg
     float *const z = pg_args.z;
     __shared__ int64_t pg_claim[3];
     int64_t pg_next = threadIdx.x == 0 ? pg_claim_fetch<1>(pg_counter, 0) : 0;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    constexpr int pg_cnt = 256;
-    static_assert(2048LL <= 166912LL, "pipegen: the ring of 1 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 2048LL % 128 == 0 && 2048LL % 16 == 0 && 2048LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     {
         if (threadIdx.x == 0) {
             pg_claim[(0) % 3] = pg_next;
@@ -56,13 +39,12 @@ __global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg
         __syncthreads();
     }
     for (int64_t pg_t = 0; pg_claim[(pg_t) % 3] < pg_ntiles; ++pg_t) {
+        int64_t pg_rest = pg_claim[pg_t % 3];
+        const int64_t pg_org0 = pg_rest * 512;
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = pg_claim[pg_step % 3];
-            const int64_t pg_org0 = pg_rest * 512;
-            pg_region<pg_vec_x, 1, 1, 2048LL, 2048LL, pg_pnt>(pg_smem + 0, pg_g_x,
+            pg_region<pg_vec_x, 1, 1, 2048LL, 2048LL, 256>(pg_smem + 0, pg_g_x,
                 0, 0, (pg_org0) * 4,
-                1, 1, n * 4, pg_ptid,
+                1, 1, n * 4, threadIdx.x,
                 [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
         }
         pg_cp_async_commit();
@@ -73,20 +55,17 @@ __global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg
         }
         __syncthreads();
         {
-            const int64_t pg_step = pg_t;
-            int64_t pg_rest = pg_claim[pg_step % 3];
-            const int64_t pg_org0 = pg_rest * 512;
             const pg_view1<const float> x{(const float *)(pg_smem + 0), (pg_org0)};
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 512 ? (int)pg_rest0 : 512;
             #pragma unroll 4
-            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 256) {
                 const int64_t i = pg_org0 + pg_l0;
 #line 11 "stages1.pipe"
 
     z[i] = 2.0f * x[i];
   
-#line 90 "stages1.cu"
+#line 69 "stages1.cu"
             }
         }
         __syncthreads();

@@ -45,13 +45,7 @@ __global__ void __launch_bounds__(64) stages3_sm80(const struct stages3_args pg_
     int *const z = pg_args.z;
     __shared__ int64_t pg_claim[5];
     int64_t pg_next = threadIdx.x == 0 ? pg_claim_fetch<3>(pg_counter, 0) : 0;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 64;
-    constexpr int pg_cnt = 64;
-    static_assert(3840LL <= 166912LL, "pipegen: the ring of 3 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 1280LL % 128 == 0 && 1200LL % 16 == 0 && 1200LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 3; ++pg_p) {
         if (threadIdx.x == 0) {
             pg_claim[(pg_p) % 5] = pg_next;
@@ -68,9 +62,9 @@ __global__ void __launch_bounds__(64) stages3_sm80(const struct stages3_args pg_
                 int64_t pg_rest = pg_claim[pg_step % 5];
                 const int64_t pg_org0 = pg_rest * 300;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_x, 1, 1, 1200LL, 1200LL, pg_pnt>(pg_smem + 0 + pg_slot * 1280, pg_g_x,
+                pg_region<pg_vec_x, 1, 1, 1200LL, 1200LL, 64>(pg_smem + 0 + pg_slot * 1280, pg_g_x,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -89,9 +83,9 @@ __global__ void __launch_bounds__(64) stages3_sm80(const struct stages3_args pg_
                 int64_t pg_rest = pg_claim[pg_step % 5];
                 const int64_t pg_org0 = pg_rest * 300;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_x, 1, 1, 1200LL, 1200LL, pg_pnt>(pg_smem + 0 + pg_slot * 1280, pg_g_x,
+                pg_region<pg_vec_x, 1, 1, 1200LL, 1200LL, 64>(pg_smem + 0 + pg_slot * 1280, pg_g_x,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -105,7 +99,7 @@ __global__ void __launch_bounds__(64) stages3_sm80(const struct stages3_args pg_
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 300 ? (int)pg_rest0 : 300;
             #pragma unroll 4
-            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 64) {
                 const int64_t i = pg_org0 + pg_l0;
 
     z[i] = x[i] + bias;

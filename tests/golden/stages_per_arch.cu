@@ -45,13 +45,7 @@ __global__ void __launch_bounds__(256) stages_per_arch_sm80(const struct stages_
     float *const y = pg_args.y;
     __shared__ int64_t pg_claim[5];
     int64_t pg_next = threadIdx.x == 0 ? pg_claim_fetch<3>(pg_counter, 0) : 0;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    constexpr int pg_cnt = 256;
-    static_assert(147456LL <= 166912LL, "pipegen: the ring of 3 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 49152LL % 128 == 0 && 49152LL % 16 == 0 && 49152LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 3; ++pg_p) {
         if (threadIdx.x == 0) {
             pg_claim[(pg_p) % 5] = pg_next;
@@ -68,9 +62,9 @@ __global__ void __launch_bounds__(256) stages_per_arch_sm80(const struct stages_
                 int64_t pg_rest = pg_claim[pg_step % 5];
                 const int64_t pg_org0 = pg_rest * 12288;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_x, 1, 1, 49152LL, 49152LL, pg_pnt>(pg_smem + 0 + pg_slot * 49152, pg_g_x,
+                pg_region<pg_vec_x, 1, 1, 49152LL, 49152LL, 256>(pg_smem + 0 + pg_slot * 49152, pg_g_x,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -89,9 +83,9 @@ __global__ void __launch_bounds__(256) stages_per_arch_sm80(const struct stages_
                 int64_t pg_rest = pg_claim[pg_step % 5];
                 const int64_t pg_org0 = pg_rest * 12288;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_x, 1, 1, 49152LL, 49152LL, pg_pnt>(pg_smem + 0 + pg_slot * 49152, pg_g_x,
+                pg_region<pg_vec_x, 1, 1, 49152LL, 49152LL, 256>(pg_smem + 0 + pg_slot * 49152, pg_g_x,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -105,13 +99,13 @@ __global__ void __launch_bounds__(256) stages_per_arch_sm80(const struct stages_
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 12288 ? (int)pg_rest0 : 12288;
             #pragma unroll 4
-            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 256) {
                 const int64_t i = pg_org0 + pg_l0;
 #line 13 "stages_per_arch.pipe"
 
     y[i] = 2.0f * x[i] + 1.0f;
   
-#line 115 "stages_per_arch.cu"
+#line 109 "stages_per_arch.cu"
             }
         }
     }
@@ -152,13 +146,7 @@ __global__ void __launch_bounds__(256) stages_per_arch_sm90(const struct stages_
     float *const y = pg_args.y;
     __shared__ int64_t pg_claim[6];
     int64_t pg_next = threadIdx.x == 0 ? pg_claim_fetch<4>(pg_counter, 0) : 0;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 256;
-    constexpr int pg_cnt = 256;
-    static_assert(196608LL <= 232448LL, "pipegen: the ring of 4 slot(s) fits sm_90's shared memory");
     constexpr int pg_vec_x = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 49152LL % 128 == 0 && 49152LL % 16 == 0 && 49152LL % 16 == 0, "pipegen: slots of x are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 4; ++pg_p) {
         if (threadIdx.x == 0) {
             pg_claim[(pg_p) % 6] = pg_next;
@@ -175,9 +163,9 @@ __global__ void __launch_bounds__(256) stages_per_arch_sm90(const struct stages_
                 int64_t pg_rest = pg_claim[pg_step % 6];
                 const int64_t pg_org0 = pg_rest * 12288;
                 const int pg_slot = (int)(pg_step % 4);
-                pg_region<pg_vec_x, 1, 1, 49152LL, 49152LL, pg_pnt>(pg_smem + 0 + pg_slot * 49152, pg_g_x,
+                pg_region<pg_vec_x, 1, 1, 49152LL, 49152LL, 256>(pg_smem + 0 + pg_slot * 49152, pg_g_x,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -196,9 +184,9 @@ __global__ void __launch_bounds__(256) stages_per_arch_sm90(const struct stages_
                 int64_t pg_rest = pg_claim[pg_step % 6];
                 const int64_t pg_org0 = pg_rest * 12288;
                 const int pg_slot = (int)(pg_step % 4);
-                pg_region<pg_vec_x, 1, 1, 49152LL, 49152LL, pg_pnt>(pg_smem + 0 + pg_slot * 49152, pg_g_x,
+                pg_region<pg_vec_x, 1, 1, 49152LL, 49152LL, 256>(pg_smem + 0 + pg_slot * 49152, pg_g_x,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -212,13 +200,13 @@ __global__ void __launch_bounds__(256) stages_per_arch_sm90(const struct stages_
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 12288 ? (int)pg_rest0 : 12288;
             #pragma unroll 4
-            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 256) {
                 const int64_t i = pg_org0 + pg_l0;
 #line 13 "stages_per_arch.pipe"
 
     y[i] = 2.0f * x[i] + 1.0f;
   
-#line 222 "stages_per_arch.cu"
+#line 210 "stages_per_arch.cu"
             }
         }
     }

@@ -46,11 +46,7 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
     const int64_t pg_ks = (cols + 63) / 64 > 1 ? (cols + 63) / 64 : 1;
     const int64_t pg_items = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     const int64_t pg_trips = pg_items * pg_ks;
-    const int pg_ptid = threadIdx.x;
-    constexpr int pg_pnt = 64;
-    static_assert(67584LL <= 166912LL, "pipegen: the ring of 4 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_a = VEC < 8 ? 8 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 16896LL % 128 == 0 && 528LL % 16 == 0 && 512LL % 16 == 0, "pipegen: slots of a are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 3; ++pg_p) {
         {
             const int64_t pg_step = pg_p;
@@ -60,9 +56,9 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
                 const int64_t r0 = pg_rest * 32;
                 const int64_t k = pg_sub * 64;
                 const int pg_slot = (int)(pg_step % 4);
-                pg_region<pg_vec_a, 1, 32, 512LL, 528LL, pg_pnt>(pg_smem + 0 + pg_slot * 16896, pg_g_a,
+                pg_region<pg_vec_a, 1, 32, 512LL, 528LL, 64>(pg_smem + 0 + pg_slot * 16896, pg_g_a,
                     0, (r0), (k) * 8,
-                    1, rows, cols * 8, pg_ptid,
+                    1, rows, cols * 8, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_a, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -76,7 +72,7 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
 
     double acc = 0.0;
   
-#line 80 "steps_epilogue.cu"
+#line 76 "steps_epilogue.cu"
         for (int64_t pg_t = pg_step; pg_t < pg_step + pg_ks; ++pg_t) {
             pg_cp_async_wait<2>();
             __syncthreads();
@@ -88,9 +84,9 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
                     const int64_t r0 = pg_rest * 32;
                     const int64_t k = pg_sub * 64;
                     const int pg_slot = (int)(pg_step % 4);
-                    pg_region<pg_vec_a, 1, 32, 512LL, 528LL, pg_pnt>(pg_smem + 0 + pg_slot * 16896, pg_g_a,
+                    pg_region<pg_vec_a, 1, 32, 512LL, 528LL, 64>(pg_smem + 0 + pg_slot * 16896, pg_g_a,
                         0, (r0), (k) * 8,
-                        1, rows, cols * 8, pg_ptid,
+                        1, rows, cols * 8, threadIdx.x,
                         [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_a, true, 0, false>(pg_d, pg_s, pg_v, 0); });
                 }
             }
@@ -110,7 +106,7 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
         if (k + kk < cols && r0 + threadIdx.x < rows)
           acc += a[r0 + threadIdx.x][k + kk];
   
-#line 114 "steps_epilogue.cu"
+#line 110 "steps_epilogue.cu"
             }
         }
 #line 22 "steps_epilogue.pipe"
@@ -118,7 +114,7 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
     if (threadIdx.x < 32 && r0 + threadIdx.x < rows)
       s[r0 + threadIdx.x] = acc;
   
-#line 122 "steps_epilogue.cu"
+#line 118 "steps_epilogue.cu"
     }
 }
 

@@ -45,15 +45,8 @@ __global__ void __launch_bounds__(128) u8_tile_int_sm80(const struct u8_tile_int
     unsigned char *const z = pg_args.z;
     __shared__ int64_t pg_claim[5];
     int64_t pg_next = threadIdx.x == 0 ? pg_claim_fetch<3>(pg_counter, 0) : 0;
-    const int pg_ptid = threadIdx.x;
-    const int pg_ctid = threadIdx.x;
-    constexpr int pg_pnt = 128;
-    constexpr int pg_cnt = 128;
-    static_assert(7680LL <= 166912LL, "pipegen: the ring of 3 slot(s) fits sm_80's shared memory");
     constexpr int pg_vec_u = VEC < 1 ? 1 : (VEC > 16 ? 16 : VEC);
-    static_assert(0LL % 128 == 0 && 512LL % 128 == 0 && 512LL % 16 == 0 && 512LL % 16 == 0, "pipegen: slots of u are 128-byte aligned, rows keep 16-byte copies");
     constexpr int pg_vec_k = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    static_assert(1536LL % 128 == 0 && 2048LL % 128 == 0 && 2048LL % 16 == 0 && 2048LL % 16 == 0, "pipegen: slots of k are 128-byte aligned, rows keep 16-byte copies");
     for (int64_t pg_p = 0; pg_p < 3; ++pg_p) {
         if (threadIdx.x == 0) {
             pg_claim[(pg_p) % 5] = pg_next;
@@ -70,13 +63,13 @@ __global__ void __launch_bounds__(128) u8_tile_int_sm80(const struct u8_tile_int
                 int64_t pg_rest = pg_claim[pg_step % 5];
                 const int64_t pg_org0 = pg_rest * 512;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_u, 1, 1, 512LL, 512LL, pg_pnt>(pg_smem + 0 + pg_slot * 512, pg_g_u,
+                pg_region<pg_vec_u, 1, 1, 512LL, 512LL, 128>(pg_smem + 0 + pg_slot * 512, pg_g_u,
                     0, 0, (pg_org0) * 1,
-                    1, 1, n * 1, pg_ptid,
+                    1, 1, n * 1, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_k, 1, 1, 2048LL, 2048LL, pg_pnt>(pg_smem + 1536 + pg_slot * 2048, pg_g_k,
+                pg_region<pg_vec_k, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 1536 + pg_slot * 2048, pg_g_k,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -95,13 +88,13 @@ __global__ void __launch_bounds__(128) u8_tile_int_sm80(const struct u8_tile_int
                 int64_t pg_rest = pg_claim[pg_step % 5];
                 const int64_t pg_org0 = pg_rest * 512;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_u, 1, 1, 512LL, 512LL, pg_pnt>(pg_smem + 0 + pg_slot * 512, pg_g_u,
+                pg_region<pg_vec_u, 1, 1, 512LL, 512LL, 128>(pg_smem + 0 + pg_slot * 512, pg_g_u,
                     0, 0, (pg_org0) * 1,
-                    1, 1, n * 1, pg_ptid,
+                    1, 1, n * 1, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_k, 1, 1, 2048LL, 2048LL, pg_pnt>(pg_smem + 1536 + pg_slot * 2048, pg_g_k,
+                pg_region<pg_vec_k, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 1536 + pg_slot * 2048, pg_g_k,
                     0, 0, (pg_org0) * 4,
-                    1, 1, n * 4, pg_ptid,
+                    1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -116,13 +109,13 @@ __global__ void __launch_bounds__(128) u8_tile_int_sm80(const struct u8_tile_int
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 512 ? (int)pg_rest0 : 512;
             #pragma unroll 4
-            for (int pg_l0 = pg_ctid; pg_l0 < pg_lim0; pg_l0 += pg_cnt) {
+            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 128) {
                 const int64_t i = pg_org0 + pg_l0;
 #line 14 "u8_tile_int.pipe"
 
     z[i] = (unsigned char)(u[i] + 3 * k[i]);
   
-#line 126 "u8_tile_int.cu"
+#line 119 "u8_tile_int.cu"
             }
         }
     }

@@ -63,7 +63,7 @@ bool h_check(harness *h, const target *t);
 /* Plan h->s for m on sm into h->sc (NULL where the planner refused). */
 sched *h_plan(harness *h, mech m, int sm);
 /* Verify sc, reporting to h's diagnostics. */
-bool h_verify(harness *h, const sched *sc);
+bool h_verify(harness *h, sched *sc);
 /* The diagnostics so far (while h is not ended). */
 const char *h_diags(harness *h);
 /* The end of the run: diags, diags_len and errors are final. */

@@ -17,20 +17,19 @@ typedef struct emitted {
     const char *kernels;      /* src from the first schedule comment on (after the template) */
 } emitted;
 
-/* Check src, plan it for sm_80 and sm_90 with m, and emit the source and the header as the
- * CLI does for `pipegen t.pipe -o out.cu`. */
-static void emit_for(emitted *e, const char *src, mech m, bool lines)
+/* Check src, plan it for the targets' architectures with m, and emit the source and the
+ * header as the CLI does for `pipegen t.pipe -o out.cu --arch=...`. */
+static void emit_for_targets(emitted *e, const char *src, mech m, bool lines, const target *t)
 {
     harness *h = &e->h;
     h_start(h, "t.pipe", src);
-    static const target both = {.sm = {80, 90}, .narch = 2};
     h_parse(h);
-    bool ok = h->d.errors == 0 && h_check(h, &both);
+    bool ok = h->d.errors == 0 && h_check(h, t);
     h->s.file = "t.pipe";
     e->u = (emit_unit){.spec = &h->s};
-    e->u.scheds = arena_alloc(h->a, sizeof(sched *) * 2);
-    for (int i = 0; ok && i < 2; ++i) {
-        sched *sc = h_plan(h, m, both.sm[i]);
+    e->u.scheds = arena_alloc(h->a, sizeof(sched *) * (size_t)t->narch);
+    for (int i = 0; ok && i < t->narch; ++i) {
+        sched *sc = h_plan(h, m, t->sm[i]);
         ok = sc && h_verify(h, sc);
         e->u.scheds[e->u.nscheds++] = sc;
     }
@@ -46,8 +45,15 @@ static void emit_for(emitted *e, const char *src, mech m, bool lines)
     emit_source(&e->src, &e->u);
     sb_init(&e->hdr, h->a);
     emit_header(&e->hdr, &e->u);
-    e->kernels = strstr(e->src.data, "/* Schedule for sm_80");
+    e->kernels = strstr(e->src.data, "/* Schedule for sm_");
     ck_assert_ptr_nonnull(e->kernels);
+}
+
+/* The same for sm_80 and sm_90 (the CLI's default). */
+static void emit_for(emitted *e, const char *src, mech m, bool lines)
+{
+    static const target both = {.sm = {80, 90}, .narch = 2};
+    emit_for_targets(e, src, m, lines, &both);
 }
 
 static void emitted_free(emitted *e) { h_free(&e->h); }
@@ -465,6 +471,48 @@ START_TEST(mbarrier_ring_and_phase_table)
 }
 END_TEST
 
+/* A ring of one slot (one step per block): slot 0 and the step itself, the barriers
+ * initialised without a loop, no phase table. */
+START_TEST(one_slot_ring)
+{
+    static const mech mechs[] = {MECH_CP_ASYNC_MBARRIER, MECH_BARRIER, MECH_CP_ASYNC};
+    for (size_t i = 0; i < sizeof mechs / sizeof *mechs; ++i) {
+        emitted e;
+        emit_for(&e, "pipeline o {\n  in float x[n];\n  out float z[n];\n  stages 1;\n"
+                     "  tile z[1024];\n  stage x;\n  compute elementwise (i) { z[i] = x[i]; }\n}\n",
+                 mechs[i], true);
+        const char *k = strstr(e.kernels, "template <int VEC>");
+        ck_assert_lacks(k, "% 1");
+        ck_assert_lacks(k, "/ 1");
+        ck_assert_lacks(k, "pg_i ");
+        ck_assert_lacks(k, "pg_slot");
+        ck_assert_lacks(k, "pg_use");
+        ck_assert_lacks(e.kernels, "Phase table");
+        if (mechs[i] == MECH_CP_ASYNC_MBARRIER)
+            ck_assert_contains(k, "if (threadIdx.x == 0)\n        pg_mbar_init(&pg_full[0], "
+                                  "256);\n    pg_fence_mbar_init();\n");
+        if (mechs[i] == MECH_BARRIER)
+            ck_assert_contains(k, "pg_bar[0].wait_parity((pg_step & 1) != 0);");
+        emitted_free(&e);
+    }
+}
+END_TEST
+
+/* tensor's boxes land whole, so the elected thread expects a number: the regions as
+ * copied with 16-byte copies, nothing below (every thread stores then). */
+START_TEST(tensor_expects_a_number)
+{
+    static const target sm90 = {.sm = {90}, .narch = 1};
+    emitted e;
+    emit_for_targets(&e, saxpy, MECH_TENSOR, true, &sm90);
+    ck_assert_int_eq(count(e.kernels, "pg_mbar_arrive_tx(&pg_full[pg_slot], VEC == 16 ? 16384 : "
+                                      "0);"), 2);   /* the prologue's and the loop's */
+    ck_assert_lacks(e.kernels, "pg_tensor_bytes");
+    ck_assert_lacks(e.kernels, "pg_tx");
+    emitted_free(&e);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ shared pieces */
 
 START_TEST(banner_elems_ntiles)
@@ -578,6 +626,8 @@ static Suite *emit_suite(void)
     tcase_add_test(src, accumulators_and_combine);
     tcase_add_test(src, accumulator_identities_and_folds);
     tcase_add_test(src, mbarrier_ring_and_phase_table);
+    tcase_add_test(src, one_slot_ring);
+    tcase_add_test(src, tensor_expects_a_number);
     suite_add_tcase(s, src);
     TCase *sh = tcase_create("shared pieces");
     tcase_add_test(sh, banner_elems_ntiles);

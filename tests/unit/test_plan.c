@@ -752,7 +752,7 @@ START_TEST(registers_rebalanced)
      * take (168 x 384 - 40 x 128) / 256 = 232. */
     planned p;
     const char *items = "threads 384; stages 4; grid persistent; producer_warps 4;";
-    const sched *sc = plan_bulk90(&p, 4096, items, true);
+    sched *sc = plan_bulk90(&p, 4096, items, true);
     ck_assert_int_eq(sc->regs_launch, 168);
     ck_assert_int_eq(sc->regs_producer, 40);
     ck_assert_int_eq(sc->regs_consumer, 232);
