@@ -97,6 +97,7 @@ static void yyerror(const srcloc *loc, yyscan_t scanner, parse_ctx *ctx, const c
 %token <num> INT "integer"
 %token <str> MECH "lowering name"
 %token <str> BODY "body"
+%token <type> TYPE "a type"
 
 %token KW_PIPELINE "pipeline" KW_PARAM "param" KW_IN "in" KW_OUT "out" KW_INOUT "inout"
 %token KW_THREADS "threads" KW_STAGES "stages" KW_PRODUCER_WARPS "producer_warps"
@@ -110,8 +111,6 @@ static void yyerror(const srcloc *loc, yyscan_t scanner, parse_ctx *ctx, const c
 %token KW_STEP "step"
 %token KW_USING "using" KW_CACHE "cache" KW_PREFETCH "prefetch" KW_EVICT "evict"
 %token KW_HALO "halo" KW_PAD "pad" KW_SWIZZLE "swizzle"
-%token KW_FLOAT "float" KW_DOUBLE "double" KW_INT "int" KW_HALF "half"
-%token KW_BFLOAT16 "bfloat16" KW_UINT8 "uint8"
 
 %type <pipeline> pipeline_head
 %type <item> item stage_refs stage_ref stages
@@ -192,12 +191,7 @@ dir
     ;
 
 type
-    : "float"                  { $$ = TY_FLOAT; }
-    | "double"                 { $$ = TY_DOUBLE; }
-    | "int"                    { $$ = TY_INT; }
-    | "half"                   { $$ = TY_HALF; }
-    | "bfloat16"               { $$ = TY_BF16; }
-    | "uint8"                  { $$ = TY_UINT8; }
+    : TYPE                     { $$ = $1; }
     ;
 
 extent
@@ -272,13 +266,12 @@ typedef struct parse_group {
 static const parse_group parse_groups[] = {
     { "an item", YYSYMBOL_KW_PARAM, YYSYMBOL_KW_REFERENCE },
     { "a stage option", YYSYMBOL_KW_USING, YYSYMBOL_KW_SWIZZLE },
-    { "a type", YYSYMBOL_KW_FLOAT, YYSYMBOL_KW_UINT8 },
 };
 enum { PARSE_NGROUPS = sizeof parse_groups / sizeof parse_groups[0] };
 
 /* A token as the user wrote it: keywords and punctuation quoted, classes by name. A body
- * starts with '{', which is what the user sees. Keywords must stay declared between
- * KW_PIPELINE and KW_UINT8. */
+ * starts with '{', which is what the user sees; a type by its name. Keywords must stay
+ * declared between KW_PIPELINE and KW_SWIZZLE. */
 static void parse_token_name(strbuf *sb, yysymbol_kind_t k)
 {
     switch (k) {
@@ -287,10 +280,11 @@ static void parse_token_name(strbuf *sb, yysymbol_kind_t k)
     case YYSYMBOL_INT: sb_puts(sb, "integer"); return;
     case YYSYMBOL_MECH: sb_puts(sb, "lowering name"); return;
     case YYSYMBOL_BODY: sb_puts(sb, "'{'"); return;
+    case YYSYMBOL_TYPE: sb_puts(sb, "a type"); return;
     default: break;
     }
     /* Bison strips the quotes of string aliases; punctuation keeps its own. */
-    if (k >= YYSYMBOL_KW_PIPELINE && k <= YYSYMBOL_KW_UINT8)
+    if (k >= YYSYMBOL_KW_PIPELINE && k <= YYSYMBOL_KW_SWIZZLE)
         sb_printf(sb, "'%s'", yysymbol_name(k));
     else
         sb_puts(sb, yysymbol_name(k));
@@ -323,6 +317,23 @@ static void parse_expected(strbuf *sb, const yysymbol_kind_t *exp, int n)
     }
 }
 
+/* Where a type was expected and a name came, pipegen's spelling of it when the name is
+ * C's ("unsigned": uint32) or a misspelled type's. */
+static void parse_type_hint(strbuf *sb, yysymbol_kind_t la, const yysymbol_kind_t *exp, int n,
+                            const char *word)
+{
+    bool wants_type = false;
+    for (int i = 0; i < n; i++)
+        wants_type |= exp[i] == YYSYMBOL_TYPE;
+    if (!wants_type || la != YYSYMBOL_IDENT || !word)
+        return;
+    const char *ours = ast_type_of_c(word), *near = ast_type_suggest(word);
+    if (ours)
+        sb_printf(sb, " (pipegen spells C's '%s' as '%s')", word, ours);
+    else if (near)
+        sb_printf(sb, "; did you mean '%s'?", near);
+}
+
 static int yyreport_syntax_error(const yypcontext_t *yyctx, yyscan_t scanner, parse_ctx *ctx)
 {
     (void)scanner;
@@ -333,13 +344,18 @@ static int yyreport_syntax_error(const yypcontext_t *yyctx, yyscan_t scanner, pa
     strbuf sb;
     sb_init(&sb, ctx->a);
     sb_puts(&sb, "syntax error, unexpected ");
-    parse_token_name(&sb, la);
-    if (la == YYSYMBOL_IDENT && ctx->lex->last_ident)
-        sb_printf(&sb, " '%s'", ctx->lex->last_ident);
+    if (la == YYSYMBOL_TYPE && ctx->lex->last_ident) {
+        sb_printf(&sb, "'%s'", ctx->lex->last_ident);   /* as a keyword reads */
+    } else {
+        parse_token_name(&sb, la);
+        if (la == YYSYMBOL_IDENT && ctx->lex->last_ident)
+            sb_printf(&sb, " '%s'", ctx->lex->last_ident);
+    }
     yysymbol_kind_t exp[YYNTOKENS];
     int n = yypcontext_expected_tokens(yyctx, exp, YYNTOKENS);
     if (n > 0)
         parse_expected(&sb, exp, n);
+    parse_type_hint(&sb, la, exp, n, ctx->lex->last_ident);
     diag_error(ctx->d, *yypcontext_location(yyctx), "%s", sb.data);
     return 0;
 }

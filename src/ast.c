@@ -14,14 +14,80 @@
 static const struct {
     const char *name, *ctype;
     int size;
+    type_class cls;
+    elem_type lane;           /* vectors: the type of a lane; scalars: themselves */
+    int lanes;
+    const char *min, *max;    /* integers: their range, as C constants of their type */
 } type_info[TY__COUNT] = {
-    [TY_FLOAT] = { "float", "float", 4 },
-    [TY_DOUBLE] = { "double", "double", 8 },
-    [TY_INT] = { "int", "int", 4 },
-    [TY_HALF] = { "half", "__half", 2 },
-    [TY_BF16] = { "bfloat16", "__nv_bfloat16", 2 },
-    [TY_UINT8] = { "uint8", "unsigned char", 1 },
+    [TY_FLOAT] = {"float", "float", 4, TC_FLOAT, TY_FLOAT, 1},
+    [TY_DOUBLE] = {"double", "double", 8, TC_FLOAT, TY_DOUBLE, 1},
+    [TY_HALF] = {"half", "__half", 2, TC_FLOAT, TY_HALF, 1},
+    [TY_BF16] = {"bfloat16", "__nv_bfloat16", 2, TC_FLOAT, TY_BF16, 1},
+    [TY_INT8] = {"int8", "signed char", 1, TC_SIGNED, TY_INT8, 1, "(-128)", "127"},
+    [TY_UINT8] = {"uint8", "unsigned char", 1, TC_UNSIGNED, TY_UINT8, 1, "0", "255"},
+    [TY_INT16] = {"int16", "short", 2, TC_SIGNED, TY_INT16, 1, "(-32768)", "32767"},
+    [TY_UINT16] = {"uint16", "unsigned short", 2, TC_UNSIGNED, TY_UINT16, 1, "0", "65535"},
+    [TY_INT] = {"int", "int", 4, TC_SIGNED, TY_INT, 1, "(-0x7fffffff - 1)", "0x7fffffff"},
+    [TY_UINT32] = {"uint32", "unsigned int", 4, TC_UNSIGNED, TY_UINT32, 1, "0u", "0xffffffffu"},
+    [TY_INT64] = {"int64", "long long", 8, TC_SIGNED, TY_INT64, 1, "(-0x7fffffffffffffffLL - 1)", "0x7fffffffffffffffLL"},
+    [TY_UINT64] = {"uint64", "unsigned long long", 8, TC_UNSIGNED, TY_UINT64, 1, "0ull", "0xffffffffffffffffull"},
+    [TY_CHAR4] = {"char4", "char4", 4, TC_VECTOR, TY_INT8, 4},
+    [TY_UCHAR2] = {"uchar2", "uchar2", 2, TC_VECTOR, TY_UINT8, 2},
+    [TY_UCHAR4] = {"uchar4", "uchar4", 4, TC_VECTOR, TY_UINT8, 4},
+    [TY_SHORT2] = {"short2", "short2", 4, TC_VECTOR, TY_INT16, 2},
+    [TY_USHORT2] = {"ushort2", "ushort2", 4, TC_VECTOR, TY_UINT16, 2},
+    [TY_INT2] = {"int2", "int2", 8, TC_VECTOR, TY_INT, 2},
+    [TY_INT4] = {"int4", "int4", 16, TC_VECTOR, TY_INT, 4},
+    [TY_UINT2] = {"uint2", "uint2", 8, TC_VECTOR, TY_UINT32, 2},
+    [TY_UINT4] = {"uint4", "uint4", 16, TC_VECTOR, TY_UINT32, 4},
+    [TY_FLOAT2] = {"float2", "float2", 8, TC_VECTOR, TY_FLOAT, 2},
+    [TY_FLOAT4] = {"float4", "float4", 16, TC_VECTOR, TY_FLOAT, 4},
+    [TY_DOUBLE2] = {"double2", "double2", 16, TC_VECTOR, TY_DOUBLE, 2},
+    [TY_HALF2] = {"half2", "__half2", 4, TC_VECTOR, TY_HALF, 2},
 };
+
+/* Other spellings of a type: `int32` is `int`. */
+static const struct { const char *name; elem_type type; } type_aliases[] = {
+    {"int32", TY_INT},
+};
+
+/* C and CUDA spellings users write, and pipegen's name for each. */
+static const struct { const char *c, *ours; } c_spellings[] = {
+    {"unsigned", "uint32"}, {"signed", "int"}, {"char", "int8"}, {"short", "int16"},
+    {"long", "int64"}, {"uint", "uint32"}, {"size_t", "uint64"}, {"int8_t", "int8"},
+    {"uint8_t", "uint8"}, {"int16_t", "int16"}, {"uint16_t", "uint16"},
+    {"int32_t", "int32"}, {"uint32_t", "uint32"}, {"int64_t", "int64"},
+    {"uint64_t", "uint64"}, {"__half", "half"}, {"__half2", "half2"},
+    {"__nv_bfloat16", "bfloat16"}, {"bf16", "bfloat16"}, {"fp16", "half"},
+    {"float16", "half"}, {"float32", "float"}, {"float64", "double"}, {"uchar", "uint8"},
+    {"ushort", "uint16"}, {"ulong", "uint64"},
+};
+
+elem_type ast_type_from_name(const char *name)
+{
+    for (int t = 0; t < TY__COUNT; ++t)
+        if (strcmp(type_info[t].name, name) == 0)
+            return (elem_type)t;
+    for (size_t i = 0; i < sizeof type_aliases / sizeof type_aliases[0]; ++i)
+        if (strcmp(type_aliases[i].name, name) == 0)
+            return type_aliases[i].type;
+    return TY__COUNT;
+}
+
+static const char *type_name_at(int i) { return type_info[i].name; }
+
+const char *ast_type_of_c(const char *word)
+{
+    for (size_t i = 0; i < sizeof c_spellings / sizeof c_spellings[0]; ++i)
+        if (strcmp(c_spellings[i].c, word) == 0)
+            return c_spellings[i].ours;
+    return NULL;
+}
+
+const char *ast_type_suggest(const char *word)
+{
+    return diag_closest(word, type_name_at, TY__COUNT);
+}
 
 const char *ast_type_name(elem_type t)
 {
@@ -37,6 +103,12 @@ int ast_type_size(elem_type t)
 {
     return (unsigned)t < TY__COUNT ? type_info[t].size : 0;
 }
+
+type_class ast_type_class(elem_type t) { return type_info[t].cls; }
+int ast_type_lanes(elem_type t) { return type_info[t].lanes; }
+elem_type ast_type_lane(elem_type t) { return type_info[t].lane; }
+const char *ast_type_min(elem_type t) { return type_info[t].min; }
+const char *ast_type_max(elem_type t) { return type_info[t].max; }
 
 /* ------------------------------------------------------------------ expressions */
 

@@ -21,20 +21,15 @@ static bool uses_type(const spec *s, elem_type t)
 
 /* ------------------------------------------------------------------ the header */
 
-static const char *header_ctype(elem_type t)
-{
-    return t == TY_HALF ? "pipegen_half" : t == TY_BF16 ? "pipegen_bf16" : ast_type_ctype(t);
-}
-
 static void emit_args_struct(strbuf *out, const spec *s)
 {
     sb_printf(out, "struct %s_args {\n", s->name);
     for (int i = 0; i < s->nparams; ++i)
-        sb_printf(out, "    %s %s;\n", header_ctype(s->params[i].type), s->params[i].name);
+        sb_printf(out, "    %s %s;\n", emit_host_ctype(s->params[i].type), s->params[i].name);
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];
         sb_printf(out, "    %s%s *%s;\n", arr->dir == DIR_IN ? "const " : "",
-                  header_ctype(arr->type), arr->name);
+                  emit_host_ctype(arr->type), arr->name);
     }
     for (int i = 0; i < s->nsizes; ++i)
         sb_printf(out, "    int64_t %s;\n", s->sizes[i]);
@@ -50,13 +45,18 @@ static void emit_args_struct(strbuf *out, const spec *s)
 
 static void emit_half_types(strbuf *out, const spec *s)
 {
-    if (!uses_type(s, TY_HALF) && !uses_type(s, TY_BF16))
+    if (!uses_type(s, TY_HALF) && !uses_type(s, TY_BF16) && !uses_type(s, TY_HALF2))
         return;
     sb_puts(out, "#ifdef __cplusplus\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
-                 "typedef __half pipegen_half;\ntypedef __nv_bfloat16 pipegen_bf16;\n#else\n"
-                 "/* C sees the 16-bit floating types as their bits. */\n"
+                 "typedef __half pipegen_half;\ntypedef __nv_bfloat16 pipegen_bf16;\n");
+    if (uses_type(s, TY_HALF2))
+        sb_puts(out, "typedef __half2 pipegen_half2;\n");
+    sb_puts(out, "#else\n/* C sees the 16-bit floating types as their bits. */\n"
                  "typedef struct { uint16_t bits; } pipegen_half;\n"
-                 "typedef struct { uint16_t bits; } pipegen_bf16;\n#endif\n\n");
+                 "typedef struct { uint16_t bits; } pipegen_bf16;\n");
+    if (uses_type(s, TY_HALF2))
+        sb_puts(out, "typedef struct { uint16_t bits[2]; } pipegen_half2;\n");
+    sb_puts(out, "#endif\n\n");
 }
 
 void emit_header(strbuf *out, const emit_unit *u)
@@ -496,7 +496,7 @@ static void print_chunk_launch(strbuf *out, const spec *s)
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];
         sb_printf(out, "        pg_d.%s = (%s%s *)pg_c.buffers[%d];\n", arr->name,
-                  arr->dir == DIR_IN ? "const " : "", header_ctype(arr->type), i);
+                  arr->dir == DIR_IN ? "const " : "", emit_host_ctype(arr->type), i);
     }
     if (s->naccums)
         sb_printf(out, "        pg_d.workspace = pg_c.buffers[%d];\n"

@@ -917,16 +917,23 @@ static void emit_one_section(kctx *k, const ir_section *sec)
 
 const char *emit_accum_identity(const spec_accum *acc)
 {
-    static const char *const id[3][TY__COUNT] = {
-        [COMBINE_SUM] = {"0.0f", "0.0", "0", "__float2half(0.0f)", "__float2bfloat16(0.0f)", "0"},
-        [COMBINE_MIN] = {"__int_as_float(0x7f800000)", "__longlong_as_double(0x7ff0000000000000LL)",
-                         "0x7fffffff", "__ushort_as_half((unsigned short)0x7c00)",
-                         "__ushort_as_bfloat16((unsigned short)0x7f80)", "255"},
-        [COMBINE_MAX] = {"__int_as_float(0xff800000)", "__longlong_as_double((long long)0xfff0000000000000ULL)",
-                         "(-0x7fffffff - 1)", "__ushort_as_half((unsigned short)0xfc00)",
-                         "__ushort_as_bfloat16((unsigned short)0xff80)", "0"},
+    /* The floating types' infinities, by their bits: float, double, half, bfloat16. */
+    static const char *const inf[2][4] = {
+        {"__int_as_float(0x7f800000)", "__longlong_as_double(0x7ff0000000000000LL)",
+         "__ushort_as_half((unsigned short)0x7c00)",
+         "__ushort_as_bfloat16((unsigned short)0x7f80)"},
+        {"__int_as_float(0xff800000)", "__longlong_as_double((long long)0xfff0000000000000ULL)",
+         "__ushort_as_half((unsigned short)0xfc00)",
+         "__ushort_as_bfloat16((unsigned short)0xff80)"},
     };
-    return id[acc->combine][acc->type];
+    static const char *const zero[4] = {"0.0f", "0.0", "__float2half(0.0f)",
+                                        "__float2bfloat16(0.0f)"};
+    const elem_type t = acc->type;
+    if (ast_type_class(t) != TC_FLOAT)
+        return acc->combine == COMBINE_SUM ? "0"
+               : acc->combine == COMBINE_MIN ? ast_type_max(t) : ast_type_min(t);
+    const int f = t == TY_FLOAT ? 0 : t == TY_DOUBLE ? 1 : t == TY_HALF ? 2 : 3;
+    return acc->combine == COMBINE_SUM ? zero[f] : inf[acc->combine == COMBINE_MAX][f];
 }
 
 void emit_accum_fold(strbuf *out, const spec_accum *acc, const char *x, const char *y)

@@ -12,7 +12,8 @@
 #include <string.h>
 
 /* Host-side type of a reference accumulator: wider than the device's where that is free
- * (float, int). half and bfloat16 keep their own type, whose host operators (cuda_fp16.h,
+ * (float, int: the other integers keep their type, whose sums wrap as the device's do).
+ * half and bfloat16 keep their own type, whose host operators (cuda_fp16.h,
  * cuda_bf16.h) take the compute body's text as it is (a double would not: converting a
  * __half to double is ambiguous); they only combine min and max (sema), which are exact in
  * any type. */
@@ -26,18 +27,15 @@ static const char *ref_accum_ctype(elem_type t)
 }
 
 /* The identity of a reference accumulator, as the device's (emit_accum_identity) once the
- * result is converted to the accumulator's type: an int's min starts at INT_MAX, not at
- * INFINITY (whose conversion to an integer is undefined). */
+ * result is converted to the accumulator's type: an integer's min starts at its type's
+ * greatest value, not at INFINITY (whose conversion to an integer is undefined). */
 static const char *ref_accum_identity(const spec_accum *acc)
 {
-    bool is_float = acc->type != TY_INT && acc->type != TY_UINT8;
+    bool is_float = ast_type_class(acc->type) == TC_FLOAT;
     switch (acc->combine) {
-    case COMBINE_MIN:
-        return is_float ? "INFINITY" : acc->type == TY_INT ? "2147483647LL" : "255";
-    case COMBINE_MAX:
-        return is_float ? "-INFINITY" : acc->type == TY_INT ? "(-2147483647LL - 1)" : "0";
-    default:
-        return "0";
+    case COMBINE_MIN: return is_float ? "INFINITY" : ast_type_max(acc->type);
+    case COMBINE_MAX: return is_float ? "-INFINITY" : ast_type_min(acc->type);
+    default: return "0";
     }
 }
 
@@ -139,22 +137,43 @@ static bool has_sum_accum(const spec *s)
     return false;
 }
 
-/* Random values: floats in [-1, 1) ([0, 1) where a sum accumulator would otherwise cancel
- * and hide a missing tile), integers in [-100, 100), bytes in [0, 256). */
+/* A random lane of type t: floats in [lo, 1) (lo 0 where a sum accumulator would otherwise
+ * cancel and hide a missing tile, else -1), int in [-100, 100) (its sums stay exact in the
+ * reference's long long), int64 in [-2^32, 2^32) (likewise), every other integer type over
+ * its whole range (their sums wrap alike in the kernel and the reference). */
+static void emit_random_lane(strbuf *o, elem_type t, double lo)
+{
+    const char *c = ast_type_ctype(t);
+    switch (t) {
+    case TY_INT: sb_puts(o, "(int)(pg_uniform() * 200.0) - 100"); return;
+    case TY_INT64: sb_puts(o, "(long long)(pg_uniform() * 8589934592.0) - 4294967296LL"); return;
+    case TY_UINT64:
+        sb_puts(o, "(unsigned long long)(pg_uniform() * 4294967296.0) << 32 | "
+                   "(unsigned long long)(pg_uniform() * 4294967296.0)");
+        return;
+    case TY_HALF: sb_printf(o, "__float2half((float)(%g + pg_uniform() * %g))", lo, -lo + 1); return;
+    case TY_BF16:
+        sb_printf(o, "__float2bfloat16((float)(%g + pg_uniform() * %g))", lo, -lo + 1);
+        return;
+    default: break;
+    }
+    if (ast_type_class(t) == TC_FLOAT)
+        sb_printf(o, "(%s)(%g + pg_uniform() * %g)", c, lo, -lo + 1);
+    else   /* the whole range: min + u * 2^bits */
+        sb_printf(o, "(%s)(%s + (long long)(pg_uniform() * %.0f))", c, ast_type_min(t),
+                  (double)(1ull << (8 * ast_type_size(t))));
+}
+
+/* Random elements, lane by lane (a vector's lanes each a random value of its type). */
 static void emit_random_fill(strbuf *o, const spec *s, const spec_array *arr)
 {
-    const char *t = ast_type_ctype(arr->type);
-    double lo = has_sum_accum(s) ? 0.0 : -1.0;
+    const elem_type lane = ast_type_lane(arr->type);
+    const char *t = ast_type_ctype(lane);
     sb_printf(o, "    {\n        %s *p = (%s *)b.h_%s.data();\n", t, t, arr->name);
-    sb_printf(o, "        for (size_t e = 0; e < b.n_%s; ++e)\n            p[e] = ", arr->name);
-    switch (arr->type) {
-    case TY_INT: sb_puts(o, "(int)(pg_uniform() * 200.0) - 100;\n"); break;
-    case TY_UINT8: sb_puts(o, "(unsigned char)(pg_uniform() * 256.0);\n"); break;
-    case TY_HALF: sb_printf(o, "__float2half((float)(%g + pg_uniform() * %g));\n", lo, -lo + 1); break;
-    case TY_BF16: sb_printf(o, "__float2bfloat16((float)(%g + pg_uniform() * %g));\n", lo, -lo + 1); break;
-    default: sb_printf(o, "(%s)(%g + pg_uniform() * %g);\n", t, lo, -lo + 1); break;
-    }
-    sb_puts(o, "    }\n");
+    sb_printf(o, "        for (size_t e = 0; e < b.n_%s * %d; ++e)\n            p[e] = ", arr->name,
+              ast_type_lanes(arr->type));
+    emit_random_lane(o, lane, has_sum_accum(s) ? 0.0 : -1.0);
+    sb_puts(o, ";\n    }\n");
 }
 
 static void emit_alloc(strbuf *o, const spec *s)
@@ -199,9 +218,7 @@ static void emit_upload(strbuf *o, const spec *s)
                      "cudaMemcpyHostToDevice));\n", n);
         sb_printf(o, "        a.%s = (%s%s *)(b.d_%s + o);\n    }\n", n,
                   arr->dir == DIR_IN ? "const " : "",
-                  arr->type == TY_HALF ? "pipegen_half" : arr->type == TY_BF16 ? "pipegen_bf16"
-                                                                                : ast_type_ctype(arr->type),
-                  n);
+                  emit_host_ctype(arr->type), n);
     }
     sb_puts(o, "}\n\n");
 }
@@ -281,7 +298,7 @@ static void emit_compare_fn(strbuf *o)
         " * reference array: rounding differences (a device sum in another order) stay far\n"
         " * below it, while a wrong element is off by about the scale. NaN never passes; equal\n"
         " * infinities do (a min or max over no element is its identity, +-inf). */\n"
-        "static bool pg_close(double got, double want, double tol, double scale)\n{\n"
+        "[[maybe_unused]] static bool pg_close(double got, double want, double tol, double scale)\n{\n"
         "    if (isnan(got) || isnan(want))\n        return false;\n"
         "    if (got == want)\n        return true;\n"
         "    return fabs(got - want) <= tol * (fabs(want) + scale);\n}\n\n"
@@ -325,6 +342,53 @@ static const char *tolerance(elem_type t, bool accum)
     }
 }
 
+/* How a lane of type t prints in a failure: its printf format and the value it takes. */
+static const char *lane_format(elem_type t)
+{
+    type_class c = ast_type_class(t);
+    return c == TC_FLOAT ? "%.9g" : c == TC_SIGNED ? "%lld" : "%llu";
+}
+
+static const char *lane_value(elem_type t)
+{
+    type_class c = ast_type_class(t);
+    return c == TC_FLOAT ? to_double(t) : c == TC_SIGNED ? "(long long)" : "(unsigned long long)";
+}
+
+/* Compare output array i's lanes, got[] against want[] (lane pointers the caller declared),
+ * and report the first that differs: integers exactly (an int64 does not fit a double),
+ * floating lanes within the tolerance of pg_close, scaled by the reference's root mean
+ * square where scaled (else 1). */
+static void emit_lane_compare(strbuf *o, const spec *s, int i, bool scaled)
+{
+    const spec_array *arr = &s->arrays[i];
+    const elem_type lane = ast_type_lane(arr->type);
+    const int lanes = ast_type_lanes(arr->type);
+    const char *n = arr->name, *d = lane_value(lane), *fmt = lane_format(lane);
+    const bool exact = ast_type_class(lane) != TC_FLOAT;
+    if (scaled && !exact)
+        sb_printf(o, "        double scale = 0;\n"
+                     "        for (size_t e = 0; e < b.n_%s * %d; ++e)\n"
+                     "            scale += %s(want[e]) * %s(want[e]);\n"
+                     "        scale = b.n_%s ? sqrt(scale / (double)(b.n_%s * %d)) : 0.0;\n",
+                  n, lanes, d, d, n, n, lanes);
+    sb_printf(o, "        for (size_t e = 0; ok && e < b.n_%s * %d; ++e)\n", n, lanes);
+    if (exact)
+        sb_puts(o, "            if (got[e] != want[e]) {\n");
+    else
+        sb_printf(o, "            if (!pg_close(%s(got[e]), %s(want[e]), %s, %s)) {\n", d, d,
+                  tolerance(lane, spec_accum_into(s, i) >= 0), scaled ? "scale" : "1.0");
+    if (lanes == 1)
+        sb_printf(o, "                fprintf(stderr, \"FAIL %%s: %s[%%zu] = %s, reference %s\\n\",\n"
+                     "                        what, e, %s(got[e]), %s(want[e]));\n", n, fmt, fmt,
+                  d, d);
+    else
+        sb_printf(o, "                fprintf(stderr, \"FAIL %%s: %s[%%zu] lane %%zu = %s, "
+                     "reference %s\\n\",\n                        what, e / %d, e %% %d, "
+                     "%s(got[e]), %s(want[e]));\n", n, fmt, fmt, lanes, lanes, d, d);
+    sb_puts(o, "                ok = false;\n            }\n");
+}
+
 static void emit_check_outputs(strbuf *o, const spec *s)
 {
     sb_puts(o, "/* Download the outputs, compare with the reference, check the guard zones. */\n"
@@ -334,7 +398,7 @@ static void emit_check_outputs(strbuf *o, const spec *s)
         const spec_array *arr = &s->arrays[i];
         if (arr->dir == DIR_IN)
             continue;
-        const char *n = arr->name, *t = ast_type_ctype(arr->type);
+        const char *n = arr->name, *t = ast_type_ctype(ast_type_lane(arr->type));
         int esz = ast_type_size(arr->type);
         sb_printf(o, "    {\n        const size_t off_%s = off[%d];\n"
                      "        std::vector<unsigned char> img(b.n_%s * %d + 16 + PG_GUARD);\n"
@@ -342,17 +406,7 @@ static void emit_check_outputs(strbuf *o, const spec *s)
                      "cudaMemcpyDeviceToHost));\n", n, i, n, esz, n);
         sb_printf(o, "        const %s *got = (const %s *)(img.data() + off_%s);\n"
                      "        const %s *want = (const %s *)b.r_%s.data();\n", t, t, n, t, t, n);
-        sb_printf(o, "        double scale = 0;\n        for (size_t e = 0; e < b.n_%s; ++e)\n"
-                     "            scale += %s(want[e]) * %s(want[e]);\n"
-                     "        scale = b.n_%s ? sqrt(scale / (double)b.n_%s) : 0.0;\n", n,
-                  to_double(arr->type), to_double(arr->type), n, n);
-        sb_printf(o, "        for (size_t e = 0; ok && e < b.n_%s; ++e)\n"
-                     "            if (!pg_close(%s(got[e]), %s(want[e]), %s, scale", n,
-                  to_double(arr->type), to_double(arr->type), tolerance(arr->type,
-                                                                      spec_accum_into(s, i) >= 0));
-        sb_printf(o, ")) {\n                fprintf(stderr, \"FAIL %%s: %s[%%zu] = %%.9g, reference "
-                     "%%.9g\\n\", what, e, %s(got[e]), %s(want[e]));\n                ok = false;\n"
-                     "            }\n", n, to_double(arr->type), to_double(arr->type));
+        emit_lane_compare(o, s, i, true);
         sb_printf(o, "        for (size_t e = 0; ok && e < off_%s; ++e)\n"
                      "            if (img[e] != 0xff) {\n"
                      "                fprintf(stderr, \"FAIL %%s: byte %%zu before the start of %s was "
@@ -377,12 +431,15 @@ static void emit_set_sizes(strbuf *o, const spec *s)
         sb_printf(o, "    a.%s = pg_v[%d];\n", s->sizes[i], i);
     for (int i = 0; i < s->nparams; ++i) {
         const spec_param *p = &s->params[i];
-        const char *v = p->type == TY_INT ? "(int)(pg_uniform() * 10.0) + 1"
-                        : p->type == TY_UINT8 ? "(unsigned char)(pg_uniform() * 10.0) + 1"
-                        : p->type == TY_HALF ? "__float2half((float)(0.5 + pg_uniform()))"
-                        : p->type == TY_BF16 ? "__float2bfloat16((float)(0.5 + pg_uniform()))"
-                                             : "0.5 + pg_uniform()";
-        sb_printf(o, "    a.%s = %s;\n", p->name, v);
+        /* small positive values: integers in [1, 10], floating ones in [0.5, 1.5) */
+        if (ast_type_class(p->type) != TC_FLOAT)
+            sb_printf(o, "    a.%s = (%s)(pg_uniform() * 10.0) + 1;\n", p->name,
+                      ast_type_ctype(p->type));
+        else if (p->type == TY_HALF || p->type == TY_BF16)
+            sb_printf(o, "    a.%s = __float2%s((float)(0.5 + pg_uniform()));\n", p->name,
+                      p->type == TY_HALF ? "half" : "bfloat16");
+        else
+            sb_printf(o, "    a.%s = 0.5 + pg_uniform();\n", p->name);
     }
     sb_puts(o, "    return a;\n}\n\n");
 }
@@ -663,16 +720,11 @@ static void emit_stream_case(strbuf *o, const spec *s)
         const spec_array *arr = &s->arrays[i];
         if (arr->dir == DIR_IN)
             continue;
-        const char *n = arr->name, *t = ast_type_ctype(arr->type), *d = to_double(arr->type);
+        const char *n = arr->name, *t = ast_type_ctype(ast_type_lane(arr->type));
         sb_printf(o, "    {\n        const %s *got = (const %s *)p_%s;\n"
-                     "        const %s *want = (const %s *)b.r_%s.data();\n"
-                     "        for (size_t e = 0; ok && e < b.n_%s; ++e)\n"
-                     "            if (!pg_close(%s(got[e]), %s(want[e]), %s, 1.0)) {\n"
-                     "                fprintf(stderr, \"FAIL %%s: %s[%%zu] = %%.9g, reference %%.9g\\n\",\n"
-                     "                        what, e, %s(got[e]), %s(want[e]));\n"
-                     "                ok = false;\n            }\n    }\n",
-                  t, t, n, t, t, n, n, d, d, tolerance(arr->type, spec_accum_into(s, i) >= 0),
-                  n, d, d);
+                     "        const %s *want = (const %s *)b.r_%s.data();\n", t, t, n, t, t, n);
+        emit_lane_compare(o, s, i, false);
+        sb_puts(o, "    }\n");
     }
     emit_same_bits(o, s);
     sb_printf(o, "    for (int i = 0; i < %d; ++i)\n        PG_CHECK(pipert_host_release(&pinned[i]));\n"

@@ -76,3 +76,13 @@ void emit_ntiles(strbuf *out, const spec *s, const char *prefix)
             sb_printf(out, ", %lld)", s->march);
     }
 }
+
+const char *emit_host_ctype(elem_type t)
+{
+    switch (t) {
+    case TY_HALF: return "pipegen_half";
+    case TY_BF16: return "pipegen_bf16";
+    case TY_HALF2: return "pipegen_half2";
+    default: return ast_type_ctype(t);
+    }
+}

@@ -192,14 +192,37 @@ int arch_first_with(unsigned features);
 /* ======================================================================= ast.c */
 
 typedef enum elem_type {
-    TY_FLOAT, TY_DOUBLE, TY_INT, TY_HALF, TY_BF16, TY_UINT8, TY__COUNT
+    TY_FLOAT, TY_DOUBLE, TY_INT, TY_HALF, TY_BF16, TY_UINT8,
+    TY_INT8, TY_INT16, TY_UINT16, TY_UINT32, TY_INT64, TY_UINT64,
+    /* CUDA's vector types, as array elements */
+    TY_CHAR4, TY_UCHAR2, TY_UCHAR4, TY_SHORT2, TY_USHORT2, TY_INT2, TY_INT4, TY_UINT2,
+    TY_UINT4, TY_FLOAT2, TY_FLOAT4, TY_DOUBLE2, TY_HALF2,
+    TY__COUNT
 } elem_type;
 
+/* What an element type is: a floating type, a signed or unsigned integer, or a vector of
+ * lanes of one of those. */
+typedef enum type_class { TC_FLOAT, TC_SIGNED, TC_UNSIGNED, TC_VECTOR } type_class;
+
+/* The type a spec spells `name` ("uint32", "int32" for int, "uchar4"), or TY__COUNT. */
+elem_type ast_type_from_name(const char *name);
+/* pipegen's spelling of a C or CUDA spelling it does not take ("uint32" for "unsigned",
+ * "int64" for "int64_t"), or NULL. */
+const char *ast_type_of_c(const char *word);
+/* The type name closest to a misspelled one, or NULL. */
+const char *ast_type_suggest(const char *word);
 /* Spelling in the spec ("float", "bfloat16", ...), the CUDA type ("float", "__nv_bfloat16"),
  * and the size in bytes. */
 const char *ast_type_name(elem_type t);
 const char *ast_type_ctype(elem_type t);
 int ast_type_size(elem_type t);
+type_class ast_type_class(elem_type t);
+/* A vector's lanes and their type; a scalar is one lane of itself. */
+int ast_type_lanes(elem_type t);
+elem_type ast_type_lane(elem_type t);
+/* An integer type's least and greatest value as a C constant of the type; NULL for others. */
+const char *ast_type_min(elem_type t);
+const char *ast_type_max(elem_type t);
 
 /* Integer expressions in region bounds and extents; sema reduces them to affine forms. */
 typedef enum ast_expr_kind { EX_NUM, EX_NAME, EX_ADD, EX_SUB, EX_MUL, EX_NEG } ast_expr_kind;
@@ -1055,6 +1078,9 @@ void emit_banner(strbuf *out, const spec *s);
 void emit_body(strbuf *out, const spec_body *b, const emit_opts *o, const char *indent);
 /* Number the #line directives back into the output (emit_body's) once it is whole. */
 void emit_resolve_lines(strbuf *sb);
+/* An element type as the header spells it, for C and C++ (pipegen_half: the bits of a
+ * half in C, __half in C++). */
+const char *emit_host_ctype(elem_type t);
 /* An array extent as a C expression: a literal, or `prefix` + the size's name. */
 void emit_extent(strbuf *out, const ast_extent *e, const char *prefix);
 /* The element count of an array as a C expression over `prefix` + size name. */

@@ -139,9 +139,21 @@ static void add_size(checker *c, const ast_extent *e)
 
 /* ---- declarations: params, arrays, accumulators ---- */
 
+/* A parameter or an accumulator holds one value of a scalar type: CUDA's vector types are
+ * for array elements (pixels, packed data). */
+static bool check_scalar(checker *c, const ast_item *it, const char *what)
+{
+    if (ast_type_class(it->type) != TC_VECTOR)
+        return true;
+    diag_error(c->d, it->type_loc, "%s is a scalar: '%s' is a vector type, for array elements "
+               "(give its lane type, '%s')", what, ast_type_name(it->type),
+               ast_type_name(ast_type_lane(it->type)));
+    return false;
+}
+
 static void check_param(checker *c, const ast_item *it)
 {
-    if (!declare(c, it->name, it->name_loc, "a parameter"))
+    if (!declare(c, it->name, it->name_loc, "a parameter") || !check_scalar(c, it, "a parameter"))
         return;
     spec *s = c->s;
     s->params = arena_grow(c->a, s->params, &c->cap_params, s->nparams + 1, sizeof *s->params);
@@ -178,7 +190,8 @@ static void check_array(checker *c, const ast_item *it)
 static void check_accum(checker *c, const ast_item *it)
 {
     spec *s = c->s;
-    if (!declare(c, it->name, it->name_loc, "an accumulator"))
+    if (!declare(c, it->name, it->name_loc, "an accumulator")
+        || !check_scalar(c, it, "an accumulator"))
         return;
     /* The threads and the grid-wide combine add in the accumulator's own type: a half or
      * bfloat16 sum over a whole array drops its small terms (and a half one overflows),

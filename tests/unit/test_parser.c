@@ -393,7 +393,7 @@ START_TEST(bad_type)
 {
     expect_diags("pipeline p { param flot a; }",
                  "t.pipe:1:20: error: syntax error, unexpected identifier 'flot', "
-                 "expecting a type\n"
+                 "expecting a type; did you mean 'float'?\n"
                  "pipeline p { param flot a; }\n"
                  "                   ^\n",
                  1);
