@@ -6,7 +6,8 @@
  * trips; pointers misaligned to each copy width, each array by its own element size),
  * checks every output element against the spec's own host reference, checks that nothing
  * was written outside an output, and that accumulators are deterministic. The bench driver times the launcher against
- * cudaMemcpy device-to-device in the same process. */
+ * cudaMemcpy device-to-device and against a plain kernel reading and writing as many bytes
+ * as it (the same-shape reference), in the same process. */
 #include "pipegen.h"
 
 #include <string.h>
@@ -813,16 +814,137 @@ void emit_test(strbuf *o, const emit_unit *u)
 
 /* ------------------------------------------------------------------ bench */
 
-/* Bytes the pipeline must move: inputs read once, outputs written once. */
+/* Bytes the pipeline must move: inputs read once (rbytes), outputs written once (wbytes);
+ * an inout array counts in both. */
 static void emit_bytes_moved(strbuf *o, const spec *s)
 {
-    sb_puts(o, "    double bytes = 0;\n");
+    sb_puts(o, "    double rbytes = 0, wbytes = 0;\n");
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];
-        sb_printf(o, "    bytes += %d.0 * (double)(b.n_%s) * %d;\n",
-                  arr->dir == DIR_INOUT ? 2 : 1, arr->name, ast_type_size(arr->type));
+        if (arr->dir != DIR_OUT)
+            sb_printf(o, "    rbytes += (double)(b.n_%s) * %d;\n", arr->name, ast_type_size(arr->type));
+        if (arr->dir != DIR_IN)
+            sb_printf(o, "    wbytes += (double)(b.n_%s) * %d;\n", arr->name, ast_type_size(arr->type));
     }
+    sb_puts(o, "    const double bytes = rbytes + wbytes;\n");
 }
+
+/* The same-shape reference: a plain kernel that reads and writes as many bytes as the
+ * pipeline, so that a kernel that mostly reads (or writes) is held to what this GPU does
+ * for that mix, not to a copy (on an H100 a plain kernel reads at about 1.03 of
+ * cudaMemcpy's rate, writes at 1.05 and copies at 0.94). Everything that makes a plain
+ * kernel fast: 4 x 16-byte accesses a thread an iteration, all loads issued before any
+ * use, grid-stride, and the launch shape that timed fastest here. */
+static const char sameshape_kernel[] =
+    "/* One grid-stride pass over 16-byte words [k, n) of in (R) and out (W): copied\n"
+    " * where both, else only read (folded into the result, so that no load can be\n"
+    " * dropped) or only written with fill. */\n"
+    "template <bool R, bool W>\n"
+    "__device__ __forceinline__ unsigned pg_ss_pass(const uint4 *__restrict__ in, uint4 *__restrict__ out,\n"
+    "                                               size_t k, size_t n, uint4 fill)\n{\n"
+    "    const size_t stride = (size_t)gridDim.x * blockDim.x;\n"
+    "    unsigned acc = 0;\n"
+    "    k += (size_t)blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    for (; k + 3 * stride < n; k += 4 * stride) {\n"
+    "        uint4 v[4];\n"
+    "#pragma unroll\n"
+    "        for (int u = 0; u < 4; ++u) {\n"
+    "            if constexpr (R)\n                v[u] = in[k + u * stride];\n"
+    "            else\n                v[u] = fill;\n"
+    "        }\n"
+    "#pragma unroll\n"
+    "        for (int u = 0; u < 4; ++u) {\n"
+    "            if constexpr (W)\n                out[k + u * stride] = v[u];\n"
+    "            acc ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;\n"
+    "        }\n"
+    "    }\n"
+    "    for (; k < n; k += stride) {\n"
+    "        uint4 v = fill;\n"
+    "        if constexpr (R)\n            v = in[k];\n"
+    "        if constexpr (W)\n            out[k] = v;\n"
+    "        acc ^= v.x ^ v.y ^ v.z ^ v.w;\n"
+    "    }\n"
+    "    return acc;\n}\n\n"
+    "/* Reads rn words of in and writes wn of out in one pass: the first min(rn, wn) copied,\n"
+    " * the rest read or written. The xor of what was read is stored only if it equals key,\n"
+    " * a value the compiler cannot know (and a buffer of ones never gives). */\n"
+    "__global__ void pg_sameshape(const uint4 *__restrict__ in, size_t rn, uint4 *__restrict__ out,\n"
+    "                             size_t wn, unsigned key, unsigned *sink)\n{\n"
+    "    const size_t both = rn < wn ? rn : wn;\n"
+    "    const uint4 fill = make_uint4(key, key + 1, key + 2, key + 3);\n"
+    "    unsigned acc = pg_ss_pass<true, true>(in, out, 0, both, fill);\n"
+    "    if (rn > both)\n"
+    "        acc ^= pg_ss_pass<true, false>(in, out, both, rn, fill);\n"
+    "    else\n"
+    "        acc ^= pg_ss_pass<false, true>(in, out, both, wn, fill);\n"
+    "    if (acc == key)\n        *sink = acc;\n}\n\n";
+
+static const char sameshape_host[] =
+    "/* A run of the same-shape kernel: its buffers, their 16-byte words, its launch shape. */\n"
+    "struct pg_ss {\n    const uint4 *in;\n    size_t rn;\n    uint4 *out;\n    size_t wn;\n"
+    "    unsigned *sink;\n    int blocks, threads;\n};\n\n"
+    "/* rbytes of in and wbytes of out, whole 16-byte words (cudaMalloc aligns to 256). */\n"
+    "static pg_ss pg_ss_over(const void *in, double rbytes, void *out, double wbytes)\n{\n"
+    "    pg_ss s = {(const uint4 *)in, (size_t)(rbytes / 16), (uint4 *)out, (size_t)(wbytes / 16),\n"
+    "               NULL, 0, 0};\n"
+    "    PG_CHECK(cudaMalloc(&s.sink, sizeof *s.sink));\n    return s;\n}\n\n"
+    "static void pg_ss_launch(const pg_ss &s)\n{\n"
+    "    pg_sameshape<<<s.blocks, s.threads>>>(s.in, s.rn, s.out, s.wn, 0x9e3779b9u, s.sink);\n"
+    "    PG_CHECK(cudaGetLastError());\n}\n\n"
+    "/* Milliseconds of run() between two events on the default stream. */\n"
+    "template <class F>\n"
+    "static float pg_event_ms(cudaEvent_t e0, cudaEvent_t e1, F run)\n{\n"
+    "    PG_CHECK(cudaEventRecord(e0));\n    run();\n"
+    "    PG_CHECK(cudaEventRecord(e1));\n    PG_CHECK(cudaEventSynchronize(e1));\n"
+    "    float ms;\n    PG_CHECK(cudaEventElapsedTime(&ms, e0, e1));\n    return ms;\n}\n\n"
+    "/* The fastest launch shape on this GPU, SMs x {4, 8, 16} blocks of 256 or 512\n"
+    " * threads, each the median of 9 runs after 3: the reference is the best a plain\n"
+    " * kernel does, not one guess at it. */\n"
+    "static void pg_ss_pick(pg_ss &s, cudaEvent_t e0, cudaEvent_t e1)\n{\n"
+    "    int dev, sms;\n    PG_CHECK(cudaGetDevice(&dev));\n"
+    "    PG_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));\n"
+    "    static const int per_sm[3] = {4, 8, 16}, threads[2] = {256, 512};\n"
+    "    float best = INFINITY;\n    int blocks = sms * 8, th = 256;\n"
+    "    for (int p : per_sm)\n        for (int t : threads) {\n"
+    "            s.blocks = sms * p;\n            s.threads = t;\n"
+    "            std::vector<float> ms;\n"
+    "            for (int r = 0; r < 12; ++r) {\n"
+    "                const float m = pg_event_ms(e0, e1, [&] { pg_ss_launch(s); });\n"
+    "                if (r >= 3)\n                    ms.push_back(m);\n            }\n"
+    "            if (pg_median(ms) < best) {\n"
+    "                best = pg_median(ms);\n                blocks = s.blocks;\n                th = t;\n"
+    "            }\n        }\n"
+    "    s.blocks = blocks;\n    s.threads = th;\n}\n\n";
+
+/* `bench --stream-ref [MIB]`: the same-shape kernel alone, reading, writing and copying MIB
+ * MiB (1024) against cudaMemcpy device to device and cudaMemset in this process, medians
+ * of 30 after 5 in turns: whether the reference is as fast as a plain kernel gets on this
+ * GPU, in a few seconds. */
+static const char stream_ref_mode[] =
+    "static int pg_stream_ref(size_t mib)\n{\n"
+    "    const size_t n = mib << 20;\n    unsigned char *c0, *c1;\n"
+    "    PG_CHECK(cudaMalloc(&c0, n));\n    PG_CHECK(cudaMalloc(&c1, n));\n"
+    "    PG_CHECK(cudaMemset(c0, 1, n));\n"
+    "    cudaEvent_t e0, e1;\n    PG_CHECK(cudaEventCreate(&e0));\n    PG_CHECK(cudaEventCreate(&e1));\n"
+    "    static const char *const mode[3] = {\"read\", \"write\", \"copy\"};\n"
+    "    for (int m = 0; m < 3; ++m) {\n"
+    "        pg_ss s = pg_ss_over(c0, m != 1 ? (double)n : 0, c1, m != 0 ? (double)n : 0);\n"
+    "        pg_ss_pick(s, e0, e1);\n"
+    "        std::vector<float> tk, tc, tm;\n"
+    "        for (int r = 0; r < 35; ++r) {\n"
+    "            const float k = pg_event_ms(e0, e1, [&] { pg_ss_launch(s); });\n"
+    "            const float c = pg_event_ms(e0, e1, [&] {\n"
+    "                PG_CHECK(cudaMemcpy(c1, c0, n, cudaMemcpyDeviceToDevice)); });\n"
+    "            const float z = pg_event_ms(e0, e1, [&] { PG_CHECK(cudaMemset(c1, 0, n)); });\n"
+    "            if (r >= 5) {\n                tk.push_back(k);\n                tc.push_back(c);\n"
+    "                tm.push_back(z);\n            }\n        }\n"
+    "        const double gk = 16.0 * (double)(s.rn + s.wn) / pg_median(tk) / 1e6;\n"
+    "        const double gc = 2.0 * (double)n / pg_median(tc) / 1e6, gz = (double)n / pg_median(tm) / 1e6;\n"
+    "        printf(\"STREAM_REF %-5s bytes=%zu blocks=%d threads=%d %.1f GB/s memcpy=%.1f GB/s ratio=%.3f \"\n"
+    "               \"memset=%.1f GB/s memset_ratio=%.3f\\n\", mode[m], n, s.blocks, s.threads, gk, gc,\n"
+    "               gk / gc, gz, gz / gc);\n"
+    "        PG_CHECK(cudaFree(s.sink));\n    }\n"
+    "    PG_CHECK(cudaFree(c0));\n    PG_CHECK(cudaFree(c1));\n    return 0;\n}\n\n";
 
 /* Host streaming, measured: H2D, D2H and the kernel over the whole problem on one device,
  * each alone on one stream (medians after two warm-ups), from the page-locked host
@@ -1036,6 +1158,43 @@ static bool bench_streams(const spec *s)
     return s->host_stream && !s->naccums;
 }
 
+/* The kernel, cudaMemcpy device to device moving as many bytes (read + write), and the
+ * same-shape kernel (rbytes read, wbytes written), in turns: medians of 30 after 5. The
+ * row's reference is the copy where the pipeline is copy-shaped (its bytes read within
+ * 10% of those written), which a plain kernel copies slower than cudaMemcpy; else the
+ * same-shape kernel: read-mostly kernels beat a copy, so a copy says little of them. */
+static void emit_bench_timing(strbuf *o, const spec *s)
+{
+    sb_printf(o,
+        "    size_t copy_bytes = (size_t)(bytes / 2) & ~(size_t)255;\n"
+        "    unsigned char *c0, *c1;\n"
+        "    PG_CHECK(cudaMalloc(&c0, std::max(copy_bytes, (size_t)rbytes)));\n"
+        "    PG_CHECK(cudaMalloc(&c1, std::max(copy_bytes, (size_t)wbytes)));\n"
+        "    PG_CHECK(cudaMemset(c0, 1, std::max(copy_bytes, (size_t)rbytes)));\n"
+        "    cudaEvent_t e0, e1;\n    PG_CHECK(cudaEventCreate(&e0));\n"
+        "    PG_CHECK(cudaEventCreate(&e1));\n"
+        "    pg_ss ss = pg_ss_over(c0, rbytes, c1, wbytes);\n    pg_ss_pick(ss, e0, e1);\n"
+        "    std::vector<float> tk, tc, ts;\n"
+        "    for (int r = 0; r < reps + 5; ++r) {\n"
+        "        const float k = pg_event_ms(e0, e1, [&] { PG_CHECK(%s_launch(&a, 0)); });\n"
+        "        const float c = pg_event_ms(e0, e1, [&] {\n"
+        "            PG_CHECK(cudaMemcpy(c1, c0, copy_bytes, cudaMemcpyDeviceToDevice)); });\n"
+        "        const float q = pg_event_ms(e0, e1, [&] { pg_ss_launch(ss); });\n"
+        "        if (r >= 5) {\n            tk.push_back(k);\n            tc.push_back(c);\n"
+        "            ts.push_back(q);\n        }\n    }\n"
+        "    const double gbs = bytes / (pg_median(tk) * 1e-3) / 1e9;\n"
+        "    const double ref = 2.0 * (double)copy_bytes / (pg_median(tc) * 1e-3) / 1e9;\n"
+        "    const double same = 16.0 * (double)(ss.rn + ss.wn) / (pg_median(ts) * 1e-3) / 1e9;\n"
+        "    const bool copy_shaped = fabs(rbytes - wbytes) <= 0.1 * wbytes;\n"
+        "    printf(\"BENCH_SAMESHAPE %s read_bytes=%%zu write_bytes=%%zu blocks=%%d threads=%%d ms=%%.4f\\n\",\n"
+        "           16 * ss.rn, 16 * ss.wn, ss.blocks, ss.threads, pg_median(ts));\n"
+        "    printf(\"BENCH %s ms=%%.4f %%.1f GB/s d2d=%%.1f GB/s ratio=%%.3f sameshape=%%.1f GB/s \"\n"
+        "           \"ratio_sameshape=%%.3f reference=%%s\\n\", pg_median(tk), gbs, ref, gbs / ref, same,\n"
+        "           gbs / same, copy_shaped ? \"memcpy\" : \"sameshape\");\n"
+        "    PG_CHECK(cudaFree(ss.sink));\n    PG_CHECK(cudaFree(c0));\n    PG_CHECK(cudaFree(c1));\n"
+        "    pg_free(b);\n", s->name, s->name, s->name);
+}
+
 void emit_bench(strbuf *o, const emit_unit *u)
 {
     const spec *s = u->spec;
@@ -1045,6 +1204,9 @@ void emit_bench(strbuf *o, const emit_unit *u)
     emit_set_sizes(o, s);
     sb_puts(o, "static float pg_median(std::vector<float> v)\n{\n"
                "    std::sort(v.begin(), v.end());\n    return v[v.size() / 2];\n}\n\n");
+    sb_puts(o, sameshape_kernel);
+    sb_puts(o, sameshape_host);
+    sb_puts(o, stream_ref_mode);
     if (bench_streams(s))
         emit_stream_bench(o, s);
     /* Default sizes: 2^28 elements for rank 1, 16384 per side for rank 2 and up, 4096
@@ -1053,7 +1215,9 @@ void emit_bench(strbuf *o, const emit_unit *u)
     for (int i = 0; i < (s->nsizes ? s->nsizes : 1); ++i)
         sb_printf(o, "%s%s", i ? ", " : "", s->has_steps ? "4096" : s->tile_rank == 1
                   ? "1LL << 28" : s->tile_rank == 2 ? "16384" : "640");
-    sb_printf(o, "};\n    for (int i = 1; i < argc && i <= %d; ++i)\n        v[i - 1] = atoll(argv[i]);\n"
+    sb_printf(o, "};\n    if (argc > 1 && !strcmp(argv[1], \"--stream-ref\"))\n"
+                 "        return pg_stream_ref(argc > 2 ? (size_t)atoll(argv[2]) : 1024);\n"
+                 "    for (int i = 1; i < argc && i <= %d; ++i)\n        v[i - 1] = atoll(argv[i]);\n"
                  "    const int reps = 30;\n    struct %s_args a = pg_sized(v);\n"
                  "    pg_buffers b;\n    pg_alloc(b, a);\n", s->nsizes, s->name);
     for (int i = 0; i < s->narrays; ++i) {
@@ -1067,31 +1231,7 @@ void emit_bench(strbuf *o, const emit_unit *u)
                      "    if (a.workspace_bytes)\n"
                      "        PG_CHECK(cudaMalloc(&a.workspace, a.workspace_bytes));\n", s->name);
     emit_bytes_moved(o, s);
-    sb_printf(o,
-        "    /* The reference: cudaMemcpy device to device moving as many bytes (read+write). */\n"
-        "    size_t copy_bytes = (size_t)(bytes / 2) & ~(size_t)255;\n"
-        "    unsigned char *c0, *c1;\n"
-        "    PG_CHECK(cudaMalloc(&c0, copy_bytes));\n    PG_CHECK(cudaMalloc(&c1, copy_bytes));\n"
-        "    PG_CHECK(cudaMemset(c0, 1, copy_bytes));\n"
-        "    cudaEvent_t e0, e1;\n    PG_CHECK(cudaEventCreate(&e0));\n"
-        "    PG_CHECK(cudaEventCreate(&e1));\n"
-        "    std::vector<float> tk, tc;\n"
-        "    for (int r = 0; r < reps + 5; ++r) {\n"
-        "        PG_CHECK(cudaEventRecord(e0));\n"
-        "        PG_CHECK(%s_launch(&a, 0));\n"
-        "        PG_CHECK(cudaEventRecord(e1));\n        PG_CHECK(cudaEventSynchronize(e1));\n"
-        "        float ms;\n        PG_CHECK(cudaEventElapsedTime(&ms, e0, e1));\n"
-        "        if (r >= 5)\n            tk.push_back(ms);\n"
-        "        PG_CHECK(cudaEventRecord(e0));\n"
-        "        PG_CHECK(cudaMemcpy(c1, c0, copy_bytes, cudaMemcpyDeviceToDevice));\n"
-        "        PG_CHECK(cudaEventRecord(e1));\n        PG_CHECK(cudaEventSynchronize(e1));\n"
-        "        PG_CHECK(cudaEventElapsedTime(&ms, e0, e1));\n"
-        "        if (r >= 5)\n            tc.push_back(ms);\n    }\n"
-        "    double gbs = bytes / (pg_median(tk) * 1e-3) / 1e9;\n"
-        "    double ref = 2.0 * (double)copy_bytes / (pg_median(tc) * 1e-3) / 1e9;\n"
-        "    printf(\"BENCH %s ms=%%.4f %%.1f GB/s d2d=%%.1f GB/s ratio=%%.3f\\n\", pg_median(tk), gbs, "
-        "ref, gbs / ref);\n"
-        "    pg_free(b);\n", s->name, s->name);
+    emit_bench_timing(o, s);
     if (bench_streams(s))
         sb_puts(o, "    pg_bench_stream(v);\n");
     sb_puts(o, "    return 0;\n}\n");

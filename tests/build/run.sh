@@ -3,7 +3,8 @@
 # targets in one run). `make check` runs every suite even after one fails and
 # fails at the end naming the failed ones (with stand-in suites: a fake makefile read
 # through MAKEFILES, `all` assumed up to date). `make gpu-check` and `make bench` with
-# GPU_SHARD=K/N split tests/gpu/matrix into N shards exactly (GPU_DRYRUN=1: no GPU).
+# GPU_SHARD=K/N split tests/gpu/matrix into N shards exactly (GPU_DRYRUN=1: no GPU), and
+# make bench's report (tests/gpu/report.py) holds each row to the reference that applies.
 #
 # usage: tests/build/run.sh [CASE...]
 # One line per case; the last line is `build: N passed, M failed`.
@@ -228,6 +229,35 @@ c_gpu_shard_refused() {
             grep -q "bad GPU_SHARD '$bad'" "$case_dir/dry.out" || fail "$target GPU_SHARD=$bad: $(head -n 1 "$case_dir/dry.out")"
         done
     done
+}
+
+c_bench_report_references() {
+    # tests/gpu/report.py holds each streaming row to the reference that applies to it:
+    # the same-shape kernel where the row is not copy-shaped (saxpy, reduce_sum),
+    # cudaMemcpy where it is (jacobi2d); the table shows both. No GPU: a CSV of bench's
+    # columns.
+    local md=$case_dir/performance.md want
+    cat >"$case_dir/bench.csv" <<'EOF'
+sample,lowering,grid,flags,value,reference,ratio,sameshape,ratio_sameshape,applies
+saxpy,cp.async,per_tile,,3000.0,2980.0,1.007,3125.0,0.960,sameshape
+saxpy,cg,per_tile,,3010.0,2980.0,1.010,3100.0,0.971,sameshape
+jacobi2d,cp.async,per_tile,,2900.0,3000.0,0.967,2800.0,1.036,memcpy
+reduce_sum,cp.async,persistent,,3000.0,2990.0,1.003,3075.0,0.976,sameshape
+sgemm-4096,tensor,per_tile,,42.5,51.3,0.829,,,cublas
+sgemm-8192,tensor,per_tile,,43.0,51.3,0.839,,,cublas
+EOF
+    python3 "$root/tests/gpu/report.py" "$case_dir/bench.csv" "$md" GPU sm_90 13.0 2026-01-01 \
+        >"$case_dir/out" 2>&1 || { fail "report.py: $(tail -n 3 "$case_dir/out")"; return; }
+    for want in \
+        "| saxpy, every async lowering | 0.95 | 0.960 | same-shape | lowest of 2 async lowerings: cp.async per_tile | yes |" \
+        "| jacobi2d, best lowering | 0.90 | 0.967 | cudaMemcpy | cp.async per_tile | yes |" \
+        "| reduce_sum (bytes read), best lowering | 0.98 | 0.976 | same-shape | cp.async persistent | no |" \
+        "| sgemm vs cuBLAS, best lowering | 0.70 | 0.829 | cuBLAS | tensor per_tile (worse of 4096^3 and 8192^3) | yes |" \
+        "| saxpy | cp.async | per_tile |  | 3000.0 | 2980.0 | 1.007 | 3125.0 | 0.960 | same-shape |" \
+        "| jacobi2d | cp.async | per_tile |  | 2900.0 | 3000.0 | 0.967 | 2800.0 | 1.036 | cudaMemcpy |"; do
+        grep -qxF -- "$want" "$md" || fail "report.py: no line '$want'"
+    done
+    grep -q 'same-shape reference' "$md" || fail "report.py: the page does not say what the same-shape reference is"
 }
 
 # ------------------------------------------------------------------ run

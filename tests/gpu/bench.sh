@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # make bench: every case of tests/gpu/matrix through --emit-bench on this machine's GPU,
 # and the GEMMs against cuBLAS. Each row is a ratio to a reference measured in the same
-# process: cudaMemcpy device-to-device (bytes read + written) for the streaming samples,
-# cuBLAS (FLOP/s) for sgemm (SGEMM) and gemm_bf16 (GemmEx, BF16 in, FP32 out); medians of
-# 30 runs after warm-up (50 for the GEMMs, cuBLAS and ours in turns), on
+# process: for the streaming samples cudaMemcpy device-to-device (bytes read + written)
+# and the same-shape reference (a plain kernel reading the bytes the inputs hold and
+# writing those the outputs hold; the row's `applies` column says which one its targets
+# use: memcpy where it is copy-shaped, its reads within 10% of its writes, else
+# sameshape), cuBLAS (FLOP/s) for sgemm (SGEMM) and gemm_bf16 (GemmEx, BF16 in, FP32
+# out); medians of 30 runs after warm-up (50 for the GEMMs, cuBLAS and ours in turns), on
 # inputs far larger than L2. Writes build/bench/bench.csv, docs/performance.csv,
 # docs/performance.md (tests/gpu/report.py: the targets, then every row) and
 # docs/performance.png (the chart, where matplotlib is there), through
@@ -37,8 +40,10 @@ echo "bench: $shard$selection"
 
 # rows.csv: the CSV of docs/performance.csv with a first column, the row's place in the
 # report: the streaming rows in matrix order, then the GEMMs' (tests/gpu/bench-report.sh
-# sorts every shard's rows by it). info: what the report needs to know of the run.
-echo "order,sample,lowering,grid,flags,value,reference,ratio" >"$W/rows.csv"
+# sorts every shard's rows by it), and last the same-shape reference's value and ratio
+# (streaming rows) and which reference the row's targets use (applies: memcpy, sameshape,
+# cublas, bound, link or one_gpu). info: what the report needs to know of the run.
+echo "order,sample,lowering,grid,flags,value,reference,ratio,sameshape,ratio_sameshape,applies" >"$W/rows.csv"
 {
     echo "shard=${GPU_SHARD:-1/1}"
     echo "lines=${case_lines[*]}"
@@ -74,12 +79,12 @@ host_multi_rows() {
     [ -n "$line" ] || return 0
     field() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$2"; }
     n=$(field devices "$line")
-    echo "$ord,$1-stream${n}gpu,$2,$3,${4:-},$(field stream_ms "$line"),$(field bound_ms "$line"),$(field ratio "$line")" >>"$W/rows.csv"
-    echo "$ord,$1-speedup${n}gpu,$2,$3,${4:-},$(field one_ms "$line"),$(field stream_ms "$line"),$(field speedup "$line")" >>"$W/rows.csv"
+    echo "$ord,$1-stream${n}gpu,$2,$3,${4:-},$(field stream_ms "$line"),$(field bound_ms "$line"),$(field ratio "$line"),,,bound" >>"$W/rows.csv"
+    echo "$ord,$1-speedup${n}gpu,$2,$3,${4:-},$(field one_ms "$line"),$(field stream_ms "$line"),$(field speedup "$line"),,,one_gpu" >>"$W/rows.csv"
     line=$(grep '^BENCH_HOST_LINK ' "$out" | grep -v ' devices=1 ' | tail -n 1)
-    [ -n "$line" ] && echo "$ord,$1-link${n}gpu,$2,$3,${4:-},$(field stream_ms "$line"),$(field both_ms "$line"),$(field ratio "$line")" >>"$W/rows.csv"
+    [ -n "$line" ] && echo "$ord,$1-link${n}gpu,$2,$3,${4:-},$(field stream_ms "$line"),$(field both_ms "$line"),$(field ratio "$line"),,,link" >>"$W/rows.csv"
     while read -r line; do
-        echo "$ord,$1-stream${n}gpu-dev$(field device "$line"),$2,$3,${4:-},$(field busy_ms "$line"),$(field bound_ms "$line"),$(field ratio "$line")" >>"$W/rows.csv"
+        echo "$ord,$1-stream${n}gpu-dev$(field device "$line"),$2,$3,${4:-},$(field busy_ms "$line"),$(field bound_ms "$line"),$(field ratio "$line"),,,bound" >>"$W/rows.csv"
     done < <(grep '^BENCH_HOST_DEVICE ' "$out")
     grep -E '^BENCH_(HOST_MULTI|HOST_DEVICE|HOST_LINK|ALONE) ' "$out" | sed 's/^/  /'
 }
@@ -87,7 +92,8 @@ host_multi_rows() {
 # A case's flags as one CSV field: every flag, commas as '+'.
 csv_flags() { shift 3; local f="$*"; echo "${f//,/+}"; }
 
-printf '%-11s %-18s %-11s %-19s %9s %9s %6s\n' sample lowering grid flags "GB/s" "D2D GB/s" ratio
+printf '%-11s %-18s %-11s %-19s %9s %9s %6s %9s %6s %s\n' sample lowering grid flags "GB/s" "D2D GB/s" ratio \
+    "same GB/s" ratio applies
 for i in "${!streaming[@]}"; do
     c=${streaming[$i]}
     set -- $c
@@ -100,24 +106,29 @@ for i in "${!streaming[@]}"; do
     line=$(grep '^BENCH ' "$dir/bench.out" | tail -n 1)
     gbs=$(echo "$line" | sed -n 's/.* \([0-9.]*\) GB\/s d2d.*/\1/p')
     ref=$(echo "$line" | sed -n 's/.*d2d=\([0-9.]*\) GB\/s.*/\1/p')
-    ratio=$(echo "$line" | sed -n 's/.*ratio=\([0-9.]*\).*/\1/p')
-    if [ -z "$ratio" ]; then echo "$c: run failed: $line"; continue; fi
-    echo "$(order 0 "${streaming_lines[$i]}"),$1,$2,$3,$flags,$gbs,$ref,$ratio" >>"$W/rows.csv"
-    printf '%-11s %-18s %-11s %-19s %9s %9s %6s\n' "$1" "$2" "$3" "$flags" "$gbs" "$ref" "$ratio"
+    ratio=$(echo "$line" | sed -n 's/.*ratio=\([0-9.]*\).*/\1/p')   # (the last "ratio=": not ratio_sameshape)
+    same=$(echo "$line" | sed -n 's/.* sameshape=\([0-9.]*\) GB\/s.*/\1/p')
+    ratio_same=$(echo "$line" | sed -n 's/.*ratio_sameshape=\([0-9.]*\).*/\1/p')
+    applies=$(echo "$line" | sed -n 's/.* reference=\([a-z]*\).*/\1/p')
+    if [ -z "$ratio" ] || [ -z "$applies" ]; then echo "$c: run failed: $line"; continue; fi
+    echo "$(order 0 "${streaming_lines[$i]}"),$1,$2,$3,$flags,$gbs,$ref,$ratio,$same,$ratio_same,$applies" >>"$W/rows.csv"
+    printf '%-11s %-18s %-11s %-19s %9s %9s %6s %9s %6s %s\n' "$1" "$2" "$3" "$flags" "$gbs" "$ref" "$ratio" \
+        "$same" "$ratio_same" "$applies"
+    grep '^BENCH_SAMESHAPE ' "$dir/bench.out" | sed 's/^/  /'
     # host_stream: NAME_stream (and its serial run) in ms against the bound max(H2D, D2H,
     # kernel) in ms, each measured alone in the same process (ratio: bound / time).
     host=$(grep '^BENCH_HOST ' "$dir/bench.out" | tail -n 1)
     if [ -n "$host" ]; then
         get() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$host"; }
-        echo "$(order 0 "${streaming_lines[$i]}"),$1-stream,$2,$3,$flags,$(get stream_ms),$(get bound_ms),$(get ratio)" >>"$W/rows.csv"
-        echo "$(order 0 "${streaming_lines[$i]}"),$1-stream-nocache,$2,$3,$flags,$(get nocache_ms),$(get bound_ms),$(get nocache_ratio)" >>"$W/rows.csv"
-        echo "$(order 0 "${streaming_lines[$i]}"),$1-serial,$2,$3,$flags,$(get serial_ms),$(get bound_ms),$(get serial_ratio)" >>"$W/rows.csv"
+        echo "$(order 0 "${streaming_lines[$i]}"),$1-stream,$2,$3,$flags,$(get stream_ms),$(get bound_ms),$(get ratio),,,bound" >>"$W/rows.csv"
+        echo "$(order 0 "${streaming_lines[$i]}"),$1-stream-nocache,$2,$3,$flags,$(get nocache_ms),$(get bound_ms),$(get nocache_ratio),,,bound" >>"$W/rows.csv"
+        echo "$(order 0 "${streaming_lines[$i]}"),$1-serial,$2,$3,$flags,$(get serial_ms),$(get bound_ms),$(get serial_ratio),,,bound" >>"$W/rows.csv"
         echo "  $host"
         # the same time against what the link moves alone, in, out and both ways at once
         link=$(grep '^BENCH_HOST_LINK .* devices=1 ' "$dir/bench.out" | tail -n 1)
         if [ -n "$link" ]; then
             get() { sed -n "s/.* $1=\([0-9.]*\).*/\1/p" <<<"$link"; }
-            echo "$(order 0 "${streaming_lines[$i]}"),$1-stream-link,$2,$3,$flags,$(get stream_ms),$(get both_ms),$(get ratio)" >>"$W/rows.csv"
+            echo "$(order 0 "${streaming_lines[$i]}"),$1-stream-link,$2,$3,$flags,$(get stream_ms),$(get both_ms),$(get ratio),,,link" >>"$W/rows.csv"
             echo "  $link"
         fi
         host_multi_rows "$dir/bench.out" "$(order 0 "${streaming_lines[$i]}")" "$@"
@@ -136,7 +147,7 @@ for i in "${!gemm[@]}"; do
     sg=$(case_dir "$@")
     if [ -x "$sg/ref" ]; then
         "$sg/ref" 4096 8192 | sed "s/^/$s $m $g: /" | tee "$sg/result.txt"
-        sed -n "s/^.*GEMM[A-Z0-9_]* n=\([0-9]*\) pipegen \([0-9.]*\) .*cublas \([0-9.]*\) .*ratio=\([0-9.]*\).*/$(order 1 "${gemm_lines[$i]}"),$s-\1,$m,$g,$f,\2,\3,\4/p" \
+        sed -n "s/^.*GEMM[A-Z0-9_]* n=\([0-9]*\) pipegen \([0-9.]*\) .*cublas \([0-9.]*\) .*ratio=\([0-9.]*\).*/$(order 1 "${gemm_lines[$i]}"),$s-\1,$m,$g,$f,\2,\3,\4,,,cublas/p" \
             "$sg/result.txt" >>"$W/rows.csv"
     else
         echo "$s $m $g: build failed"; tail -n 5 "$sg/build.log"

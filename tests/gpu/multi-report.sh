@@ -20,7 +20,7 @@ n=$(sed -n 's/^[0-9]*,[a-z0-9_]*-stream\([0-9]*\)gpu,.*/\1/p' "$d/rows.csv" | he
 [ -n "$n" ] || { echo "multi-report: no row over several GPUs in $d/rows.csv" >&2; exit 2; }
 machine="$n x $(info gpu) ($(info arch))"
 {
-    echo "machine,cuda,date,sample,lowering,grid,flags,value,reference,ratio"
+    echo "machine,cuda,date,sample,lowering,grid,flags,value,reference,ratio,sameshape,ratio_sameshape,applies"
     tail -n +2 "$d/rows.csv" | grep -E '^[0-9]+,[a-z0-9_]+_host-' | sort -s -t, -k1,1 | cut -d, -f2- |
         sed "s|^|$machine,$(info cuda),$(info date),|"
 } >"$ROOT/docs/performance-multi.csv"

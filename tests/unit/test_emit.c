@@ -591,6 +591,47 @@ START_TEST(drivers)
 }
 END_TEST
 
+/* The bench driver's same-shape reference reads what the inputs hold and writes what the
+ * outputs hold (an inout array both), and the row takes the copy as its reference only
+ * where the two are within 10%: saxpy reads twice what it writes, a reduction only reads. */
+START_TEST(bench_sameshape_bytes)
+{
+    static const char *inout =
+        "pipeline scale {\n  inout float z[n];\n  tile z[1024];\n"
+        "  compute elementwise (i) { z[i] = 2.0f * z[i]; }\n"
+        "  reference (i) { z[i] = 2.0f * z[i]; }\n}\n";
+    struct { const char *src, *bytes; } cases[] = {
+        {saxpy, "    double rbytes = 0, wbytes = 0;\n    rbytes += (double)(b.n_x) * 4;\n"
+                "    rbytes += (double)(b.n_y) * 4;\n    wbytes += (double)(b.n_z) * 4;\n"
+                "    const double bytes = rbytes + wbytes;\n"},
+        {reduce, "    double rbytes = 0, wbytes = 0;\n    rbytes += (double)(b.n_x) * 4;\n"
+                 "    wbytes += (double)(b.n_s) * 4;\n    const double bytes = rbytes + wbytes;\n"},
+        {inout, "    double rbytes = 0, wbytes = 0;\n    rbytes += (double)(b.n_z) * 4;\n"
+                "    wbytes += (double)(b.n_z) * 4;\n    const double bytes = rbytes + wbytes;\n"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+        emitted e;
+        emit_for(&e, cases[c].src, MECH_CP_ASYNC, false);
+        strbuf b;
+        sb_init(&b, e.h.a);
+        emit_bench(&b, &e.u);
+        ck_assert_contains(b.data, cases[c].bytes);
+        ck_assert_contains(b.data, "__global__ void pg_sameshape(const uint4 *__restrict__ in, size_t rn,");
+        ck_assert_contains(b.data, "for (; k + 3 * stride < n; k += 4 * stride) {\n        uint4 v[4];\n");
+        ck_assert_contains(b.data, "static const int per_sm[3] = {4, 8, 16}, threads[2] = {256, 512};\n");
+        ck_assert_contains(b.data, "    pg_ss ss = pg_ss_over(c0, rbytes, c1, wbytes);\n"
+                                   "    pg_ss_pick(ss, e0, e1);\n");
+        ck_assert_contains(b.data, "        const float q = pg_event_ms(e0, e1, [&] { pg_ss_launch(ss); });\n");
+        ck_assert_contains(b.data, "    const bool copy_shaped = fabs(rbytes - wbytes) <= 0.1 * wbytes;\n");
+        ck_assert_contains(b.data, "ratio=%.3f sameshape=%.1f GB/s \"\n"
+                                   "           \"ratio_sameshape=%.3f reference=%s\\n\"");
+        ck_assert_contains(b.data, "copy_shaped ? \"memcpy\" : \"sameshape\"");
+        ck_assert_contains(b.data, "    if (argc > 1 && !strcmp(argv[1], \"--stream-ref\"))\n");
+        emitted_free(&e);
+    }
+}
+END_TEST
+
 START_TEST(output_is_deterministic)
 {
     emitted e, f;
@@ -633,6 +674,7 @@ static Suite *emit_suite(void)
     tcase_add_test(sh, banner_elems_ntiles);
     tcase_add_test(sh, body_with_and_without_lines);
     tcase_add_test(sh, drivers);
+    tcase_add_test(sh, bench_sameshape_bytes);
     tcase_add_test(sh, output_is_deterministic);
     suite_add_tcase(s, sh);
     return s;
