@@ -259,7 +259,7 @@ INSTALLED = $(BINDIR)/pipegen $(LIBDIR)/libpipert.a $(LIBDIR)/libpipert.so.$(VER
             $(LIBDIR)/$(SONAME) $(LIBDIR)/libpipert.so $(INCDIR)/pipert.h \
             $(DEVICE_HEADERS:runtime/%=$(INCDIR)/%) $(PCDIR)/pipert.pc \
             $(CMAKEDIR)/pipegenConfig.cmake $(CMAKEDIR)/pipegenConfigVersion.cmake \
-            $(MAN1DIR)/pipegen.1 $(MANIFEST)
+            $(CMAKEDIR)/pipegenGenerate.cmake $(MAN1DIR)/pipegen.1 $(MANIFEST)
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PCDIR) \
 	    $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(SHAREDIR)
@@ -271,7 +271,7 @@ install: all
 	install -m 644 runtime/pipert.h $(DEVICE_HEADERS) $(DESTDIR)$(INCDIR)/
 	install -m 644 $(B)/pkg/pipert.pc $(DESTDIR)$(PCDIR)/pipert.pc
 	install -m 644 $(B)/pkg/pipegenConfig.cmake $(B)/pkg/pipegenConfigVersion.cmake \
-	    $(DESTDIR)$(CMAKEDIR)/
+	    packaging/pipegenGenerate.cmake $(DESTDIR)$(CMAKEDIR)/
 	install -m 644 $(B)/pkg/pipegen.1 $(DESTDIR)$(MAN1DIR)/pipegen.1
 	@{ [ ! -f $(DESTDIR)$(MANIFEST) ] || cat $(DESTDIR)$(MANIFEST); \
 	   printf '%s\n' $(INSTALLED:$(PREFIX)/%=%); } | LC_ALL=C sort -u >$(B)/install_manifest.txt

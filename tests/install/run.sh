@@ -52,7 +52,7 @@ expected_files() {
     printf '%s\n' bin/pipegen lib/libpipert.a "lib/libpipert.so.$version" \
         "lib/libpipert.so.$major" lib/libpipert.so include/pipegen/pipert.h lib/pkgconfig/pipert.pc \
         lib/cmake/pipegen/pipegenConfig.cmake lib/cmake/pipegen/pipegenConfigVersion.cmake \
-        share/man/man1/pipegen.1 share/pipegen/install_manifest.txt
+        lib/cmake/pipegen/pipegenGenerate.cmake share/man/man1/pipegen.1 share/pipegen/install_manifest.txt
     for h in "$root"/runtime/pipert_*.cuh; do
         echo "include/pipegen/$(basename "$h")"
     done
@@ -309,8 +309,11 @@ c_cmake_example() {
     [ -x "$ex/b/scale" ] || fail "no scale binary"
     [ -f "$ex/b/pipegen/scale.cu" ] && [ -f "$ex/b/pipegen/scale.cuh" ] || fail "no generated scale.cu, scale.cuh"
     [ -f "$ex/b/pipegen/scale.cu.d" ] || fail "pipegen wrote no depfile"
-    grep -q "pipegen $ex/scale.pipe -o $ex/b/pipegen/scale.cu --arch=sm_80 -MD -MF $ex/b/pipegen/scale.cu.d --lower=cp.async\$" \
+    grep -q "pipegen $ex/scale.pipe -o $ex/b/pipegen/scale.cu --arch=sm_80 -MD -MF $ex/b/pipegen/scale.cu.d --lower=cp.async -ffile-prefix-map=$ex/= -ffile-prefix-map=$ex/b/=\$" \
         "$case_dir/out" || fail "pipegen_generate did not run pipegen as expected: $(grep -m 1 'bin/pipegen' "$case_dir/out")"
+    # Relocatable: the spec named relative to the source tree, no absolute path.
+    grep -q '^#line [0-9]* "scale.pipe"$' "$ex/b/pipegen/scale.cu" || fail "no #line into scale.pipe (relative)"
+    grep -l "$ex" "$ex/b/pipegen/scale.cu" "$ex/b/pipegen/scale.cuh" >/dev/null && fail "the generated files name $ex"
     grep -q "lowering cp.async" "$ex/b/pipegen/scale.cu" || fail "LOWER did not reach pipegen"
     grep -qE 'arch=compute_80,code=\[compute_80,sm_80\]' "$case_dir/out" \
         || fail "the generated source was not compiled for sm_80 (CUDA_ARCHITECTURES)"
@@ -366,6 +369,45 @@ c_cmake_shared() {
     grep -q "cudart_static" "$case_dir/link" && fail "the static CUDA runtime was linked too"
     runs "$ex/bs/scale" 1000
     return 0
+}
+
+c_cmake_archs() {
+    # pipegen_generate takes every architecture pipegen --arch takes (configure, generate,
+    # and CMake's nvcc flags; not compiled: 12 architectures take minutes), and refuses
+    # others at configure time.
+    [ $have_nvcc = 1 ] || { skip "no nvcc"; return; }
+    [ $have_cmake = 1 ] || { skip "no cmake"; return; }
+    local p=$case_dir/p a
+    local all
+    mkdir -p "$p" && cp "$root/examples/scale/scale.pipe" "$p/"
+    archs_project() {
+        printf '%s\n' "cmake_minimum_required(VERSION 3.20)" "set(CMAKE_CUDA_ARCHITECTURES 80)" \
+            "project(archs LANGUAGES C CUDA)" "find_package(pipegen REQUIRED)" "add_library(k OBJECT)" \
+            "pipegen_generate(TARGET k SPECS scale.pipe ARCH $1)" >"$p/CMakeLists.txt"
+        rm -rf "$p/b"
+        cmake -G "Unix Makefiles" -S "$p" -B "$p/b" -DCMAKE_PREFIX_PATH="$inst" \
+            -DCMAKE_CUDA_COMPILER="$NVCC" >"$case_dir/configure" 2>&1
+    }
+    # pipegen takes at most 4 architectures at once: three projects.
+    for all in sm_80,sm_86,sm_87,sm_89 sm_90,sm_100,sm_103,sm_120 sm_90a,sm_100a,sm_103a,sm_120a; do
+        archs_project "$all" || { fail "configure with ARCH $all failed: $(grep -m 3 -iE 'error|ARCH' "$case_dir/configure" | tr '\n' ' ')"; continue; }
+        (cd "$p/b" && "$make" -f CMakeFiles/k.dir/build.make VERBOSE=1 pipegen/scale.cu) >"$case_dir/gen" 2>&1 \
+            || { fail "generating for $all failed: $(tail -n 3 "$case_dir/gen" | tr '\n' ' ')"; continue; }
+        grep -q -- "--arch=$all " "$case_dir/gen" || fail "pipegen was not run with --arch=$all: $(grep -m 1 bin/pipegen "$case_dir/gen")"
+        grep -q "${all##*,}" "$p/b/pipegen/scale.cu" || fail "scale.cu has no ${all##*,}"
+        for a in $(sed 's/sm_//g; s/,/ /g' <<<"${all%,*}"); do
+            grep -q "arch=compute_$a,code=\[sm_$a\]" "$p/b/CMakeFiles/k.dir/flags.make" \
+                || fail "CMake compiles for no sm_$a: $(grep -m 1 CUDA_FLAGS "$p/b/CMakeFiles/k.dir/flags.make")"
+        done
+        a=${all##*,sm_}   # the newest, also as PTX
+        grep -q "arch=compute_$a,code=\[compute_$a,sm_$a\]" "$p/b/CMakeFiles/k.dir/flags.make" \
+            || fail "no sm_$a with its PTX, the newest: $(grep -m 1 CUDA_FLAGS "$p/b/CMakeFiles/k.dir/flags.make")"
+    done
+    for a in sm_75 sm_80a sm_101 90; do
+        archs_project "$a" && fail "ARCH $a was taken"
+        grep -q "pipegen_generate: ARCH '$a' is not one of pipegen's" "$case_dir/configure" \
+            || fail "ARCH $a: $(grep -m 2 -i error "$case_dir/configure" | tr '\n' ' ')"
+    done
 }
 
 c_readme() {
