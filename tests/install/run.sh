@@ -371,6 +371,29 @@ c_cmake_shared() {
     return 0
 }
 
+c_cmake_subdirectory() {
+    # The root CMakeLists.txt taken in by add_subdirectory (as FetchContent does): it
+    # builds pipegen (FindFLEX, FindBISON) and libpipert, and the example is generated,
+    # compiled and linked with them, then run as built.
+    [ $have_nvcc = 1 ] || { skip "no nvcc"; return; }
+    [ $have_cmake = 1 ] || { skip "no cmake"; return; }
+    example ex-sub
+    cmake -G "Unix Makefiles" -S "$ex" -B "$ex/b" -DPIPEGEN_SOURCE_DIR="$root" \
+        -DCMAKE_CUDA_COMPILER="$NVCC" >"$case_dir/configure" 2>&1 \
+        || { fail "cmake configure failed: $(grep -m 3 -i error "$case_dir/configure" | tr '\n' ' ')"; return; }
+    cmake --build "$ex/b" -j 2 -- VERBOSE=1 >"$case_dir/out" 2>&1 \
+        || { fail "cmake --build failed: $(grep -m 3 -iE 'error|fatal' "$case_dir/out" | tr '\n' ' ')"; return; }
+    [ -x "$ex/b/pipegen-build/pipegen" ] || fail "pipegen was not built"
+    [ -f "$ex/b/pipegen-build/libpipert.a" ] || fail "libpipert.a was not built"
+    [ -f "$ex/b/pipegen-build/libpipert.so.$version" ] || fail "libpipert.so.$version was not built"
+    grep -q "pipegen-build/pipegen $ex/scale.pipe -o $ex/b/pipegen/scale.cu --arch=sm_80" "$case_dir/out" \
+        || fail "the built pipegen did not generate scale.cu: $(grep -m 1 'scale.pipe -o' "$case_dir/out")"
+    [ "$("$ex/b/pipegen-build/pipegen" --version)" = "pipegen $version" ] || fail "the built pipegen's version"
+    cat "$case_dir/out" "$ex"/b/CMakeFiles/scale.dir/link*.* >"$case_dir/link" 2>/dev/null
+    grep -q "pipegen-build/libpipert.a" "$case_dir/link" || fail "scale was not linked with the built libpipert.a"
+    [ -x "$ex/b/scale" ] && runs "$ex/b/scale" 1000
+}
+
 c_cmake_archs() {
     # pipegen_generate takes every architecture pipegen --arch takes (configure, generate,
     # and CMake's nvcc flags; not compiled: 12 architectures take minutes), and refuses
