@@ -29,7 +29,7 @@ ASAN_OBJ = $(OBJ:$(B)/obj/%=$(B)/asan/%)
 LIB_OBJ = $(filter-out %/main.o,$(OBJ))
 ASAN_LIB_OBJ = $(filter-out %/main.o,$(ASAN_OBJ))
 
-.PHONY: all demo check unit golden errors fuzz compile-test valgrind gpu-check bench \
+.PHONY: all demo check unit golden errors fuzz compile-test compile-cuda12 valgrind gpu-check bench \
         bench-report install uninstall clean samples mutation cli build-test fuzz-lib fuzz-long \
         runtime-test install-test
 .DELETE_ON_ERROR:
@@ -183,6 +183,11 @@ fuzz-long:
 compile-test: $(B)/pipegen
 	@tests/compile/run.sh $(B)/pipegen
 
+# The compile suite's subset with a CUDA 12.x nvcc (CUDA12_NVCC, or /usr/local/cuda-12.*),
+# or, while the generated code takes only a newer CUDA, its version guard; skipped without.
+compile-cuda12: $(B)/pipegen
+	@tests/compile/cuda12.sh $(B)/pipegen
+
 valgrind: $(B)/pipegen
 	@tests/valgrind.sh $(B)/pipegen
 
@@ -218,8 +223,8 @@ install-test: all
 # The suites of `make check`, in this order. Every suite runs even after an earlier one
 # failed (a plain sub-make would stop there); the last line names the failed ones, and
 # check then fails.
-CHECK_SUITES = unit golden errors mutation cli fuzz fuzz-lib build-test compile-test valgrind \
-               runtime-test install-test
+CHECK_SUITES = unit golden errors mutation cli fuzz fuzz-lib build-test compile-test \
+               compile-cuda12 valgrind runtime-test install-test
 check: all
 	@failed=; for suite in $(CHECK_SUITES); do \
 	    $(MAKE) --no-print-directory $$suite || failed="$$failed $$suite"; \
