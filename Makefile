@@ -29,7 +29,7 @@ ASAN_OBJ = $(OBJ:$(B)/obj/%=$(B)/asan/%)
 LIB_OBJ = $(filter-out %/main.o,$(OBJ))
 ASAN_LIB_OBJ = $(filter-out %/main.o,$(ASAN_OBJ))
 
-.PHONY: all demo check unit golden errors fuzz compile-test valgrind gpu-check bench \
+.PHONY: all demo check unit golden errors fuzz compile-test compile-cuda12 valgrind gpu-check bench \
         bench-report install uninstall clean samples mutation cli build-test fuzz-lib fuzz-long \
         runtime-test install-test
 .DELETE_ON_ERROR:
@@ -183,6 +183,11 @@ fuzz-long:
 compile-test: $(B)/pipegen
 	@tests/compile/run.sh $(B)/pipegen
 
+# The compile suite's subset with a CUDA 12.x nvcc (CUDA12_NVCC, or /usr/local/cuda-12.*),
+# or, while the generated code takes only a newer CUDA, its version guard; skipped without.
+compile-cuda12: $(B)/pipegen
+	@tests/compile/cuda12.sh $(B)/pipegen
+
 valgrind: $(B)/pipegen
 	@tests/valgrind.sh $(B)/pipegen
 
@@ -218,8 +223,8 @@ install-test: all
 # The suites of `make check`, in this order. Every suite runs even after an earlier one
 # failed (a plain sub-make would stop there); the last line names the failed ones, and
 # check then fails.
-CHECK_SUITES = unit golden errors mutation cli fuzz fuzz-lib build-test compile-test valgrind \
-               runtime-test install-test
+CHECK_SUITES = unit golden errors mutation cli fuzz fuzz-lib build-test compile-test \
+               compile-cuda12 valgrind runtime-test install-test
 check: all
 	@failed=; for suite in $(CHECK_SUITES); do \
 	    $(MAKE) --no-print-directory $$suite || failed="$$failed $$suite"; \
@@ -241,24 +246,28 @@ bench-report:
 	@tests/gpu/bench-report.sh $(BENCH_SHARDS)
 
 # ---------------------------------------------------------------- install
-# PREFIX/bin/pipegen, PREFIX/lib/libpipert.{a,so*}, PREFIX/include/pipert.h and the device
-# headers, PREFIX/lib/pkgconfig/pipert.pc, PREFIX/lib/cmake/pipegen/, and
-# PREFIX/share/man/man1/pipegen.1; DESTDIR is honoured. `make uninstall` removes exactly
-# those (and the lib/cmake/pipegen directory).
+# PREFIX/bin/pipegen, PREFIX/lib/libpipert.{a,so*}, PREFIX/include/pipegen/pipert.h and the
+# device headers beside it, PREFIX/lib/pkgconfig/pipert.pc, PREFIX/lib/cmake/pipegen/,
+# PREFIX/share/man/man1/pipegen.1, and PREFIX/share/pipegen/install_manifest.txt: every
+# file install put there, relative to PREFIX (an earlier install's too, as CMake's
+# install_manifest.txt). DESTDIR is honoured. `make uninstall` removes exactly the files
+# the manifest names, and pipegen's own directories once empty.
 BINDIR   = $(PREFIX)/bin
 LIBDIR   = $(PREFIX)/lib
-INCDIR   = $(PREFIX)/include
+INCDIR   = $(PREFIX)/include/pipegen
 PCDIR    = $(LIBDIR)/pkgconfig
 CMAKEDIR = $(LIBDIR)/cmake/pipegen
 MAN1DIR  = $(PREFIX)/share/man/man1
+SHAREDIR = $(PREFIX)/share/pipegen
+MANIFEST = $(SHAREDIR)/install_manifest.txt
 INSTALLED = $(BINDIR)/pipegen $(LIBDIR)/libpipert.a $(LIBDIR)/libpipert.so.$(VERSION) \
             $(LIBDIR)/$(SONAME) $(LIBDIR)/libpipert.so $(INCDIR)/pipert.h \
             $(DEVICE_HEADERS:runtime/%=$(INCDIR)/%) $(PCDIR)/pipert.pc \
             $(CMAKEDIR)/pipegenConfig.cmake $(CMAKEDIR)/pipegenConfigVersion.cmake \
-            $(MAN1DIR)/pipegen.1
+            $(CMAKEDIR)/pipegenGenerate.cmake $(MAN1DIR)/pipegen.1 $(MANIFEST)
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PCDIR) \
-	    $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(MAN1DIR)
+	    $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(SHAREDIR)
 	install -m 755 $(B)/pipegen $(DESTDIR)$(BINDIR)/pipegen
 	install -m 644 $(B)/libpipert.a $(DESTDIR)$(LIBDIR)/libpipert.a
 	install -m 755 $(B)/libpipert.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libpipert.so.$(VERSION)
@@ -267,12 +276,23 @@ install: all
 	install -m 644 runtime/pipert.h $(DEVICE_HEADERS) $(DESTDIR)$(INCDIR)/
 	install -m 644 $(B)/pkg/pipert.pc $(DESTDIR)$(PCDIR)/pipert.pc
 	install -m 644 $(B)/pkg/pipegenConfig.cmake $(B)/pkg/pipegenConfigVersion.cmake \
-	    $(DESTDIR)$(CMAKEDIR)/
+	    packaging/pipegenGenerate.cmake $(DESTDIR)$(CMAKEDIR)/
 	install -m 644 $(B)/pkg/pipegen.1 $(DESTDIR)$(MAN1DIR)/pipegen.1
+	@{ [ ! -f $(DESTDIR)$(MANIFEST) ] || cat $(DESTDIR)$(MANIFEST); \
+	   printf '%s\n' $(INSTALLED:$(PREFIX)/%=%); } | LC_ALL=C sort -u >$(B)/install_manifest.txt
+	install -m 644 $(B)/install_manifest.txt $(DESTDIR)$(MANIFEST)
+	@echo "install: $$(wc -l <$(B)/install_manifest.txt) files under $(DESTDIR)$(PREFIX), listed in $(DESTDIR)$(MANIFEST)"
 
 uninstall:
-	rm -f $(INSTALLED:%=$(DESTDIR)%)
-	-rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
+	@if [ ! -f $(DESTDIR)$(MANIFEST) ]; then \
+	    echo "uninstall: no $(DESTDIR)$(MANIFEST): nothing installed there to remove"; exit 0; fi; \
+	n=0; while IFS= read -r f; do \
+	    case $$f in ''|/*|*..*) echo "uninstall: skipping '$$f' of the manifest" >&2; continue;; esac; \
+	    if [ -e "$(DESTDIR)$(PREFIX)/$$f" ] || [ -L "$(DESTDIR)$(PREFIX)/$$f" ]; then \
+	        rm -f "$(DESTDIR)$(PREFIX)/$$f" && n=$$((n + 1)) || exit 1; fi; \
+	done <$(DESTDIR)$(MANIFEST); \
+	echo "uninstall: removed $$n files under $(DESTDIR)$(PREFIX)"
+	-@rmdir $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(SHAREDIR) 2>/dev/null || true
 
 clean:
 	rm -rf $(B)

@@ -90,7 +90,7 @@ cat <<'EOF'
 with a fault kind that does not apply to the schedule.
 .SH FILES
 .TP
-.I PREFIX/include/pipert.h\fR, \fIPREFIX/include/pipert_*.cuh
+.I PREFIX/include/pipegen/pipert.h\fR, \fIPREFIX/include/pipegen/pipert_*.cuh
 the runtime header and the device support the generated code includes
 .TP
 .I PREFIX/lib/libpipert.a\fR, \fIPREFIX/lib/libpipert.so

@@ -758,6 +758,13 @@ static void emit_main(strbuf *o, const emit_unit *u)
 {
     const spec *s = u->spec;
     sb_printf(o, "int main(void)\n{\n    const int S = %d;\n", spec_ring_slots(s));
+    sb_printf(o, "    /* No GPU (or no driver): \"skipped\", the status test harnesses read as such. */\n"
+                 "    int pg_ndev = 0;\n    cudaError_t pg_dev = cudaGetDeviceCount(&pg_ndev);\n"
+                 "    if (pg_dev == cudaErrorNoDevice || pg_dev == cudaErrorInsufficientDriver\n"
+                 "        || pg_dev == cudaErrorStubLibrary || (pg_dev == cudaSuccess && pg_ndev == 0)) {\n"
+                 "        printf(\"%s: skipped: no CUDA device (%%s)\\n\",\n"
+                 "               pg_dev == cudaSuccess ? \"none found\" : pipert_error_string(pg_dev));\n"
+                 "        return 77;\n    }\n", s->name);
     sb_puts(o, "    /* PG_TEST_QUICK (set under the sanitizers) leaves out the large case. */\n"
                "    const bool quick = getenv(\"PG_TEST_QUICK\") != NULL;\n"
                "    const size_t ncases = sizeof pg_cases / sizeof pg_cases[0];\n"

@@ -29,7 +29,8 @@ typedef struct options {
     bool dep_phony;              /* -MP */
     bool lines;
     bool verify_only, dump_ast, dump_ir;
-    const char *prefix_map;      /* -ffile-prefix-map=OLD=NEW, as given */
+    const char **prefix_maps;    /* -ffile-prefix-map=OLD=NEW, each as given */
+    int nprefix_maps;
     const char *color;           /* -fdiagnostics-color: never, always, auto */
     fault_kind fault;
     const char *fault_opt;       /* --inject-fault as written */
@@ -381,7 +382,7 @@ static bool set_value_opt(options *o, const opt_use *u, diag_ctx *d)
     case O_MT: return add_dep_target(o, v, false);
     case O_MQ: return add_dep_target(o, v, true);
     case O_PREFIX_MAP:
-        o->prefix_map = v;
+        o->prefix_maps[o->nprefix_maps++] = v;
         if (strchr(v, '='))
             return true;
         diag_fatal_noloc(d, "bad -ffile-prefix-map '%s' (expected OLD=NEW)", v);
@@ -649,16 +650,20 @@ typedef struct run {
 } run;
 
 /* The spec as the outputs name it (#line, banner): <stdin>, or its path with
- * -ffile-prefix-map's OLD replaced by NEW where the path starts with OLD. */
+ * -ffile-prefix-map's OLD replaced by NEW where the path starts with OLD; of several, the
+ * last given that matches, as gcc. */
 static const char *spec_name(run *r)
 {
-    const char *in = r->o.input, *map = r->o.prefix_map;
+    const char *in = r->o.input;
     if (!strcmp(in, "-"))
         return "<stdin>";
-    if (!map)
-        return in;
-    size_t n = (size_t)(strchr(map, '=') - map);
-    return strncmp(in, map, n) ? in : arena_printf(r->a, "%s%s", map + n + 1, in + n);
+    for (int i = r->o.nprefix_maps - 1; i >= 0; --i) {
+        const char *map = r->o.prefix_maps[i];
+        size_t n = (size_t)(strchr(map, '=') - map);
+        if (!strncmp(in, map, n))
+            return arena_printf(r->a, "%s%s", map + n + 1, in + n);
+    }
+    return in;
 }
 
 /* The host plan of the schedules, faulted, dumped and verified as they are; the exit
@@ -862,6 +867,7 @@ int main(int argc, char **argv)
     r.o = (options){.lines = true, .fault = FAULT_NONE, .color = "auto"};
     parse_arch("sm_80,sm_90", &r.o.tgt, &r.d);
     r.o.dep_targets = arena_alloc(r.a, sizeof(dep_target) * (size_t)argc);
+    r.o.prefix_maps = arena_alloc(r.a, sizeof(const char *) * (size_t)argc);
     int status = parse_args(r.a, argc, argv, &r.o, &r.d);
     if (status == GO_ON)
         status = compile(&r);

@@ -156,6 +156,38 @@ c_compile_prints_progress() {
     grep -q "^FAIL \[$total/$total\] " "$case_dir/out" || fail "no [$total/$total] line"
 }
 
+c_cuda12_skipped() {
+    # Without a CUDA 12.x nvcc the CUDA 12 suite says so, how to get one, and is skipped.
+    case_pipegen
+    local st=0
+    CUDA12_NVCC=$case_dir/none "$root/tests/compile/cuda12.sh" "$pipegen" >"$case_dir/out" 2>&1 || st=$?
+    [ $st = 0 ] || fail "exit status $st without a CUDA 12 nvcc"
+    grep -q '^compile-cuda12: SKIPPED: no CUDA 12.x nvcc .*cuda-nvcc-12' "$case_dir/out" || fail "$(head -n 2 "$case_dir/out")"
+    st=0
+    CUDA12_NVCC=$case_dir/none PIPEGEN_SKIP_STATUS=77 "$root/tests/compile/cuda12.sh" "$pipegen" >/dev/null 2>&1 || st=$?
+    [ $st = 77 ] || fail "exit status $st with PIPEGEN_SKIP_STATUS=77"
+}
+
+c_cuda12_guard() {
+    # A CUDA 12 older than the generated code takes: each compile must stop first at the
+    # version guard's #error (a stand-in nvcc that reports the one #error that fires under
+    # CUDA 12, as nvcc would), and a compile that went through fails the suite.
+    case_pipegen
+    printf '%s\n' '#!/bin/sh' '[ "$1" = --version ] && { echo "Cuda compilation tools, release 12.9, V12.9.86"; exit 0; }' \
+        'for a; do case $a in *.cu) f=$a;; esac; done' \
+        '[ -n "${PASS:-}" ] && exit 0' \
+        'n=$(grep -n "^#error .* for CUDA " "$f" | head -n 1 | cut -d: -f1)' \
+        'echo "$f($n): error: #error directive: $(grep -m 1 "^#error .* for CUDA " "$f" | sed "s/^#error //")"' 'exit 1' \
+        >"$case_dir/nvcc"
+    chmod +x "$case_dir/nvcc"
+    CUDA12_NVCC=$case_dir/nvcc "$root/tests/compile/cuda12.sh" "$pipegen" >"$case_dir/out" 2>&1 \
+        || fail "the guard's refusals failed the suite: $(grep -m 2 FAIL "$case_dir/out" | tr '\n' ' ')"
+    grep -q '^compile-cuda12: 6 passed, 0 failed$' "$case_dir/out" || fail "$(tail -n 1 "$case_dir/out")"
+    PASS=1 CUDA12_NVCC=$case_dir/nvcc "$root/tests/compile/cuda12.sh" "$pipegen" >"$case_dir/out" 2>&1 \
+        && fail "a CUDA 12 compile that went through passed"
+    grep -q '^FAIL saxpy sync: CUDA 12.9 compiled it' "$case_dir/out" || fail "$(grep -m 1 FAIL "$case_dir/out")"
+}
+
 c_demo_incremental() {
     # make demo (scripts/build-samples.sh) does again only what changed.
     case_pipegen

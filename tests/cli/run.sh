@@ -1194,6 +1194,11 @@ c_file_prefix_map() {
     expect_status 0; expect_no_err
     grep -q '^#line [0-9]* "/src/saxpy.pipe"$' k.cu || fail "no #line into /src/saxpy.pipe"
     grep -q "$case_dir" k.cu && fail "the absolute path is still in k.cu"
+    # Several: the last given that matches, as gcc; an empty NEW makes the path relative.
+    pg "$case_dir/saxpy.pipe" -o k.cu -ffile-prefix-map="$case_dir/"= -ffile-prefix-map=/elsewhere=/x
+    expect_status 0; grep -q '^#line [0-9]* "saxpy.pipe"$' k.cu || fail "no #line into saxpy.pipe (first map)"
+    pg "$case_dir/saxpy.pipe" -o k.cu -ffile-prefix-map="$case_dir"=/a -ffile-prefix-map="$case_dir"=/b
+    expect_status 0; grep -q '^#line [0-9]* "/b/saxpy.pipe"$' k.cu || fail "no #line into /b/saxpy.pipe (the last map)"
     pg saxpy.pipe -o k.cu -ffile-prefix-map=nothing
     expect_status 1; expect_err "pipegen: error: bad -ffile-prefix-map 'nothing' (expected OLD=NEW)"
 }

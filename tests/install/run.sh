@@ -17,6 +17,8 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 suite_start install "[CASE...]" "$@"
 if [ -n "${INSTALL_KEEP:-}" ]; then
+    rm -rf "$tmp"
+    trap - EXIT           # suite_start's trap would remove the kept directory
     tmp=$INSTALL_KEEP
     rm -rf "$tmp" && mkdir -p "$tmp" || exit 2
 fi
@@ -48,11 +50,11 @@ skip() { skipped=$*; }
 expected_files() {
     local h
     printf '%s\n' bin/pipegen lib/libpipert.a "lib/libpipert.so.$version" \
-        "lib/libpipert.so.$major" lib/libpipert.so include/pipert.h lib/pkgconfig/pipert.pc \
+        "lib/libpipert.so.$major" lib/libpipert.so include/pipegen/pipert.h lib/pkgconfig/pipert.pc \
         lib/cmake/pipegen/pipegenConfig.cmake lib/cmake/pipegen/pipegenConfigVersion.cmake \
-        share/man/man1/pipegen.1
+        lib/cmake/pipegen/pipegenGenerate.cmake share/man/man1/pipegen.1 share/pipegen/install_manifest.txt
     for h in "$root"/runtime/pipert_*.cuh; do
-        echo "include/$(basename "$h")"
+        echo "include/pipegen/$(basename "$h")"
     done
 }
 
@@ -65,6 +67,21 @@ api_functions() {
 # new file into place, so a regenerated file has a new inode).
 stamp() {
     stat -c '%i %Y.%y' "$1" 2>/dev/null || echo missing
+}
+
+# runs BIN [ARGS...]: BIN runs as built, with no LD_LIBRARY_PATH: it must load (libpipert
+# and the CUDA runtime found), and exit 0, or, on a machine without a GPU, 77 with a line
+# saying there is no CUDA device. Sets ran (its output).
+runs() {
+    local st=0
+    ran=$(env -u LD_LIBRARY_PATH timeout 120 "$@" 2>&1) || st=$?
+    if grep -q "error while loading shared libraries" <<<"$ran"; then
+        fail "$(basename "$1") does not load: $ran"
+    elif [ $st = 77 ]; then
+        grep -qi "no CUDA device" <<<"$ran" || fail "$(basename "$1") exited 77 without saying there is no CUDA device: $ran"
+    elif [ $st != 0 ]; then
+        fail "$(basename "$1") exited $st: $(tail -n 3 <<<"$ran" | tr '\n' ' ')"
+    fi
 }
 
 pc() {
@@ -84,7 +101,8 @@ c_install() {
     [ "$(stat -c %a "$inst/bin/pipegen")" = 755 ] || fail "bin/pipegen is not mode 755"
     [ "$(stat -c %a "$inst/lib/libpipert.so.$version")" = 755 ] || fail "the shared library is not mode 755"
     local f
-    for f in lib/libpipert.a include/pipert.h lib/pkgconfig/pipert.pc share/man/man1/pipegen.1; do
+    for f in lib/libpipert.a include/pipegen/pipert.h lib/pkgconfig/pipert.pc share/man/man1/pipegen.1 \
+             share/pipegen/install_manifest.txt; do
         [ "$(stat -c %a "$inst/$f")" = 644 ] || fail "$f is not mode 644"
     done
     [ "$(readlink "$inst/lib/libpipert.so.$major")" = "libpipert.so.$version" ] \
@@ -92,8 +110,11 @@ c_install() {
     [ "$(readlink "$inst/lib/libpipert.so")" = "libpipert.so.$major" ] \
         || fail "libpipert.so -> $(readlink "$inst/lib/libpipert.so")"
     for f in pipert.h $(cd "$root/runtime" && ls pipert_*.cuh); do
-        cmp -s "$root/runtime/$f" "$inst/include/$f" || fail "include/$f differs from runtime/$f"
+        cmp -s "$root/runtime/$f" "$inst/include/pipegen/$f" || fail "include/pipegen/$f differs from runtime/$f"
     done
+    # The manifest names what install put, relative to PREFIX (itself included).
+    [ "$(sort "$inst/share/pipegen/install_manifest.txt")" = "$want" ] \
+        || fail "install_manifest.txt is not the installed files: $(diff <(echo "$want") <(sort "$inst/share/pipegen/install_manifest.txt") | grep '^[<>]' | tr '\n' ' ')"
     # Installing again over it changes nothing.
     "$make" -C "$root" --no-print-directory install PREFIX="$prefix" DESTDIR="$dest" \
         >"$case_dir/out2" 2>&1 || fail "a second make install failed"
@@ -121,7 +142,7 @@ c_library() {
 c_versions() {
     [ "$("$inst/bin/pipegen" --version)" = "pipegen $version" ] || fail "pipegen --version: $("$inst/bin/pipegen" --version)"
     [ "$(pc --modversion pipert 2>&1)" = "$version" ] || fail "pkg-config --modversion pipert: $(pc --modversion pipert 2>&1)"
-    grep -q "^#define PIPERT_ABI_VERSION $abi\$" "$inst/include/pipert.h" || fail "installed pipert.h: no ABI $abi"
+    grep -q "^#define PIPERT_ABI_VERSION $abi\$" "$inst/include/pipegen/pipert.h" || fail "installed pipert.h: no ABI $abi"
     grep -q "^#define PIPEGEN_PIPERT_ABI $abi\$" "$root/src/pipegen.h" \
         || fail "pipegen writes sources for another ABI than pipert.h's $abi (PIPEGEN_PIPERT_ABI)"
     # A C program against the installed header and shared library (no GPU: these calls
@@ -143,14 +164,15 @@ int main(void)
 EOF
     # shellcheck disable=SC2046
     if ! ${CC:-cc} -std=c11 -Wall -Wextra -Werror -o "$case_dir/v" "$case_dir/v.c" \
-            $(pc --cflags --libs pipert) -Wl,-rpath,"$inst/lib" >"$case_dir/cc.out" 2>&1; then
+            $(pc --cflags --libs pipert) >"$case_dir/cc.out" 2>&1; then
         fail "a C program against the installed pipert.pc does not build: $(head -n 3 "$case_dir/cc.out" | tr '\n' ' ')"
         return
     fi
     readelf -d "$case_dir/v" | grep -q "NEEDED.*\[libpipert.so.$major\]" \
         || fail "the program does not need libpipert.so.$major"
     local out
-    out=$("$case_dir/v" 2>&1) || fail "the program failed: $out"
+    # It runs as linked, libpipert found by the rpath pipert.pc gave.
+    out=$(env -u LD_LIBRARY_PATH "$case_dir/v" 2>&1) || fail "the program failed: $out"
     # 8 MB moved over 4 streams: 8 chunks of 1 MiB (131072 elements, a multiple of 1024).
     [ "$out" = "$version $abi 0 8 82496" ] || fail "the program printed '$out'"
     # The CMake package's version rules (same major; before 1.0 the same minor too).
@@ -201,9 +223,11 @@ c_pkg_config() {
     local flags
     flags=$(pc --cflags --libs pipert 2>&1) || { fail "pkg-config --cflags --libs pipert: $flags"; return; }
     # Relocatable: the flags name the tree where the file is, DESTDIR and all.
-    grep -q -- "-I$inst/lib/pkgconfig/../../include" <<<"$flags" || fail "no -I of the installed include dir: $flags"
-    grep -q -- "-L$inst/lib/pkgconfig/../../lib -lpipert" <<<"$flags" || fail "no -L -lpipert: $flags"
-    grep -q -- "-lcudart" <<<"$flags" || fail "no -lcudart: $flags"
+    # The generated code includes "pipert.h" and "pipert_*.cuh": their directory.
+    grep -q -- "-I$inst/lib/pkgconfig/../../include/pipegen" <<<"$flags" || fail "no -I of the installed include/pipegen: $flags"
+    grep -q -- "-L$inst/lib/pkgconfig/../../lib -Wl,-rpath,$inst/lib/pkgconfig/../../lib -lpipert" <<<"$flags" \
+        || fail "no -L, rpath and -lpipert: $flags"
+    grep -q -- "-L[^ ]* -Wl,-rpath,[^ ]* -lcudart" <<<"$flags" || fail "no -L, rpath and -lcudart: $flags"
 }
 
 # A copy of the example to build.
@@ -230,6 +254,7 @@ c_make_example() {
     grep -q "arch=compute_80,code=\[sm_80,compute_80\]" "$case_dir/out" || fail "nvcc did not compile for sm_80"
     readelf -d "$ex/scale" | grep -q "NEEDED.*\[libpipert.so.$major\]" || fail "scale does not need libpipert.so.$major"
     readelf -d "$ex/scale" | grep -q "NEEDED.*\[libcudart.so" || fail "scale does not use the shared CUDA runtime"
+    runs "$ex/scale" 1000
 }
 
 # make_rebuild WHAT: the example's make after touching WHAT ("" for nothing); sets runs
@@ -284,14 +309,18 @@ c_cmake_example() {
     [ -x "$ex/b/scale" ] || fail "no scale binary"
     [ -f "$ex/b/pipegen/scale.cu" ] && [ -f "$ex/b/pipegen/scale.cuh" ] || fail "no generated scale.cu, scale.cuh"
     [ -f "$ex/b/pipegen/scale.cu.d" ] || fail "pipegen wrote no depfile"
-    grep -q "pipegen $ex/scale.pipe -o $ex/b/pipegen/scale.cu --arch=sm_80 -MD -MF $ex/b/pipegen/scale.cu.d --lower=cp.async\$" \
+    grep -q "pipegen $ex/scale.pipe -o $ex/b/pipegen/scale.cu --arch=sm_80 -MD -MF $ex/b/pipegen/scale.cu.d --lower=cp.async -ffile-prefix-map=$ex/= -ffile-prefix-map=$ex/b/=\$" \
         "$case_dir/out" || fail "pipegen_generate did not run pipegen as expected: $(grep -m 1 'bin/pipegen' "$case_dir/out")"
+    # Relocatable: the spec named relative to the source tree, no absolute path.
+    grep -q '^#line [0-9]* "scale.pipe"$' "$ex/b/pipegen/scale.cu" || fail "no #line into scale.pipe (relative)"
+    grep -l "$ex" "$ex/b/pipegen/scale.cu" "$ex/b/pipegen/scale.cuh" >/dev/null && fail "the generated files name $ex"
     grep -q "lowering cp.async" "$ex/b/pipegen/scale.cu" || fail "LOWER did not reach pipegen"
     grep -qE 'arch=compute_80,code=\[compute_80,sm_80\]' "$case_dir/out" \
         || fail "the generated source was not compiled for sm_80 (CUDA_ARCHITECTURES)"
     cat "$case_dir/out" "$ex"/b/CMakeFiles/scale.dir/link*.* >"$case_dir/link" 2>/dev/null
     grep -q "$inst/lib/libpipert.a" "$case_dir/link" || fail "pipegen::pipert did not link libpipert.a"
     readelf -d "$ex/b/scale" | grep -q "NEEDED.*libpipert" && fail "the static link needs libpipert.so"
+    runs "$ex/b/scale" 1000
     # The depfile is CMake's: it knows the spec from pipegen's -MD.
     grep -rqs "scale.pipe" "$ex/b/CMakeFiles/scale.dir/compiler_depend.make" \
         || fail "CMake did not read pipegen's depfile"
@@ -338,7 +367,70 @@ c_cmake_shared() {
     readelf -d "$ex/bs/scale" | grep -q "NEEDED.*\[libcudart.so" || fail "scale does not use the shared CUDA runtime"
     cat "$case_dir/out" "$ex"/bs/CMakeFiles/scale.dir/link*.* >"$case_dir/link" 2>/dev/null
     grep -q "cudart_static" "$case_dir/link" && fail "the static CUDA runtime was linked too"
+    runs "$ex/bs/scale" 1000
     return 0
+}
+
+c_cmake_subdirectory() {
+    # The root CMakeLists.txt taken in by add_subdirectory (as FetchContent does): it
+    # builds pipegen (FindFLEX, FindBISON) and libpipert, and the example is generated,
+    # compiled and linked with them, then run as built.
+    [ $have_nvcc = 1 ] || { skip "no nvcc"; return; }
+    [ $have_cmake = 1 ] || { skip "no cmake"; return; }
+    example ex-sub
+    cmake -G "Unix Makefiles" -S "$ex" -B "$ex/b" -DPIPEGEN_SOURCE_DIR="$root" \
+        -DCMAKE_CUDA_COMPILER="$NVCC" >"$case_dir/configure" 2>&1 \
+        || { fail "cmake configure failed: $(grep -m 3 -i error "$case_dir/configure" | tr '\n' ' ')"; return; }
+    cmake --build "$ex/b" -j 2 -- VERBOSE=1 >"$case_dir/out" 2>&1 \
+        || { fail "cmake --build failed: $(grep -m 3 -iE 'error|fatal' "$case_dir/out" | tr '\n' ' ')"; return; }
+    [ -x "$ex/b/pipegen-build/pipegen" ] || fail "pipegen was not built"
+    [ -f "$ex/b/pipegen-build/libpipert.a" ] || fail "libpipert.a was not built"
+    [ -f "$ex/b/pipegen-build/libpipert.so.$version" ] || fail "libpipert.so.$version was not built"
+    grep -q "pipegen-build/pipegen $ex/scale.pipe -o $ex/b/pipegen/scale.cu --arch=sm_80" "$case_dir/out" \
+        || fail "the built pipegen did not generate scale.cu: $(grep -m 1 'scale.pipe -o' "$case_dir/out")"
+    [ "$("$ex/b/pipegen-build/pipegen" --version)" = "pipegen $version" ] || fail "the built pipegen's version"
+    cat "$case_dir/out" "$ex"/b/CMakeFiles/scale.dir/link*.* >"$case_dir/link" 2>/dev/null
+    grep -q "pipegen-build/libpipert.a" "$case_dir/link" || fail "scale was not linked with the built libpipert.a"
+    [ -x "$ex/b/scale" ] && runs "$ex/b/scale" 1000
+}
+
+c_cmake_archs() {
+    # pipegen_generate takes every architecture pipegen --arch takes (configure, generate,
+    # and CMake's nvcc flags; not compiled: 12 architectures take minutes), and refuses
+    # others at configure time.
+    [ $have_nvcc = 1 ] || { skip "no nvcc"; return; }
+    [ $have_cmake = 1 ] || { skip "no cmake"; return; }
+    local p=$case_dir/p a
+    local all
+    mkdir -p "$p" && cp "$root/examples/scale/scale.pipe" "$p/"
+    archs_project() {
+        printf '%s\n' "cmake_minimum_required(VERSION 3.20)" "set(CMAKE_CUDA_ARCHITECTURES 80)" \
+            "project(archs LANGUAGES C CUDA)" "find_package(pipegen REQUIRED)" "add_library(k OBJECT)" \
+            "pipegen_generate(TARGET k SPECS scale.pipe ARCH $1)" >"$p/CMakeLists.txt"
+        rm -rf "$p/b"
+        cmake -G "Unix Makefiles" -S "$p" -B "$p/b" -DCMAKE_PREFIX_PATH="$inst" \
+            -DCMAKE_CUDA_COMPILER="$NVCC" >"$case_dir/configure" 2>&1
+    }
+    # pipegen takes at most 4 architectures at once: three projects.
+    for all in sm_80,sm_86,sm_87,sm_89 sm_90,sm_100,sm_103,sm_120 sm_90a,sm_100a,sm_103a,sm_120a; do
+        archs_project "$all" || { fail "configure with ARCH $all failed: $(grep -m 3 -iE 'error|ARCH' "$case_dir/configure" | tr '\n' ' ')"; continue; }
+        (cd "$p/b" && "$make" -f CMakeFiles/k.dir/build.make VERBOSE=1 pipegen/scale.cu) >"$case_dir/gen" 2>&1 \
+            || { fail "generating for $all failed: $(tail -n 3 "$case_dir/gen" | tr '\n' ' ')"; continue; }
+        grep -q -- "--arch=$all " "$case_dir/gen" || fail "pipegen was not run with --arch=$all: $(grep -m 1 bin/pipegen "$case_dir/gen")"
+        grep -q "${all##*,}" "$p/b/pipegen/scale.cu" || fail "scale.cu has no ${all##*,}"
+        for a in $(sed 's/sm_//g; s/,/ /g' <<<"${all%,*}"); do
+            grep -q "arch=compute_$a,code=\[sm_$a\]" "$p/b/CMakeFiles/k.dir/flags.make" \
+                || fail "CMake compiles for no sm_$a: $(grep -m 1 CUDA_FLAGS "$p/b/CMakeFiles/k.dir/flags.make")"
+        done
+        a=${all##*,sm_}   # the newest, also as PTX
+        grep -q "arch=compute_$a,code=\[compute_$a,sm_$a\]" "$p/b/CMakeFiles/k.dir/flags.make" \
+            || fail "no sm_$a with its PTX, the newest: $(grep -m 1 CUDA_FLAGS "$p/b/CMakeFiles/k.dir/flags.make")"
+    done
+    for a in sm_75 sm_80a sm_101 90; do
+        archs_project "$a" && fail "ARCH $a was taken"
+        grep -q "pipegen_generate: ARCH '$a' is not one of pipegen's" "$case_dir/configure" \
+            || fail "ARCH $a: $(grep -m 2 -i error "$case_dir/configure" | tr '\n' ' ')"
+    done
 }
 
 c_readme() {
@@ -348,13 +440,43 @@ c_readme() {
         || fail "the README's commands failed: $(grep -v '^    ' "$case_dir/out" | tail -n 4 | tr '\n' ' ')"
 }
 
+c_readme_make() {
+    # The README's Make example is examples/scale/Makefile's, line for line (that one is
+    # built and run by make_example): each line of it, a tab for the 8 spaces of a recipe.
+    local block line
+    block=$(awk '/^pattern rule and pipegen.s depfile/ { on = 1 } on && /^    / { inside = 1; print; next }
+                 inside { exit }' "$root/README.md" | sed 's/^    //; s/^        /\t/')
+    [ -n "$block" ] || { fail "README.md has no Make example after 'pattern rule and pipegen's depfile'"; return; }
+    while IFS= read -r line; do
+        grep -qxF -- "$line" "$root/examples/scale/Makefile" || fail "README's make line not in examples/scale/Makefile: '$line'"
+    done <<<"$block"
+}
+
 c_uninstall() {
+    # Exactly what install put, by its manifest: also a header an earlier install put
+    # (pipert_old.cuh, gone from this tree: an install over it keeps it in the manifest),
+    # and nothing else: not a user's files beside them, nor a directory holding one.
+    printf 'x\n' >"$inst/include/pipegen/pipert_old.cuh"
+    echo include/pipegen/pipert_old.cuh >>"$inst/share/pipegen/install_manifest.txt"
+    "$make" -C "$root" --no-print-directory install PREFIX="$prefix" DESTDIR="$dest" \
+        >"$case_dir/out" 2>&1 || { fail "make install over it failed: $(tail -n 3 "$case_dir/out" | tr '\n' ' ')"; return; }
+    grep -qx include/pipegen/pipert_old.cuh "$inst/share/pipegen/install_manifest.txt" \
+        || fail "an install over an earlier one dropped the earlier one's files from the manifest"
+    mkdir -p "$inst/share/pipegen-user"
+    printf 'x\n' | tee "$inst/lib/libother.so" "$inst/include/other.h" "$inst/bin/other" \
+        "$inst/share/pipegen-user/keep" >/dev/null
     "$make" -C "$root" --no-print-directory uninstall PREFIX="$prefix" DESTDIR="$dest" \
         >"$case_dir/out" 2>&1 || { fail "make uninstall failed: $(tail -n 3 "$case_dir/out" | tr '\n' ' ')"; return; }
     local left
-    left=$(find "$dest" ! -type d)
-    [ -z "$left" ] || fail "left behind: $(tr '\n' ' ' <<<"$left")"
-    [ -d "$inst/lib/cmake/pipegen" ] && fail "lib/cmake/pipegen is left"
+    left=$(cd "$inst" && find . ! -type d | sed 's|^\./||' | sort | tr '\n' ' ')
+    [ "$left" = "bin/other include/other.h lib/libother.so share/pipegen-user/keep " ] \
+        || fail "left behind or removed: $left"
+    local d
+    for d in lib/cmake/pipegen include/pipegen share/pipegen; do
+        [ -d "$inst/$d" ] && fail "$d is left"
+    done
+    rm -f "$inst/lib/libother.so" "$inst/include/other.h" "$inst/bin/other"
+    rm -rf "$inst/share/pipegen-user"
     # Again: nothing to remove is not an error.
     "$make" -C "$root" --no-print-directory uninstall PREFIX="$prefix" DESTDIR="$dest" \
         >"$case_dir/out" 2>&1 || fail "a second make uninstall failed"

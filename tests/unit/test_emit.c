@@ -583,6 +583,9 @@ START_TEST(drivers)
     ck_assert_contains(t.data, "static void pg_reference(const struct saxpy_args *pg_h)\n");
     ck_assert_contains(t.data, "int main(");
     ck_assert_contains(b.data, "int main(");
+    /* Without a GPU the test is "skipped" (77), before any case. */
+    ck_assert_contains(t.data, "        return 77;\n");
+    ck_assert(strstr(t.data, "return 77;") < strstr(t.data, "pg_case(pg_cases[c]"));
     ck_assert_contains(t.data, "saxpy_launch");
     ck_assert_contains(b.data, "saxpy_launch");
     /* The reference body, with #line into the spec. */
