@@ -176,8 +176,8 @@ c_cuda12_guard() {
     printf '%s\n' '#!/bin/sh' '[ "$1" = --version ] && { echo "Cuda compilation tools, release 12.9, V12.9.86"; exit 0; }' \
         'for a; do case $a in *.cu) f=$a;; esac; done' \
         '[ -n "${PASS:-}" ] && exit 0' \
-        'n=$(grep -n "^#error .* for CUDA " "$f" | head -n 1 | cut -d: -f1)' \
-        'echo "$f($n): error: #error directive: $(grep -m 1 "^#error .* for CUDA " "$f" | sed "s/^#error //")"' 'exit 1' \
+        'h=${f%.cu}.cuh; n=$(grep -n "^#error .* for CUDA " "$h" | head -n 1 | cut -d: -f1)' \
+        'echo "$h($n): error: #error directive: $(grep -m 1 "^#error .* for CUDA " "$h" | sed "s/^#error //")"' 'exit 1' \
         >"$case_dir/nvcc"
     chmod +x "$case_dir/nvcc"
     CUDA12_NVCC=$case_dir/nvcc "$root/tests/compile/cuda12.sh" "$pipegen" >"$case_dir/out" 2>&1 \

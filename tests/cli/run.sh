@@ -697,11 +697,11 @@ c_verify_and_dumps_write_nothing() {
     expect_files
 }
 c_cuda_version_guard() {
-    # The source refuses a CUDA older than 13.0 with its reason (the preprocessor over the
-    # guard, CUDART_VERSION as cuda_runtime.h defines it).
+    # The header (and so the source) refuses a CUDA older than 13.0 with its reason (the
+    # preprocessor over the guard, CUDART_VERSION as cuda_runtime_api.h defines it).
     pg saxpy.pipe -o k.cu
     expect_status 0
-    sed -n '/CUDART_VERSION/,/^#endif/p' k.cu >guard.h
+    sed -n '/CUDART_VERSION/,/^#endif/p' k.cuh >guard.h
     ${CC:-cc} -E -x c -DCUDART_VERSION=12090 guard.h >/dev/null 2>.cc &&
         fail "CUDA 12.9 passes the guard"
     grep -q 'for CUDA 13.0 or newer' .cc || fail "no #error naming CUDA 13.0: $(head -c 200 .cc)"
