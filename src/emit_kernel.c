@@ -532,14 +532,6 @@ static void emit_region_copy(kctx *k, int si, chunk_printer chunk)
     kp(k, "; });\n");
 }
 
-void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name)
-{
-    bool hint = st->evict != EVICT_DEFAULT;
-    kp(k, "pg_copy_chunk_async<pg_vec_%s, %s, %d, %s>(pg_d, pg_s, pg_v, %s%s)", name,
-       st->cache == CACHE_CA ? "false" : "true", st->prefetch, hint ? "true" : "false",
-       hint ? "pg_pol_" : "0", hint ? name : "");
-}
-
 void emit_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer args)
 {
     for (int i = 0; i < k->s->nstages; ++i) {

@@ -55,6 +55,14 @@ static void print_wait(kctx *k, const ir_op *op)
     kp(k, "pg_cp_async_wait<%d>();\n", op->n);
 }
 
+void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name)
+{
+    bool hint = st->evict != EVICT_DEFAULT;
+    kp(k, "pg_copy_chunk_async<pg_vec_%s, %s, %d, %s>(pg_d, pg_s, pg_v, %s%s)", name,
+       st->cache == CACHE_CA ? "false" : "true", st->prefetch, hint ? "true" : "false",
+       hint ? "pg_pol_" : "0", hint ? name : "");
+}
+
 const mech_module mech_cp_async_module = {
     .plan = plan_commit_groups,
     .print = {

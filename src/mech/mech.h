@@ -87,8 +87,6 @@ void emit_step_close(kctx *k, const ir_op *op);
 /* How a lowering moves one chunk of a region: a statement over pg_d (destination),
  * pg_s (source) and pg_v (valid bytes). */
 typedef void (*chunk_printer)(kctx *k, const spec_stage *st, const char *name);
-/* One chunk through cp.async with the stage's cache operator, prefetch and policy. */
-void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name);
 /* Copy every staged input the operation names, chunk by chunk, in a step scope. */
 void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk);
 /* COPY for a lowering whose copies are calls per region rather than per chunk:
@@ -169,6 +167,9 @@ extern const mech_module mech_tensor_module;
  * pipeline_consumer_wait_prior<N> wait as for 8 when N is larger), the code waits for
  * more than the IR's WAIT allows to pend, never less: what the verifier proves holds. */
 bool plan_commit_groups(planner *p);
+/* One chunk through cp.async with the stage's cache operator, prefetch and policy
+ * (mech/cp_async.c), shared with cp.async.mbarrier. */
+void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name);
 /* The mbarrier ring (mech/cp_async_mbarrier.c), shared with barrier and bulk: the frame's
  * barrier initialisation (INIT, its FENCE mbarrier_init for the async proxy, the block
  * BARRIER that publishes it), the pg_full/pg_empty arrays (setup), their initialisation by
