@@ -155,6 +155,9 @@ void out_ignore_write_signals(void);
 /* Why a spec may not declare name (the generated code could not use it: a C, C++ or CUDA
  * keyword or built-in, or one of the generated code's own names), or NULL when it may. */
 const char *reserved_why(const char *name);
+/* Why name collides with what the generated code names after pipeline (NAME_launch, ...),
+ * or NULL. */
+const char *reserved_after_pipeline(const char *pipeline, const char *name);
 
 /* ====================================================================== arch.c */
 

@@ -85,6 +85,7 @@ static const struct decl *find_decl(const checker *c, const char *name)
 static bool check_name(checker *c, const char *name, srcloc loc)
 {
     const char *why = reserved_why(name);
+    why = why ? why : reserved_after_pipeline(c->s->name, name);
     if (why)
         diag_error(c->d, loc, "'%s': %s", name, why);
     return !why;
@@ -1292,6 +1293,17 @@ static void check_item(checker *c, const ast_item *it)
     }
 }
 
+/* The generated code names functions and types after the pipeline (NAME_launch): those
+ * names must not fall among the reserved ones (pipeline pg: pg_launch). */
+static void check_pipeline_name(checker *c, const ast_pipeline *p)
+{
+    const char *launch = arena_printf(c->a, "%s_launch", p->name);
+    const char *why = reserved_why(launch);
+    if (why)
+        diag_error(c->d, p->name_loc, "pipeline '%s' would name its functions '%s', ...: %s",
+                   p->name, launch, why);
+}
+
 /* Items are checked in two passes: declarations first (arrays may be declared after the
  * items that use them), then everything else in source order. */
 static bool is_declaration(const ast_item *it)
@@ -1316,6 +1328,7 @@ bool sema_check(arena *a, diag_ctx *d, const ast_file *f, const target *t, spec 
     const ast_pipeline *p = f->pipeline;
     checker c = {.a = a, .d = d, .tgt = t, .s = out};
     out->name = p->name;
+    check_pipeline_name(&c, p);
     out->loc = p->loc;
     out->file = p->loc.file;
     out->threads = 256;

@@ -513,6 +513,53 @@ c_watchdog_strict() {
     done
     expect_files
 }
+# The names of the sweep: macros of the compiler and the standard headers, keywords, the
+# generated code's own names (pipeline sw: sw_launch, sw_args), and ordinary names that
+# must keep working (min, y0, index: functions a local may hide).
+sweep_names=(linux unix M_PI M_E INT64_MAX SIZE_MAX RAND_MAX HUGE_VAL BUFSIZ CUDART_VERSION
+    typeof workspace workspace_bytes pipegen_half pipegen_bf16 errno assert NULL EOF stdin
+    __typeof__ asm typeof_unqual INT_MAX UINT32_MAX CHAR_BIT FLT_MAX DBL_EPSILON
+    EXIT_SUCCESS MB_CUR_MAX FP_NAN M_SQRT2 INFINITY i386 EINVAL CUDA_VERSION sw_launch
+    sw_args min max y0 index alpha)
+# sweep_spec ROLE NAME...: a spec declaring each name as a parameter or as an array.
+sweep_spec() {
+    local role=$1 n decl= use=x[i]
+    shift
+    for n in "$@"; do
+        if [ "$role" = param ]; then decl+="  param float $n;"$'\n'; use+=" * $n"
+        else decl+="  in float $n[n];"$'\n'; use+=" + $n[i]"; fi
+    done
+    printf 'pipeline sw {\n%s  in  float x[n];\n  out float z[n];\n  tile z[256];\n  stage x;\n  compute elementwise (i) { z[i] = %s; }\n}\n' \
+        "$decl" "$use"
+}
+c_names_sweep() {
+    # Each name, as a parameter and as an array, is either refused at its declaration
+    # (file:line:col naming it) or compiles: nvcc -c of the output of one spec declaring
+    # every name accepted (skipped without nvcc).
+    local role n nvcc accepted
+    nvcc=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
+    for role in param array; do
+        accepted=()
+        for n in "${sweep_names[@]}"; do
+            sweep_spec "$role" "$n" >s.pipe
+            pg s.pipe -o s.cu
+            if [ "$status" = 0 ]; then
+                accepted+=("$n")
+            elif ! grep -q "^s.pipe:2:[0-9]*: error: '$n': " .err; then
+                fail "$role $n: refused without its place: $(head -n 1 .err)"
+            fi
+        done
+        [ ${#accepted[@]} -ge 5 ] || fail "$role: only ${#accepted[@]} names accepted"
+        [ -x "$nvcc" ] || continue
+        sweep_spec "$role" "${accepted[@]}" >s.pipe
+        pg s.pipe -o s.cu
+        expect_status 0
+        "$nvcc" -c s.cu -I"$root/runtime" -gencode arch=compute_80,code=sm_80 -o s.o >.nv 2>&1 ||
+            fail "$role: nvcc rejects the names ${accepted[*]}: $(grep -m 3 error .nv | tr '\n' ' ')"
+    done
+    rm -f s.pipe s.cu s.cuh s.o .nv
+    expect_files
+}
 c_many_params_linear() {
     # 10,000 params: linear memory (growth arrays double; it took 3.2 GB) and a clear error
     # where the kernel's parameters pass CUDA's 32764 bytes.
