@@ -67,6 +67,9 @@ void emit_header(strbuf *out, const emit_unit *u)
     sb_puts(out, "#include <stddef.h>\n#include <stdint.h>\n#include <cuda_runtime_api.h>\n"
                  "#include \"pipert.h\"\n\n");
     emit_half_types(out, s);
+    /* After the header's own includes (and those nvcc puts first: cuda_runtime.h and the
+     * C library's headers it brings), before any name is used. */
+    emit_name_guards(out, s, &u->opts);
     sb_puts(out, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
     emit_args_struct(out, s);
     sb_printf(out, "\n/* Enqueue the pipeline on `stream`. Never allocates or synchronizes. */\n"

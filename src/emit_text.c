@@ -76,3 +76,18 @@ void emit_ntiles(strbuf *out, const spec *s, const char *prefix)
             sb_printf(out, ", %lld)", s->march);
     }
 }
+
+void emit_name_guards(strbuf *out, const spec *s, const emit_opts *o)
+{
+    if (s->ndecls)
+        sb_puts(out, "/* A name of the spec that a header or -D made a macro would be "
+                     "replaced below. */\n");
+    for (int i = 0; i < s->ndecls; ++i) {
+        const spec_decl *n = &s->decls[i];
+        sb_printf(out, "#ifdef %s\n#error \"%s:%d:%d: '%s' is a macro here (defined by a "
+                       "header or -D): rename it in the spec\"\n#endif\n", n->name,
+                  o->spec_path, n->loc.line, n->loc.col, n->name);
+    }
+    if (s->ndecls)
+        sb_puts(out, "\n");
+}

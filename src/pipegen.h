@@ -459,6 +459,12 @@ typedef struct affine {
     const char *var[AFF_MAX_TERMS];
 } affine;
 
+/* A name the spec declares and where (the generated header's macro guards name it). */
+typedef struct spec_decl {
+    srcloc loc;
+    const char *name;
+} spec_decl;
+
 typedef struct spec_param {
     srcloc loc;
     const char *name;
@@ -520,6 +526,9 @@ typedef struct spec {
     spec_stage *stages; int nstages;
     spec_accum *accums; int naccums;
     const char **sizes; int nsizes;  /* size symbols, in order of first appearance */
+    spec_decl *decls; int ndecls;    /* every name declared (params, arrays, sizes,
+                                        accumulators, tile origins, the step variable, body
+                                        indices), each once, in order of declaration */
 
     int threads;                     /* default 256 */
     int nstages_ring;                /* `stages N`, default 2 */
@@ -1034,6 +1043,9 @@ struct emit_unit {
 void emit_header(strbuf *out, const emit_unit *u);
 /* Pieces shared by the emitters (emit_text.c). */
 void emit_banner(strbuf *out, const spec *s);
+/* One #ifdef per name the spec declares: a name some header or -D made a macro stops the
+ * compile with an #error naming its place in the spec. */
+void emit_name_guards(strbuf *out, const spec *s, const emit_opts *o);
 /* A body, with #line into the spec and back into the output when opts->lines. */
 void emit_body(strbuf *out, const spec_body *b, const emit_opts *o, const char *indent);
 /* Number the #line directives back into the output (emit_body's) once it is whole. */

@@ -35,7 +35,7 @@ typedef struct checker {
     struct decl { const char *name; srcloc loc; const char *what; } *decls;
     int ndecls, cap_decls;
     /* capacities of the spec's arrays, which double as they grow */
-    int cap_sizes, cap_params, cap_arrays, cap_accums, cap_stages;
+    int cap_sizes, cap_params, cap_arrays, cap_accums, cap_stages, cap_sdecls;
     /* the first item of each kind that may appear once, for duplicate checks */
     const ast_item *once[IT_BODY + 1 + BODY_REFERENCE + 1];
     const ast_item *stage_of[64];   /* per array: the item that staged it */
@@ -91,6 +91,14 @@ static bool check_name(checker *c, const char *name, srcloc loc)
     return !why;
 }
 
+/* A name the generated code will use, for the header's macro guards. */
+static void note_name(checker *c, const char *name, srcloc loc)
+{
+    spec *s = c->s;
+    s->decls = arena_grow(c->a, s->decls, &c->cap_sdecls, s->ndecls + 1, sizeof *s->decls);
+    s->decls[s->ndecls++] = (spec_decl){loc, name};
+}
+
 static bool declare(checker *c, const char *name, srcloc loc, const char *what)
 {
     const struct decl *prev = find_decl(c, name);
@@ -103,6 +111,7 @@ static bool declare(checker *c, const char *name, srcloc loc, const char *what)
         return false;
     c->decls = arena_grow(c->a, c->decls, &c->cap_decls, c->ndecls + 1, sizeof *c->decls);
     c->decls[c->ndecls++] = (struct decl){name, loc, what};
+    note_name(c, name, loc);
     return true;
 }
 
@@ -900,6 +909,15 @@ static void check_body_returns(checker *c, const ast_item *it)
     }
 }
 
+/* Bodies may reuse an index name (i in compute and reference): noted once. */
+static bool is_index_noted(const spec *s, const char *name)
+{
+    for (int i = 0; i < s->ndecls; ++i)
+        if (strcmp(s->decls[i].name, name) == 0)
+            return true;
+    return false;
+}
+
 static void check_body(checker *c, const ast_item *it)
 {
     spec *s = c->s;
@@ -914,6 +932,8 @@ static void check_body(checker *c, const ast_item *it)
                        prev->what);
             return;
         }
+        if (!is_index_noted(s, it->idx[i]))
+            note_name(c, it->idx[i], it->idx_loc[i]);
     }
     check_body_returns(c, it);
     switch (it->body_kind) {

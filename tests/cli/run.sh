@@ -560,6 +560,37 @@ c_names_sweep() {
     rm -f s.pipe s.cu s.cuh s.o .nv
     expect_files
 }
+c_name_made_a_macro() {
+    # A declared name that a header or -D made a macro stops the compile of the generated
+    # header with an #error naming the spec's line, before the name is used (nvcc: the
+    # whole source; without it the preprocessor over the header's guards).
+    local nvcc
+    nvcc=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
+    sed 's/^  in    float y\[n\];/  in    float foo[n];/; s/ + y\[i\]/ + foo[i]/; s/^  stage   x, y;/  stage   x, foo;/' saxpy.pipe >m.pipe
+    pg m.pipe -o k.cu
+    expect_status 0
+    local want="#error \"m.pipe:5:15: 'foo' is a macro here (defined by a header or -D): rename it in the spec\""
+    grep -qxF "$want" k.cuh || fail "k.cuh lacks '$want'"
+    [ "$(grep -n '^#ifdef foo$' k.cuh | cut -d: -f1)" -lt "$(grep -n '^struct saxpy_args' k.cuh | cut -d: -f1)" ] ||
+        fail "the guard of foo is not before the struct"
+    local n
+    for n in a x foo n z i; do
+        grep -qx "#ifdef $n" k.cuh || fail "no guard for '$n'"
+    done
+    sed -n '/^#ifdef /,/^#endif/p' k.cuh >guard.h
+    ${CC:-cc} -E -x c -Dfoo=1 guard.h >/dev/null 2>.cc && fail "-Dfoo=1 passes the guards"
+    grep -qF "m.pipe:5:15: 'foo' is a macro here" .cc || fail "cc: no #error naming foo: $(head -c 200 .cc)"
+    ${CC:-cc} -E -x c guard.h >/dev/null 2>.cc || fail "the guards fire without a macro"
+    if [ -x "$nvcc" ]; then
+        "$nvcc" -c k.cu -Dfoo=1 -I"$root/runtime" -gencode arch=compute_80,code=sm_80 -o k.o >.nv 2>&1 &&
+            fail "nvcc -Dfoo=1 compiles"
+        grep -q "k.cuh.*error.*m.pipe:5:15: 'foo' is a macro here" .nv ||
+            fail "nvcc: no #error naming foo: $(head -c 300 .nv)"
+        [ "$(grep -c "error:" .nv)" = 1 ] || fail "nvcc: more than the #error: $(head -c 300 .nv)"
+    fi
+    rm -f m.pipe k.cu k.cuh k.o guard.h .cc .nv
+    expect_files
+}
 c_many_params_linear() {
     # 10,000 params: linear memory (growth arrays double; it took 3.2 GB) and a clear error
     # where the kernel's parameters pass CUDA's 32764 bytes.

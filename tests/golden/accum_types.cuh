@@ -18,6 +18,56 @@ typedef struct { uint16_t bits; } pipegen_half;
 typedef struct { uint16_t bits; } pipegen_bf16;
 #endif
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef x
+#error "accum_types.pipe:6:18: 'x' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef n
+#error "accum_types.pipe:6:20: 'n' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef k
+#error "accum_types.pipe:7:18: 'k' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef u
+#error "accum_types.pipe:8:18: 'u' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef b
+#error "accum_types.pipe:9:18: 'b' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef xmax
+#error "accum_types.pipe:10:18: 'xmax' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef kmin
+#error "accum_types.pipe:11:18: 'kmin' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef ksum
+#error "accum_types.pipe:12:18: 'ksum' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef umax
+#error "accum_types.pipe:13:18: 'umax' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef bmin
+#error "accum_types.pipe:14:18: 'bmin' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef hi
+#error "accum_types.pipe:21:20: 'hi' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef lo
+#error "accum_types.pipe:22:20: 'lo' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef tot
+#error "accum_types.pipe:23:20: 'tot' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef top
+#error "accum_types.pipe:24:20: 'top' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef blo
+#error "accum_types.pipe:25:20: 'blo' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "accum_types.pipe:27:24: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -7,6 +7,23 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef x
+#error "cache_hints.pipe:4:15: 'x' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef n
+#error "cache_hints.pipe:4:17: 'n' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef y
+#error "cache_hints.pipe:5:15: 'y' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef z
+#error "cache_hints.pipe:6:15: 'z' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "cache_hints.pipe:14:24: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

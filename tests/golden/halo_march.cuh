@@ -7,6 +7,35 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef u
+#error "halo_march.pipe:4:13: 'u' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef ny
+#error "halo_march.pipe:4:15: 'ny' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef nx
+#error "halo_march.pipe:4:19: 'nx' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef v
+#error "halo_march.pipe:5:13: 'v' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef w
+#error "halo_march.pipe:6:13: 'w' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef y0
+#error "halo_march.pipe:12:24: 'y0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef x0
+#error "halo_march.pipe:12:28: 'x0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef j
+#error "halo_march.pipe:16:24: 'j' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "halo_march.pipe:16:27: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

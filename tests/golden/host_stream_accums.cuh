@@ -18,6 +18,53 @@ typedef struct { uint16_t bits; } pipegen_half;
 typedef struct { uint16_t bits; } pipegen_bf16;
 #endif
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef a
+#error "host_stream_accums.pipe:7:16: 'a' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef rows
+#error "host_stream_accums.pipe:7:18: 'rows' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef cols
+#error "host_stream_accums.pipe:7:24: 'cols' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef d
+#error "host_stream_accums.pipe:8:16: 'd' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef h
+#error "host_stream_accums.pipe:9:16: 'h' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef amin
+#error "host_stream_accums.pipe:10:16: 'amin' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef dmax
+#error "host_stream_accums.pipe:11:16: 'dmax' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef hmax
+#error "host_stream_accums.pipe:12:16: 'hmax' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef dsum
+#error "host_stream_accums.pipe:13:16: 'dsum' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef lo
+#error "host_stream_accums.pipe:20:18: 'lo' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef hi
+#error "host_stream_accums.pipe:21:18: 'hi' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef hh
+#error "host_stream_accums.pipe:22:18: 'hh' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef tot
+#error "host_stream_accums.pipe:23:18: 'tot' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef y
+#error "host_stream_accums.pipe:26:24: 'y' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef x
+#error "host_stream_accums.pipe:26:27: 'x' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -18,6 +18,35 @@ typedef struct { uint16_t bits; } pipegen_half;
 typedef struct { uint16_t bits; } pipegen_bf16;
 #endif
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef scale
+#error "mixed_types.pipe:4:16: 'scale' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef h
+#error "mixed_types.pipe:5:18: 'h' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef n
+#error "mixed_types.pipe:5:20: 'n' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef b
+#error "mixed_types.pipe:6:18: 'b' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef d
+#error "mixed_types.pipe:7:18: 'd' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef u
+#error "mixed_types.pipe:8:18: 'u' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef k
+#error "mixed_types.pipe:9:18: 'k' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef z
+#error "mixed_types.pipe:10:18: 'z' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "mixed_types.pipe:18:24: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

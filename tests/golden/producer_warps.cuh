@@ -7,6 +7,23 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef a
+#error "producer_warps.pipe:4:15: 'a' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef x
+#error "producer_warps.pipe:5:15: 'x' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef n
+#error "producer_warps.pipe:5:17: 'n' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef z
+#error "producer_warps.pipe:6:15: 'z' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "producer_warps.pipe:15:24: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -7,6 +7,23 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef x
+#error "reduce_max_double.pipe:3:16: 'x' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef n
+#error "reduce_max_double.pipe:3:18: 'n' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef m
+#error "reduce_max_double.pipe:4:16: 'm' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef top
+#error "reduce_max_double.pipe:8:18: 'top' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "reduce_max_double.pipe:10:24: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

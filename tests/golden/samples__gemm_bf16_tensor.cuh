@@ -18,6 +18,41 @@ typedef struct { uint16_t bits; } pipegen_half;
 typedef struct { uint16_t bits; } pipegen_bf16;
 #endif
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef A
+#error "../../samples/gemm_bf16/gemm_bf16.pipe:30:16: 'A' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef M
+#error "../../samples/gemm_bf16/gemm_bf16.pipe:30:18: 'M' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef K
+#error "../../samples/gemm_bf16/gemm_bf16.pipe:30:21: 'K' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef B
+#error "../../samples/gemm_bf16/gemm_bf16.pipe:31:16: 'B' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef N
+#error "../../samples/gemm_bf16/gemm_bf16.pipe:31:18: 'N' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef C
+#error "../../samples/gemm_bf16/gemm_bf16.pipe:32:16: 'C' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef m0
+#error "../../samples/gemm_bf16/gemm_bf16.pipe:38:27: 'm0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef n0
+#error "../../samples/gemm_bf16/gemm_bf16.pipe:38:31: 'n0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef k
+#error "../../samples/gemm_bf16/gemm_bf16.pipe:39:11: 'k' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "../../samples/gemm_bf16/gemm_bf16.pipe:118:14: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef j
+#error "../../samples/gemm_bf16/gemm_bf16.pipe:118:17: 'j' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

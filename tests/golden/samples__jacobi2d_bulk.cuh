@@ -7,6 +7,32 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef u
+#error "../../samples/jacobi2d/jacobi2d.pipe:4:13: 'u' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef ny
+#error "../../samples/jacobi2d/jacobi2d.pipe:4:15: 'ny' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef nx
+#error "../../samples/jacobi2d/jacobi2d.pipe:4:19: 'nx' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef v
+#error "../../samples/jacobi2d/jacobi2d.pipe:5:13: 'v' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef y0
+#error "../../samples/jacobi2d/jacobi2d.pipe:11:26: 'y0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef x0
+#error "../../samples/jacobi2d/jacobi2d.pipe:11:30: 'x0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef j
+#error "../../samples/jacobi2d/jacobi2d.pipe:15:24: 'j' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "../../samples/jacobi2d/jacobi2d.pipe:15:27: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -7,6 +7,32 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef u
+#error "../../samples/jacobi2d/jacobi2d_host.pipe:5:13: 'u' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef ny
+#error "../../samples/jacobi2d/jacobi2d_host.pipe:5:15: 'ny' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef nx
+#error "../../samples/jacobi2d/jacobi2d_host.pipe:5:19: 'nx' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef v
+#error "../../samples/jacobi2d/jacobi2d_host.pipe:6:13: 'v' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef y0
+#error "../../samples/jacobi2d/jacobi2d_host.pipe:12:26: 'y0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef x0
+#error "../../samples/jacobi2d/jacobi2d_host.pipe:12:30: 'x0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef j
+#error "../../samples/jacobi2d/jacobi2d_host.pipe:16:24: 'j' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "../../samples/jacobi2d/jacobi2d_host.pipe:16:27: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -7,6 +7,23 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef x
+#error "../../samples/reduce_sum/reduce_sum.pipe:3:15: 'x' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef n
+#error "../../samples/reduce_sum/reduce_sum.pipe:3:17: 'n' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef s
+#error "../../samples/reduce_sum/reduce_sum.pipe:4:15: 's' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef acc
+#error "../../samples/reduce_sum/reduce_sum.pipe:11:17: 'acc' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "../../samples/reduce_sum/reduce_sum.pipe:13:24: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -7,6 +7,26 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef a
+#error "../../samples/saxpy/saxpy.pipe:3:15: 'a' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef x
+#error "../../samples/saxpy/saxpy.pipe:4:15: 'x' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef n
+#error "../../samples/saxpy/saxpy.pipe:4:17: 'n' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef y
+#error "../../samples/saxpy/saxpy.pipe:5:15: 'y' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef z
+#error "../../samples/saxpy/saxpy.pipe:6:15: 'z' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "../../samples/saxpy/saxpy.pipe:14:24: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

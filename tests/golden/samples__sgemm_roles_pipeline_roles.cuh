@@ -7,6 +7,47 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef alpha
+#error "../../samples/sgemm/sgemm_roles.pipe:8:15: 'alpha' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef beta
+#error "../../samples/sgemm/sgemm_roles.pipe:9:15: 'beta' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef A
+#error "../../samples/sgemm/sgemm_roles.pipe:10:15: 'A' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef M
+#error "../../samples/sgemm/sgemm_roles.pipe:10:17: 'M' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef K
+#error "../../samples/sgemm/sgemm_roles.pipe:10:20: 'K' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef B
+#error "../../samples/sgemm/sgemm_roles.pipe:11:15: 'B' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef N
+#error "../../samples/sgemm/sgemm_roles.pipe:11:20: 'N' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef C
+#error "../../samples/sgemm/sgemm_roles.pipe:12:15: 'C' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef m0
+#error "../../samples/sgemm/sgemm_roles.pipe:17:27: 'm0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef n0
+#error "../../samples/sgemm/sgemm_roles.pipe:17:31: 'n0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef k
+#error "../../samples/sgemm/sgemm_roles.pipe:18:11: 'k' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "../../samples/sgemm/sgemm_roles.pipe:63:14: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef j
+#error "../../samples/sgemm/sgemm_roles.pipe:63:17: 'j' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

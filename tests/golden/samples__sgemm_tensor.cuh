@@ -7,6 +7,47 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef alpha
+#error "../../samples/sgemm/sgemm.pipe:13:15: 'alpha' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef beta
+#error "../../samples/sgemm/sgemm.pipe:14:15: 'beta' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef A
+#error "../../samples/sgemm/sgemm.pipe:15:15: 'A' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef M
+#error "../../samples/sgemm/sgemm.pipe:15:17: 'M' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef K
+#error "../../samples/sgemm/sgemm.pipe:15:20: 'K' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef B
+#error "../../samples/sgemm/sgemm.pipe:16:15: 'B' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef N
+#error "../../samples/sgemm/sgemm.pipe:16:20: 'N' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef C
+#error "../../samples/sgemm/sgemm.pipe:17:15: 'C' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef m0
+#error "../../samples/sgemm/sgemm.pipe:21:27: 'm0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef n0
+#error "../../samples/sgemm/sgemm.pipe:21:31: 'n0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef k
+#error "../../samples/sgemm/sgemm.pipe:22:11: 'k' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "../../samples/sgemm/sgemm.pipe:67:14: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef j
+#error "../../samples/sgemm/sgemm.pipe:67:17: 'j' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

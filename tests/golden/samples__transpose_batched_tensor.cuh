@@ -7,6 +7,41 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef a
+#error "../../samples/transpose/transpose_batched.pipe:7:13: 'a' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef batch
+#error "../../samples/transpose/transpose_batched.pipe:7:15: 'batch' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef rows
+#error "../../samples/transpose/transpose_batched.pipe:7:22: 'rows' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef cols
+#error "../../samples/transpose/transpose_batched.pipe:7:28: 'cols' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef b
+#error "../../samples/transpose/transpose_batched.pipe:8:13: 'b' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef z0
+#error "../../samples/transpose/transpose_batched.pipe:13:28: 'z0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef c0
+#error "../../samples/transpose/transpose_batched.pipe:13:32: 'c0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef r0
+#error "../../samples/transpose/transpose_batched.pipe:13:36: 'r0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef z
+#error "../../samples/transpose/transpose_batched.pipe:17:24: 'z' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef c
+#error "../../samples/transpose/transpose_batched.pipe:17:27: 'c' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef r
+#error "../../samples/transpose/transpose_batched.pipe:17:30: 'r' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -7,6 +7,32 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef a
+#error "../../samples/transpose/transpose.pipe:4:13: 'a' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef rows
+#error "../../samples/transpose/transpose.pipe:4:15: 'rows' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef cols
+#error "../../samples/transpose/transpose.pipe:4:21: 'cols' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef b
+#error "../../samples/transpose/transpose.pipe:5:13: 'b' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef c0
+#error "../../samples/transpose/transpose.pipe:10:25: 'c0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef r0
+#error "../../samples/transpose/transpose.pipe:10:29: 'r0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef c
+#error "../../samples/transpose/transpose.pipe:15:24: 'c' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef r
+#error "../../samples/transpose/transpose.pipe:15:27: 'r' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -7,6 +7,20 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef x
+#error "stages1.pipe:3:15: 'x' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef n
+#error "stages1.pipe:3:17: 'n' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef z
+#error "stages1.pipe:4:15: 'z' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "stages1.pipe:11:24: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

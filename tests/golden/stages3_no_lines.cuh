@@ -7,6 +7,23 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef bias
+#error "stages3_no_lines.pipe:3:13: 'bias' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef x
+#error "stages3_no_lines.pipe:4:13: 'x' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef n
+#error "stages3_no_lines.pipe:4:15: 'n' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef z
+#error "stages3_no_lines.pipe:5:13: 'z' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "stages3_no_lines.pipe:13:24: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

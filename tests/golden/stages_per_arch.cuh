@@ -7,6 +7,20 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef x
+#error "stages_per_arch.pipe:4:13: 'x' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef n
+#error "stages_per_arch.pipe:4:15: 'n' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef y
+#error "stages_per_arch.pipe:5:13: 'y' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "stages_per_arch.pipe:13:24: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

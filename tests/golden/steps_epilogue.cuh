@@ -7,6 +7,29 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef a
+#error "steps_epilogue.pipe:4:16: 'a' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef rows
+#error "steps_epilogue.pipe:4:18: 'rows' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef cols
+#error "steps_epilogue.pipe:4:24: 'cols' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef s
+#error "steps_epilogue.pipe:5:16: 's' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef r0
+#error "steps_epilogue.pipe:9:21: 'r0' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef k
+#error "steps_epilogue.pipe:10:11: 'k' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "steps_epilogue.pipe:26:14: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -7,6 +7,23 @@
 #include <cuda_runtime_api.h>
 #include "pipert.h"
 
+/* A name of the spec that a header or -D made a macro would be replaced below. */
+#ifdef u
+#error "u8_tile_int.pipe:4:15: 'u' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef n
+#error "u8_tile_int.pipe:4:17: 'n' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef k
+#error "u8_tile_int.pipe:5:15: 'k' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef z
+#error "u8_tile_int.pipe:6:15: 'z' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+#ifdef i
+#error "u8_tile_int.pipe:14:24: 'i' is a macro here (defined by a header or -D): rename it in the spec"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
