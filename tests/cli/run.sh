@@ -591,6 +591,39 @@ c_name_made_a_macro() {
     rm -f m.pipe k.cu k.cuh k.o guard.h .cc .nv
     expect_files
 }
+c_concurrent_runs() {
+    # Ten runs at once writing one -o, of two specs in turn, round after round: every run
+    # exits 0 and says nothing (a link() racing another run's rename failed one in a
+    # hundred), and the pair left is one run's (o.cu of one spec beside o.cuh of the other,
+    # all exiting 0, in one round in 25), no temporary file left.
+    sed 's/^  param float a;/  param double a;/' saxpy.pipe >two.pipe
+    local spec k round pids st ok=1
+    for spec in saxpy two; do
+        pg $spec.pipe -o o.cu
+        expect_status 0
+        mv o.cu $spec.cu; mv o.cuh $spec.cuh
+    done
+    cmp -s saxpy.cuh two.cuh && fail "the two specs give one header"
+    for round in $(seq 25); do
+        pids=()
+        for k in 0 1 2 3 4 5 6 7 8 9; do
+            spec=saxpy; [ $((k % 2)) = 1 ] && spec=two
+            "$pipegen" $spec.pipe -o o.cu 2>.err$k &
+            pids+=($!)
+        done
+        for k in 0 1 2 3 4 5 6 7 8 9; do
+            wait "${pids[$k]}"; st=$?
+            [ $st = 0 ] && [ ! -s .err$k ] ||
+                { fail "round $round: a run exited $st: $(head -c 200 .err$k)"; ok=0; }
+        done
+        { cmp -s o.cu saxpy.cu && cmp -s o.cuh saxpy.cuh; } ||
+            { cmp -s o.cu two.cu && cmp -s o.cuh two.cuh; } ||
+            { fail "round $round: o.cu and o.cuh are not one run's"; ok=0; }
+        [ $ok = 1 ] || break
+    done
+    rm -f two.pipe saxpy.cu saxpy.cuh two.cu two.cuh o.cu o.cuh .err?
+    expect_files
+}
 c_many_params_linear() {
     # 10,000 params: linear memory (growth arrays double; it took 3.2 GB) and a clear error
     # where the kernel's parameters pass CUDA's 32764 bytes.
