@@ -63,8 +63,9 @@ void emit_header(strbuf *out, const emit_unit *u)
 {
     const spec *s = u->spec;
     emit_banner(out, s);
-    sb_printf(out, "#ifndef %s\n#define %s\n\n", u->opts.guard, u->opts.guard);
-    sb_puts(out, "#include <stddef.h>\n#include <stdint.h>\n#include <cuda_runtime_api.h>\n"
+    sb_printf(out, "#ifndef %s\n#define %s\n", u->opts.guard, u->opts.guard);
+    emit_stamp_define(out, &u->opts);
+    sb_puts(out, "\n#include <stddef.h>\n#include <stdint.h>\n#include <cuda_runtime_api.h>\n"
                  "#include \"pipert.h\"\n\n");
     emit_half_types(out, s);
     /* After the header's own includes (and those nvcc puts first: cuda_runtime.h and the
@@ -739,7 +740,9 @@ void emit_source(strbuf *out, const emit_unit *u)
     const spec *s = u->spec;
     const host_plan *hp = u->host;
     emit_banner(out, s);
-    sb_printf(out, "#include \"%s\"\n#include <cuda_runtime.h>\n", u->opts.header_name);
+    sb_printf(out, "#include \"%s\"\n", u->opts.header_name);
+    emit_stamp_check(out, &u->opts);
+    sb_puts(out, "#include <cuda_runtime.h>\n");
     sb_printf(out, "#if !defined(PIPERT_ABI_VERSION) || PIPERT_ABI_VERSION != %d\n"
                    "#error \"%s.pipe was generated for pipert ABI version %d: use the pipert.h "
                    "of pipegen %s\"\n#endif\n", PIPEGEN_PIPERT_ABI, s->name, PIPEGEN_PIPERT_ABI,

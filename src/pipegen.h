@@ -1029,6 +1029,8 @@ typedef struct emit_opts {
     const char *header_name; /* how the .cu includes its header ("out.cuh") */
     const char *guard;       /* include guard of the header */
     long long watchdog;      /* --watchdog: cycles a barrier wait may take before it traps */
+    unsigned long long stamp; /* the header's stamp (emit_stamp_resolve), which the source
+                                and the drivers check */
 } emit_opts;
 
 /* One schedule per target architecture, all of the same spec. */
@@ -1046,6 +1048,13 @@ void emit_banner(strbuf *out, const spec *s);
 /* One #ifdef per name the spec declares: a name some header or -D made a macro stops the
  * compile with an #error naming its place in the spec. */
 void emit_name_guards(strbuf *out, const spec *s, const emit_opts *o);
+/* The stamp: a hash of the header's text that the header defines (GUARDSTAMP) and the
+ * source and drivers check, so that none compiles against the header of another run. The
+ * header prints it as zeros (emit_stamp_define); emit_stamp_resolve hashes the whole
+ * header and writes the value in, returning it for the others' checks (emit_stamp_check). */
+void emit_stamp_define(strbuf *out, const emit_opts *o);
+unsigned long long emit_stamp_resolve(strbuf *header, const emit_opts *o);
+void emit_stamp_check(strbuf *out, const emit_opts *o);
 /* A body, with #line into the spec and back into the output when opts->lines. */
 void emit_body(strbuf *out, const spec_body *b, const emit_opts *o, const char *indent);
 /* Number the #line directives back into the output (emit_body's) once it is whole. */

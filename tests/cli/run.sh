@@ -591,11 +591,15 @@ c_name_made_a_macro() {
     rm -f m.pipe k.cu k.cuh k.o guard.h .cc .nv
     expect_files
 }
+# stamp_of FILE: the stamp a header defines, or that a source or driver checks.
+stamp_of() {
+    sed -n 's/^#define PIPEGEN_[A-Z0-9_]*_CUH_STAMP \(0x[0-9a-f]*\)$/\1/p; s/^#if !defined(PIPEGEN_[A-Z0-9_]*_CUH_STAMP) || PIPEGEN_[A-Z0-9_]*_CUH_STAMP != \(0x[0-9a-f]*\)$/\1/p' "$1"
+}
 c_concurrent_runs() {
     # Ten runs at once writing one -o, of two specs in turn, round after round: every run
     # exits 0 and says nothing (a link() racing another run's rename failed one in a
     # hundred), and the pair left is one run's (o.cu of one spec beside o.cuh of the other,
-    # all exiting 0, in one round in 25), no temporary file left.
+    # all exiting 0, in one round in 25), its stamps equal, no temporary file left.
     sed 's/^  param float a;/  param double a;/' saxpy.pipe >two.pipe
     local spec k round pids st ok=1
     for spec in saxpy two; do
@@ -619,9 +623,52 @@ c_concurrent_runs() {
         { cmp -s o.cu saxpy.cu && cmp -s o.cuh saxpy.cuh; } ||
             { cmp -s o.cu two.cu && cmp -s o.cuh two.cuh; } ||
             { fail "round $round: o.cu and o.cuh are not one run's"; ok=0; }
+        [ -n "$(stamp_of o.cuh)" ] && [ "$(stamp_of o.cu)" = "$(stamp_of o.cuh)" ] ||
+            { fail "round $round: the stamps '$(stamp_of o.cu)' and '$(stamp_of o.cuh)' differ"; ok=0; }
         [ $ok = 1 ] || break
     done
     rm -f two.pipe saxpy.cu saxpy.cuh two.cu two.cuh o.cu o.cuh .err?
+    expect_files
+}
+c_stamp_mismatch() {
+    # A source compiled with a header of another run stops at compile time: the
+    # preprocessor over the stamp's define and check, and nvcc over the pair where there
+    # is one; the drivers check it too.
+    local nvcc
+    nvcc=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
+    sed 's/^  param float a;/  param double a;/' saxpy.pipe >two.pipe
+    pg two.pipe -o o.cu
+    mv o.cuh two.cuh
+    pg saxpy.pipe -o o.cu --emit-test=t.cu --emit-bench=b.cu
+    expect_status 0
+    local s
+    s=$(stamp_of o.cuh)
+    [[ $s == 0x???????????????? ]] || fail "o.cuh defines no 64-bit stamp: '$s'"
+    [ "$(stamp_of two.cuh)" != "$s" ] || fail "two specs give one stamp"
+    for f in o.cu t.cu b.cu; do
+        [ "$(stamp_of $f)" = "$s" ] || fail "$f checks '$(stamp_of $f)', not o.cuh's $s"
+    done
+    local msg="#error \"this source and o.cuh come from different pipegen runs: run pipegen on saxpy.pipe again\""
+    grep -qxF "$msg" o.cu || fail "o.cu lacks '$msg'"
+    { grep '_STAMP 0x' o.cuh; sed -n '/^#if .*_STAMP/,/^#endif/p' o.cu; } >pair.h
+    ${CC:-cc} -E -x c pair.h >/dev/null 2>.cc || fail "the pair's own stamps differ: $(head -c 200 .cc)"
+    { grep '_STAMP 0x' two.cuh; sed -n '/^#if .*_STAMP/,/^#endif/p' o.cu; } >pair.h
+    ${CC:-cc} -E -x c pair.h >/dev/null 2>.cc && fail "another run's stamp passes"
+    grep -qF "different pipegen runs" .cc || fail "cc: no #error: $(head -c 200 .cc)"
+    if [ -x "$nvcc" ]; then
+        mv two.cuh o.cuh
+        "$nvcc" -c o.cu -I"$root/runtime" -gencode arch=compute_80,code=sm_80 -o o.o >.nv 2>&1 &&
+            fail "nvcc compiles o.cu with another run's o.cuh"
+        grep -q "o.cu.*error.*this source and o.cuh come from different pipegen runs" .nv ||
+            fail "nvcc: no #error: $(head -c 300 .nv)"
+    fi
+    # The stamp is the header's text: a source written to standard output checks the
+    # header another run of the same spec writes.
+    pg saxpy.pipe -o -
+    mv .out stdout.cu
+    pg saxpy.pipe
+    [ "$(stamp_of saxpy.cuh)" = "$(stamp_of stdout.cu)" ] || fail "-o - checks another stamp than saxpy.cuh's"
+    rm -f two.pipe two.cuh o.cu o.cuh t.cu b.cu o.o pair.h .cc .nv saxpy.cu saxpy.cuh stdout.cu
     expect_files
 }
 c_many_params_linear() {
@@ -1058,11 +1105,14 @@ c_watchdog() {
     expect_files w.cu w.cuh m.cu m.cuh n.cu n.cuh
 }
 c_deterministic() {
+    # Two runs differ only in the names of their outputs (and the header's stamp, a hash
+    # of its text, which names its guard after the file).
     pg saxpy.pipe -o a.cu --emit-test=ta.cu --emit-bench=ba.cu
     pg saxpy.pipe -o b.cu --emit-test=tb.cu --emit-bench=bb.cu
-    sed 's/"b\.cu"/"a.cu"/; s/"b\.cuh"/"a.cuh"/' b.cu | cmp -s - a.cu || fail "two runs differ"
-    sed 's/"b\.cuh"/"a.cuh"/; s/"tb\.cu"/"ta.cu"/' tb.cu | cmp -s - ta.cu || fail "two test drivers differ"
-    sed 's/B_CUH_/A_CUH_/' b.cuh | cmp -s - a.cuh || fail "two headers differ"
+    local same='s/B_CUH_/A_CUH_/g; s/"b\.cu"/"a.cu"/; s/\(["/ ]\)b\.cuh\>/\1a.cuh/; s/"tb\.cu"/"ta.cu"/; s/_STAMP\( != \| \)0x[0-9a-f]*/_STAMP\1X/'
+    sed "$same" b.cu | cmp -s - <(sed "$same" a.cu) || fail "two runs differ"
+    sed "$same" tb.cu | cmp -s - <(sed "$same" ta.cu) || fail "two test drivers differ"
+    sed "$same" b.cuh | cmp -s - <(sed "$same" a.cuh) || fail "two headers differ"
 }
 
 c_value_option_forms() {
