@@ -42,6 +42,16 @@ expect_files() {
     [ "$got" = "$want" ] || fail "files: $(tr '\n' ' ' <<<"$got")expected: $(tr '\n' ' ' <<<"$want")"
 }
 expect_file_eq() { [ "$(cat "$case_dir/$1" 2>/dev/null)" = "$2" ] || fail "$1 is '$(head -c 300 "$case_dir/$1" 2>/dev/null)', expected '$2'"; }
+# has_nvcc: whether there is an nvcc (NVCC, else on PATH, else /usr/local/cuda/bin); the
+# cases that compile skip that half without it. nvcc_c FILE.cu [FLAG...]: nvcc -c of FILE
+# for sm_80 with the runtime's headers into FILE.o, its messages in .nv.
+nvcc_path() { echo "${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}"; }
+has_nvcc() { [ -x "$(nvcc_path)" ]; }
+nvcc_c() {
+    local f=$1
+    shift
+    "$(nvcc_path)" -c "$f" "$@" -I"$root/runtime" -gencode arch=compute_80,code=sm_80 -o "${f%.cu}.o" >.nv 2>&1
+}
 expect_file_has() { grep -qF -- "$2" "$case_dir/$1" 2>/dev/null || fail "$1 lacks '$2'"; }
 
 # ------------------------------------------------------------------ cases
@@ -536,8 +546,7 @@ c_names_sweep() {
     # Each name, as a parameter and as an array, is either refused at its declaration
     # (file:line:col naming it) or compiles: nvcc -c of the output of one spec declaring
     # every name accepted (skipped without nvcc).
-    local role n nvcc accepted
-    nvcc=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
+    local role n accepted
     for role in param array; do
         accepted=()
         for n in "${sweep_names[@]}"; do
@@ -550,11 +559,11 @@ c_names_sweep() {
             fi
         done
         [ ${#accepted[@]} -ge 5 ] || fail "$role: only ${#accepted[@]} names accepted"
-        [ -x "$nvcc" ] || continue
+        has_nvcc || continue
         sweep_spec "$role" "${accepted[@]}" >s.pipe
         pg s.pipe -o s.cu
         expect_status 0
-        "$nvcc" -c s.cu -I"$root/runtime" -gencode arch=compute_80,code=sm_80 -o s.o >.nv 2>&1 ||
+        nvcc_c s.cu ||
             fail "$role: nvcc rejects the names ${accepted[*]}: $(grep -m 3 error .nv | tr '\n' ' ')"
     done
     rm -f s.pipe s.cu s.cuh s.o .nv
@@ -564,8 +573,6 @@ c_name_made_a_macro() {
     # A declared name that a header or -D made a macro stops the compile of the generated
     # header with an #error naming the spec's line, before the name is used (nvcc: the
     # whole source; without it the preprocessor over the header's guards).
-    local nvcc
-    nvcc=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
     sed 's/^  in    float y\[n\];/  in    float foo[n];/; s/ + y\[i\]/ + foo[i]/; s/^  stage   x, y;/  stage   x, foo;/' saxpy.pipe >m.pipe
     pg m.pipe -o k.cu
     expect_status 0
@@ -581,9 +588,8 @@ c_name_made_a_macro() {
     ${CC:-cc} -E -x c -Dfoo=1 guard.h >/dev/null 2>.cc && fail "-Dfoo=1 passes the guards"
     grep -qF "m.pipe:5:15: 'foo' is a macro here" .cc || fail "cc: no #error naming foo: $(head -c 200 .cc)"
     ${CC:-cc} -E -x c guard.h >/dev/null 2>.cc || fail "the guards fire without a macro"
-    if [ -x "$nvcc" ]; then
-        "$nvcc" -c k.cu -Dfoo=1 -I"$root/runtime" -gencode arch=compute_80,code=sm_80 -o k.o >.nv 2>&1 &&
-            fail "nvcc -Dfoo=1 compiles"
+    if has_nvcc; then
+        nvcc_c k.cu -Dfoo=1 && fail "nvcc -Dfoo=1 compiles"
         grep -q "k.cuh.*error.*m.pipe:5:15: 'foo' is a macro here" .nv ||
             fail "nvcc: no #error naming foo: $(head -c 300 .nv)"
         [ "$(grep -c "error:" .nv)" = 1 ] || fail "nvcc: more than the #error: $(head -c 300 .nv)"
@@ -634,8 +640,6 @@ c_stamp_mismatch() {
     # A source compiled with a header of another run stops at compile time: the
     # preprocessor over the stamp's define and check, and nvcc over the pair where there
     # is one; the drivers check it too.
-    local nvcc
-    nvcc=${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}
     sed 's/^  param float a;/  param double a;/' saxpy.pipe >two.pipe
     pg two.pipe -o o.cu
     mv o.cuh two.cuh
@@ -655,10 +659,9 @@ c_stamp_mismatch() {
     { grep '_STAMP 0x' two.cuh; sed -n '/^#if .*_STAMP/,/^#endif/p' o.cu; } >pair.h
     ${CC:-cc} -E -x c pair.h >/dev/null 2>.cc && fail "another run's stamp passes"
     grep -qF "different pipegen runs" .cc || fail "cc: no #error: $(head -c 200 .cc)"
-    if [ -x "$nvcc" ]; then
+    if has_nvcc; then
         mv two.cuh o.cuh
-        "$nvcc" -c o.cu -I"$root/runtime" -gencode arch=compute_80,code=sm_80 -o o.o >.nv 2>&1 &&
-            fail "nvcc compiles o.cu with another run's o.cuh"
+        nvcc_c o.cu && fail "nvcc compiles o.cu with another run's o.cuh"
         grep -q "o.cu.*error.*this source and o.cuh come from different pipegen runs" .nv ||
             fail "nvcc: no #error: $(head -c 300 .nv)"
     fi
