@@ -48,10 +48,11 @@ static const char *const reserved_used[] = {
     "VEC", "HINT_OPERAND", "workspace", "workspace_bytes", NULL,
 };
 
-/* Object-like macros a name would be replaced by: those gcc predefines in its GNU modes
- * (nvcc's host compiler), and those of the standard headers that cuda_runtime.h (which
- * nvcc includes first) or a user's own code brings in. The integer limits of <stdint.h>
- * and the constants of <math.h> and <float.h> are matched by form below. */
+/* Macros: those gcc predefines in its GNU modes (nvcc's host compiler), and those of the
+ * standard headers that cuda_runtime.h (which nvcc includes first) or a user's own code
+ * brings in. An object-like one would replace the name; a function-like one (alloca) would
+ * stop the header's guard (emit_name_guards). The integer limits of <stdint.h> and the
+ * constants of <math.h> and <float.h> are matched by form below. */
 static const char *const reserved_macros[] = {
     "linux", "unix", "i386",
     /* <limits.h> */
@@ -63,7 +64,7 @@ static const char *const reserved_macros[] = {
     "WCHAR_MIN", "WINT_MAX", "WINT_MIN", "BUFSIZ", "FILENAME_MAX", "FOPEN_MAX", "TMP_MAX",
     "L_tmpnam", "SEEK_SET", "SEEK_CUR", "SEEK_END", "EXIT_SUCCESS", "EXIT_FAILURE",
     "RAND_MAX", "MB_CUR_MAX", "EDOM", "ERANGE", "EILSEQ", "EINVAL", "ENOMEM", "CLOCKS_PER_SEC",
-    "alloca", "offsetof",
+    "alloca",
     /* <math.h> */
     "HUGE_VAL", "HUGE_VALF", "HUGE_VALL", "MAXFLOAT", "FP_NAN", "FP_INFINITE", "FP_ZERO",
     "FP_SUBNORMAL", "FP_NORMAL", "FP_ILOGB0", "FP_ILOGBNAN", "FP_FAST_FMA", "FP_FAST_FMAF",
@@ -174,7 +175,8 @@ const char *reserved_after_pipeline(const char *pipeline, const char *name)
     if (strncmp(name, pipeline, n) != 0 || name[n] != '_')
         return NULL;
     const char *rest = name + n + 1;
-    bool kernel = strncmp(rest, "sm", 2) == 0 && strspn(rest + 2, "0123456789") == strlen(rest + 2);
+    bool kernel = strncmp(rest, "sm", 2) == 0 && rest[2]
+                  && strspn(rest + 2, "0123456789") == strlen(rest + 2);
     return kernel || reserved_in(suffixes, rest)
                ? "a name the generated code gives a function or type of this pipeline"
                : NULL;
