@@ -79,11 +79,15 @@ void emit_header(strbuf *out, const emit_unit *u)
 {
     const spec *s = u->spec;
     emit_banner(out, s);
-    sb_printf(out, "#ifndef %s\n#define %s\n\n", u->opts.guard, u->opts.guard);
-    sb_puts(out, "#include <stddef.h>\n#include <stdint.h>\n#include <cuda_runtime_api.h>\n"
+    sb_printf(out, "#ifndef %s\n#define %s\n", u->opts.guard, u->opts.guard);
+    emit_stamp_define(out, &u->opts);
+    sb_puts(out, "\n#include <stddef.h>\n#include <stdint.h>\n#include <cuda_runtime_api.h>\n"
                  "#include \"pipert.h\"\n");
     emit_version_guards(out, s);
     emit_half_types(out, s);
+    /* After the header's own includes (and those nvcc puts first: cuda_runtime.h and the
+     * C library's headers it brings), before any name is used. */
+    emit_name_guards(out, s, &u->opts);
     sb_puts(out, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
     emit_args_struct(out, s);
     sb_printf(out, "\n/* Enqueue the pipeline on `stream`. Never allocates or synchronizes. */\n"
@@ -819,7 +823,9 @@ void emit_source(strbuf *out, const emit_unit *u)
     const spec *s = u->spec;
     const host_plan *hp = u->host;
     emit_banner(out, s);
-    sb_printf(out, "#include \"%s\"\n#include <cuda_runtime.h>\n", u->opts.header_name);
+    sb_printf(out, "#include \"%s\"\n", u->opts.header_name);
+    emit_stamp_check(out, &u->opts);
+    sb_puts(out, "#include <cuda_runtime.h>\n");
     emit_arch_guard(out, u);
     emit_device_includes(out, u);
     sb_puts(out, "\n");

@@ -45,6 +45,7 @@ static void emit_common(strbuf *o, const emit_unit *u, const char *what)
     emit_banner(o, u->spec);
     sb_printf(o, "// %s driver for %s.\n", what, u->spec->name);
     sb_printf(o, "#include \"%s\"\n", u->opts.header_name);
+    emit_stamp_check(o, &u->opts);
     sb_puts(o, "#include <cuda_runtime.h>\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
                "#include <math.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n"
                "#include <algorithm>\n#include <chrono>\n#include <vector>\n\n");

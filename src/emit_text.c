@@ -77,6 +77,60 @@ void emit_ntiles(strbuf *out, const spec *s, const char *prefix)
     }
 }
 
+/* Zeros while the header is printed: its hash covers it so. */
+#define STAMP_ZERO "0x0000000000000000"
+
+void emit_stamp_define(strbuf *out, const emit_opts *o)
+{
+    sb_printf(out, "#define %sSTAMP " STAMP_ZERO "\n", o->guard);
+}
+
+/* 64-bit FNV-1a: deterministic (the same header, the same stamp; goldens stay stable),
+ * and two headers that differ in any byte differ in it but by a 2^-64 chance. */
+static unsigned long long stamp_hash(const char *data, size_t len)
+{
+    unsigned long long h = 14695981039346656037ull;
+    for (size_t i = 0; i < len; ++i)
+        h = (h ^ (unsigned char)data[i]) * 1099511628211ull;
+    return h;
+}
+
+unsigned long long emit_stamp_resolve(strbuf *header, const emit_opts *o)
+{
+    unsigned long long h = stamp_hash(header->data, header->len);
+    /* The define is printed after the include guard, before any text of the spec: the
+     * first match is it. */
+    char *at = strstr(header->data, arena_printf(header->arena, "#define %sSTAMP ", o->guard));
+    at = strstr(at, "0x") + 2;
+    char digits[17];
+    snprintf(digits, sizeof digits, "%016llx", h);
+    memcpy(at, digits, 16);
+    return h;
+}
+
+void emit_stamp_check(strbuf *out, const emit_opts *o)
+{
+    sb_printf(out, "#if !defined(%sSTAMP) || %sSTAMP != 0x%016llx\n"
+                   "#error \"this source and %s come from different pipegen runs: run pipegen on "
+                   "%s again\"\n#endif\n", o->guard, o->guard, o->stamp,
+              out_c_escape(out->arena, o->header_name), o->spec_path);
+}
+
+void emit_name_guards(strbuf *out, const spec *s, const emit_opts *o)
+{
+    if (s->ndecls)
+        sb_puts(out, "/* A name of the spec that a header or -D made a macro would be "
+                     "replaced below. */\n");
+    for (int i = 0; i < s->ndecls; ++i) {
+        const spec_decl *n = &s->decls[i];
+        sb_printf(out, "#ifdef %s\n#error \"%s:%d:%d: '%s' is a macro here (defined by a "
+                       "header or -D): rename it in the spec\"\n#endif\n", n->name,
+                  o->spec_path, n->loc.line, n->loc.col, n->name);
+    }
+    if (s->ndecls)
+        sb_puts(out, "\n");
+}
+
 const char *emit_host_ctype(elem_type t)
 {
     switch (t) {

@@ -806,16 +806,18 @@ static bool emit_all(run *r)
                                                      : out_c_escape(r->a, base_name(cu)),
                             .header_name = include, .guard = guard_of(r->a, cuh),
                             .watchdog = o->watchdog};
+    /* The header first, written or not: the source and the drivers check its stamp. */
+    strbuf header;
+    sb_init(&header, r->a);
+    emit_header(&header, &r->u);
+    r->u.opts.stamp = emit_stamp_resolve(&header, &r->u.opts);
     output outs[5];
     int n = 0;
     outs[n].path = to_stdout ? "-" : cu;
     sb_init(&outs[n].text, r->a);
     emit_source(&outs[n++].text, &r->u);
-    if (!to_stdout || o->header) {
-        outs[n].path = cuh;
-        sb_init(&outs[n].text, r->a);
-        emit_header(&outs[n++].text, &r->u);
-    }
+    if (!to_stdout || o->header)
+        outs[n++] = (output){.path = cuh, .text = header};
     n += add_driver(r, &outs[n], o->test_out, cuh, emit_test);
     n += add_driver(r, &outs[n], o->bench_out, cuh, emit_bench);
     if (o->depend) {

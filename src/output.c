@@ -4,15 +4,18 @@
  * with O_CREAT|O_EXCL|O_NOFOLLOW, so nothing placed there beforehand is followed or
  * reused), with the mode of the file it replaces. Only when every one is written are they
  * renamed into place, with signals held back; an existing file is first hard-linked to a
- * backup name, so that a failed rename puts every earlier output back as it was. SIGINT,
+ * backup name, so that a failed rename puts every earlier output back as it was. Runs
+ * writing the same outputs at once take turns for their renames (a lock on each output's
+ * directory), so that the files left are all one run's. SIGINT,
  * SIGTERM, SIGHUP and SIGQUIT while the temporary files are written remove them and then
  * end the process as the signal would have; SIGPIPE and SIGXFSZ are ignored, so that
  * their writes fail with EPIPE and EFBIG and are reported. Before anything is written, no output may name an
  * input or another output (by device and inode, or by directory and name for a file that
  * does not exist yet), nor an existing file that is not a regular file; "-" is standard
  * output. Every write, flush and close is checked. */
-/* realpath is X/Open, beyond the POSIX base the Makefile asks for. */
+/* realpath is X/Open, beyond the POSIX base the Makefile asks for; flock is BSD's. */
 #define _XOPEN_SOURCE 700
+#define _DEFAULT_SOURCE
 #include "pipegen.h"
 
 #include <errno.h>
@@ -21,6 +24,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -346,12 +350,14 @@ bool out_close_stdout(diag_ctx *d)
 
 /* ------------------------------------------------------------------ committing */
 
-/* Keep the file that f replaces under a backup name until every output is in place. */
+/* Keep the file that f replaces under a backup name until every output is in place.
+ * Whether there is one is asked now, under the lock, not when the run began: another run
+ * may have written it since. ENOENT with a file there is a link that lost a race with a
+ * rename over its file (a directory that takes no lock): look again. */
 static bool out_keep_old(out_set *o, out_file *f, unsigned *seed)
 {
-    if (!f->id.exists)
-        return true;
     char *bak = arena_alloc(o->a, PATH_MAX);
+    struct stat st;
     for (int t = 0; t < NAME_TRIES; ++t) {
         if (!out_fresh_name(bak, f->path, "old", seed)) {
             errno = ENAMETOOLONG;
@@ -361,7 +367,9 @@ static bool out_keep_old(out_set *o, out_file *f, unsigned *seed)
             f->bak = bak;
             return true;
         }
-        if (errno != EEXIST)
+        if (errno == ENOENT && lstat(f->path, &st) != 0 && errno == ENOENT)
+            return true;    /* nothing to keep */
+        if (errno != EEXIST && errno != ENOENT)
             break;
     }
     return out_fail(o, f->path);
@@ -416,6 +424,68 @@ static bool out_rename_all(out_set *o, unsigned *seed)
     return true;
 }
 
+/* ------------------------------------------------------------------ the lock
+ * Two runs writing the same outputs at once must not interleave their renames (o.cu of
+ * one beside o.cuh of the other, both exiting 0), nor link a file the other is renaming
+ * over (ENOENT). The renames hold an exclusive flock on each output's directory, taken in
+ * one order (device, inode), so that runs over several directories cannot deadlock, and
+ * each directory once (a second flock of it would wait for the first). A directory that
+ * takes no lock (flock fails: NFS) is committed without it; the generated source's stamp
+ * still refuses another run's header at compile time. */
+
+typedef struct out_lock {
+    int fd;
+    dev_t dev;
+    ino_t ino;
+} out_lock;
+
+static bool out_lock_before(const out_lock *x, const out_lock *y)
+{
+    return x->dev != y->dev ? x->dev < y->dev : x->ino < y->ino;
+}
+
+/* Add the directory of path to locks[0, n), kept sorted and without repeats. */
+static int out_lock_add(out_set *o, out_lock *locks, int n, const char *path)
+{
+    out_lock l = {.fd = open(out_dir(o->a, path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
+    struct stat st;
+    if (l.fd < 0 || fstat(l.fd, &st) != 0) {
+        if (l.fd >= 0)
+            close(l.fd);
+        return n;
+    }
+    l.dev = st.st_dev;
+    l.ino = st.st_ino;
+    int at = n;
+    while (at > 0 && out_lock_before(&l, &locks[at - 1]))
+        --at;
+    if (at > 0 && !out_lock_before(&locks[at - 1], &l)) {   /* already there */
+        close(l.fd);
+        return n;
+    }
+    memmove(&locks[at + 1], &locks[at], (size_t)(n - at) * sizeof *locks);
+    locks[at] = l;
+    return n + 1;
+}
+
+static int out_lock_dirs(out_set *o, out_lock *locks)
+{
+    int n = 0;
+    for (int i = 0; i < o->nfiles; ++i)
+        if (o->files[i].tmp)
+            n = out_lock_add(o, locks, n, o->files[i].path);
+    for (int i = 0; i < n; ++i)
+        while (flock(locks[i].fd, LOCK_EX) != 0 && errno == EINTR)
+            continue;
+    return n;
+}
+
+static void out_unlock_dirs(out_lock *locks, int n)
+{
+    for (int i = 0; i < n; ++i)
+        close(locks[i].fd);   /* releases its flock */
+}
+
 bool out_commit(out_set *o)
 {
     unsigned seed = 0;
@@ -429,10 +499,14 @@ bool out_commit(out_set *o)
         if (!strcmp(o->files[i].path, "-"))
             ok = out_write_stream(o->d, stdout, "<stdout>", o->files[i].text.data,
                                   o->files[i].text.len);
+    /* Taken before the signals are held: a signal while waiting for it ends the run. */
+    out_lock locks[OUT_MAX];
+    int nlocks = ok ? out_lock_dirs(o, locks) : 0;
     sigset_t saved;
     out_hold_signals(true, &saved);
     ok = ok && out_rename_all(o, &seed);
     out_clean(o);
     out_hold_signals(false, &saved);
+    out_unlock_dirs(locks, nlocks);
     return ok;
 }

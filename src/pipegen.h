@@ -155,6 +155,9 @@ void out_ignore_write_signals(void);
 /* Why a spec may not declare name (the generated code could not use it: a C, C++ or CUDA
  * keyword or built-in, or one of the generated code's own names), or NULL when it may. */
 const char *reserved_why(const char *name);
+/* Why name collides with what the generated code names after pipeline (NAME_launch, ...),
+ * or NULL. */
+const char *reserved_after_pipeline(const char *pipeline, const char *name);
 
 /* ====================================================================== arch.c */
 
@@ -479,6 +482,12 @@ typedef struct affine {
     const char *var[AFF_MAX_TERMS];
 } affine;
 
+/* A name the spec declares and where (the generated header's macro guards name it). */
+typedef struct spec_decl {
+    srcloc loc;
+    const char *name;
+} spec_decl;
+
 typedef struct spec_param {
     srcloc loc;
     const char *name;
@@ -540,6 +549,9 @@ typedef struct spec {
     spec_stage *stages; int nstages;
     spec_accum *accums; int naccums;
     const char **sizes; int nsizes;  /* size symbols, in order of first appearance */
+    spec_decl *decls; int ndecls;    /* every name declared (params, arrays, sizes,
+                                        accumulators, tile origins, the step variable, body
+                                        indices), each once, in order of declaration */
 
     int threads;                     /* default 256 */
     int nstages_ring;                /* `stages N`, default 2 */
@@ -1056,6 +1068,8 @@ typedef struct emit_opts {
     const char *header_name; /* how the .cu includes its header ("out.cuh") */
     const char *guard;       /* include guard of the header */
     long long watchdog;      /* --watchdog: cycles a barrier wait may take before it traps */
+    unsigned long long stamp; /* the header's stamp (emit_stamp_resolve), which the source
+                                and the drivers check */
 } emit_opts;
 
 /* One schedule per target architecture, all of the same spec. */
@@ -1074,6 +1088,16 @@ void emit_header(strbuf *out, const emit_unit *u);
 void emit_phase_table(strbuf *out, const sched *sc);
 /* Pieces shared by the emitters (emit_text.c). */
 void emit_banner(strbuf *out, const spec *s);
+/* One #ifdef per name the spec declares: a name some header or -D made a macro stops the
+ * compile with an #error naming its place in the spec. */
+void emit_name_guards(strbuf *out, const spec *s, const emit_opts *o);
+/* The stamp: a hash of the header's text that the header defines (GUARDSTAMP) and the
+ * source and drivers check, so that none compiles against the header of another run. The
+ * header prints it as zeros (emit_stamp_define); emit_stamp_resolve hashes the whole
+ * header and writes the value in, returning it for the others' checks (emit_stamp_check). */
+void emit_stamp_define(strbuf *out, const emit_opts *o);
+unsigned long long emit_stamp_resolve(strbuf *header, const emit_opts *o);
+void emit_stamp_check(strbuf *out, const emit_opts *o);
 /* A body, with #line into the spec and back into the output when opts->lines. */
 void emit_body(strbuf *out, const spec_body *b, const emit_opts *o, const char *indent);
 /* Number the #line directives back into the output (emit_body's) once it is whole. */

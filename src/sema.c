@@ -35,7 +35,7 @@ typedef struct checker {
     struct decl { const char *name; srcloc loc; const char *what; } *decls;
     int ndecls, cap_decls;
     /* capacities of the spec's arrays, which double as they grow */
-    int cap_sizes, cap_params, cap_arrays, cap_accums, cap_stages;
+    int cap_sizes, cap_params, cap_arrays, cap_accums, cap_stages, cap_sdecls;
     /* the first item of each kind that may appear once, for duplicate checks */
     const ast_item *once[IT_BODY + 1 + BODY_REFERENCE + 1];
     const ast_item *stage_of[64];   /* per array: the item that staged it */
@@ -85,9 +85,18 @@ static const struct decl *find_decl(const checker *c, const char *name)
 static bool check_name(checker *c, const char *name, srcloc loc)
 {
     const char *why = reserved_why(name);
+    why = why ? why : reserved_after_pipeline(c->s->name, name);
     if (why)
         diag_error(c->d, loc, "'%s': %s", name, why);
     return !why;
+}
+
+/* A name the generated code will use, for the header's macro guards. */
+static void note_name(checker *c, const char *name, srcloc loc)
+{
+    spec *s = c->s;
+    s->decls = arena_grow(c->a, s->decls, &c->cap_sdecls, s->ndecls + 1, sizeof *s->decls);
+    s->decls[s->ndecls++] = (spec_decl){loc, name};
 }
 
 static bool declare(checker *c, const char *name, srcloc loc, const char *what)
@@ -102,6 +111,7 @@ static bool declare(checker *c, const char *name, srcloc loc, const char *what)
         return false;
     c->decls = arena_grow(c->a, c->decls, &c->cap_decls, c->ndecls + 1, sizeof *c->decls);
     c->decls[c->ndecls++] = (struct decl){name, loc, what};
+    note_name(c, name, loc);
     return true;
 }
 
@@ -912,6 +922,15 @@ static void check_body_returns(checker *c, const ast_item *it)
     }
 }
 
+/* Bodies may reuse an index name (i in compute and reference): noted once. */
+static bool is_index_noted(const spec *s, const char *name)
+{
+    for (int i = 0; i < s->ndecls; ++i)
+        if (strcmp(s->decls[i].name, name) == 0)
+            return true;
+    return false;
+}
+
 static void check_body(checker *c, const ast_item *it)
 {
     spec *s = c->s;
@@ -926,6 +945,8 @@ static void check_body(checker *c, const ast_item *it)
                        prev->what);
             return;
         }
+        if (!is_index_noted(s, it->idx[i]))
+            note_name(c, it->idx[i], it->idx_loc[i]);
     }
     check_body_returns(c, it);
     switch (it->body_kind) {
@@ -1305,6 +1326,17 @@ static void check_item(checker *c, const ast_item *it)
     }
 }
 
+/* The generated code names functions and types after the pipeline (NAME_launch): those
+ * names must not fall among the reserved ones (pipeline pg: pg_launch). */
+static void check_pipeline_name(checker *c, const ast_pipeline *p)
+{
+    const char *launch = arena_printf(c->a, "%s_launch", p->name);
+    const char *why = reserved_why(launch);
+    if (why)
+        diag_error(c->d, p->name_loc, "pipeline '%s' would name its functions '%s', ...: %s",
+                   p->name, launch, why);
+}
+
 /* Items are checked in two passes: declarations first (arrays may be declared after the
  * items that use them), then everything else in source order. */
 static bool is_declaration(const ast_item *it)
@@ -1329,6 +1361,7 @@ bool sema_check(arena *a, diag_ctx *d, const ast_file *f, const target *t, spec 
     const ast_pipeline *p = f->pipeline;
     checker c = {.a = a, .d = d, .tgt = t, .s = out};
     out->name = p->name;
+    check_pipeline_name(&c, p);
     out->loc = p->loc;
     out->file = p->loc.file;
     out->threads = 256;

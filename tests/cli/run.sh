@@ -42,6 +42,16 @@ expect_files() {
     [ "$got" = "$want" ] || fail "files: $(tr '\n' ' ' <<<"$got")expected: $(tr '\n' ' ' <<<"$want")"
 }
 expect_file_eq() { [ "$(cat "$case_dir/$1" 2>/dev/null)" = "$2" ] || fail "$1 is '$(head -c 300 "$case_dir/$1" 2>/dev/null)', expected '$2'"; }
+# has_nvcc: whether there is an nvcc (NVCC, else on PATH, else /usr/local/cuda/bin); the
+# cases that compile skip that half without it. nvcc_c FILE.cu [FLAG...]: nvcc -c of FILE
+# for sm_80 with the runtime's headers into FILE.o, its messages in .nv.
+nvcc_path() { echo "${NVCC:-$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc)}"; }
+has_nvcc() { [ -x "$(nvcc_path)" ]; }
+nvcc_c() {
+    local f=$1
+    shift
+    "$(nvcc_path)" -c "$f" "$@" -I"$root/runtime" -gencode arch=compute_80,code=sm_80 -o "${f%.cu}.o" >.nv 2>&1
+}
 expect_file_has() { grep -qF -- "$2" "$case_dir/$1" 2>/dev/null || fail "$1 lacks '$2'"; }
 
 # ------------------------------------------------------------------ cases
@@ -513,6 +523,157 @@ c_watchdog_strict() {
     done
     expect_files
 }
+# The names of the sweep: macros of the compiler and the standard headers, keywords, the
+# generated code's own names (pipeline sw: sw_launch, sw_args), and ordinary names that
+# must keep working (min, y0, index: functions a local may hide).
+sweep_names=(linux unix M_PI M_E INT64_MAX SIZE_MAX RAND_MAX HUGE_VAL BUFSIZ CUDART_VERSION
+    typeof workspace workspace_bytes pipegen_half pipegen_bf16 errno assert NULL EOF stdin
+    __typeof__ asm typeof_unqual INT_MAX UINT32_MAX CHAR_BIT FLT_MAX DBL_EPSILON
+    EXIT_SUCCESS MB_CUR_MAX FP_NAN M_SQRT2 INFINITY i386 EINVAL CUDA_VERSION sw_launch
+    sw_args min max y0 index alpha)
+# sweep_spec ROLE NAME...: a spec declaring each name as a parameter or as an array.
+sweep_spec() {
+    local role=$1 n decl= use=x[i]
+    shift
+    for n in "$@"; do
+        if [ "$role" = param ]; then decl+="  param float $n;"$'\n'; use+=" * $n"
+        else decl+="  in float $n[n];"$'\n'; use+=" + $n[i]"; fi
+    done
+    printf 'pipeline sw {\n%s  in  float x[n];\n  out float z[n];\n  tile z[256];\n  stage x;\n  compute elementwise (i) { z[i] = %s; }\n}\n' \
+        "$decl" "$use"
+}
+c_names_sweep() {
+    # Each name, as a parameter and as an array, is either refused at its declaration
+    # (file:line:col naming it) or compiles: nvcc -c of the output of one spec declaring
+    # every name accepted (skipped without nvcc).
+    local role n accepted
+    for role in param array; do
+        accepted=()
+        for n in "${sweep_names[@]}"; do
+            sweep_spec "$role" "$n" >s.pipe
+            pg s.pipe -o s.cu
+            if [ "$status" = 0 ]; then
+                accepted+=("$n")
+            elif ! grep -q "^s.pipe:2:[0-9]*: error: '$n': " .err; then
+                fail "$role $n: refused without its place: $(head -n 1 .err)"
+            fi
+        done
+        [ ${#accepted[@]} -ge 5 ] || fail "$role: only ${#accepted[@]} names accepted"
+        has_nvcc || continue
+        sweep_spec "$role" "${accepted[@]}" >s.pipe
+        pg s.pipe -o s.cu
+        expect_status 0
+        nvcc_c s.cu ||
+            fail "$role: nvcc rejects the names ${accepted[*]}: $(grep -m 3 error .nv | tr '\n' ' ')"
+    done
+    rm -f s.pipe s.cu s.cuh s.o .nv
+    expect_files
+}
+c_name_made_a_macro() {
+    # A declared name that a header or -D made a macro stops the compile of the generated
+    # header with an #error naming the spec's line, before the name is used (nvcc: the
+    # whole source; without it the preprocessor over the header's guards).
+    sed 's/^  in    float y\[n\];/  in    float foo[n];/; s/ + y\[i\]/ + foo[i]/; s/^  stage   x, y;/  stage   x, foo;/' saxpy.pipe >m.pipe
+    pg m.pipe -o k.cu
+    expect_status 0
+    local want="#error \"m.pipe:5:15: 'foo' is a macro here (defined by a header or -D): rename it in the spec\""
+    grep -qxF "$want" k.cuh || fail "k.cuh lacks '$want'"
+    [ "$(grep -n '^#ifdef foo$' k.cuh | cut -d: -f1)" -lt "$(grep -n '^struct saxpy_args' k.cuh | cut -d: -f1)" ] ||
+        fail "the guard of foo is not before the struct"
+    local n
+    for n in a x foo n z i; do
+        grep -qx "#ifdef $n" k.cuh || fail "no guard for '$n'"
+    done
+    sed -n '/^#ifdef /,/^#endif/p' k.cuh >guard.h
+    ${CC:-cc} -E -x c -Dfoo=1 guard.h >/dev/null 2>.cc && fail "-Dfoo=1 passes the guards"
+    grep -qF "m.pipe:5:15: 'foo' is a macro here" .cc || fail "cc: no #error naming foo: $(head -c 200 .cc)"
+    ${CC:-cc} -E -x c guard.h >/dev/null 2>.cc || fail "the guards fire without a macro"
+    if has_nvcc; then
+        nvcc_c k.cu -Dfoo=1 && fail "nvcc -Dfoo=1 compiles"
+        grep -q "k.cuh.*error.*m.pipe:5:15: 'foo' is a macro here" .nv ||
+            fail "nvcc: no #error naming foo: $(head -c 300 .nv)"
+        [ "$(grep -c "error:" .nv)" = 1 ] || fail "nvcc: more than the #error: $(head -c 300 .nv)"
+    fi
+    rm -f m.pipe k.cu k.cuh k.o guard.h .cc .nv
+    expect_files
+}
+# stamp_of FILE: the stamp a header defines, or that a source or driver checks.
+stamp_of() {
+    sed -n 's/^#define PIPEGEN_[A-Z0-9_]*_CUH_STAMP \(0x[0-9a-f]*\)$/\1/p; s/^#if !defined(PIPEGEN_[A-Z0-9_]*_CUH_STAMP) || PIPEGEN_[A-Z0-9_]*_CUH_STAMP != \(0x[0-9a-f]*\)$/\1/p' "$1"
+}
+c_concurrent_runs() {
+    # Ten runs at once writing one -o, of two specs in turn, round after round: every run
+    # exits 0 and says nothing (a link() racing another run's rename failed one in a
+    # hundred), and the pair left is one run's (o.cu of one spec beside o.cuh of the other,
+    # all exiting 0, in one round in 25), its stamps equal, no temporary file left.
+    sed 's/^  param float a;/  param double a;/' saxpy.pipe >two.pipe
+    local spec k round pids st ok=1
+    for spec in saxpy two; do
+        pg $spec.pipe -o o.cu
+        expect_status 0
+        mv o.cu $spec.cu; mv o.cuh $spec.cuh
+    done
+    cmp -s saxpy.cuh two.cuh && fail "the two specs give one header"
+    for round in $(seq 25); do
+        pids=()
+        for k in 0 1 2 3 4 5 6 7 8 9; do
+            spec=saxpy; [ $((k % 2)) = 1 ] && spec=two
+            "$pipegen" $spec.pipe -o o.cu 2>.err$k &
+            pids+=($!)
+        done
+        for k in 0 1 2 3 4 5 6 7 8 9; do
+            wait "${pids[$k]}"; st=$?
+            [ $st = 0 ] && [ ! -s .err$k ] ||
+                { fail "round $round: a run exited $st: $(head -c 200 .err$k)"; ok=0; }
+        done
+        { cmp -s o.cu saxpy.cu && cmp -s o.cuh saxpy.cuh; } ||
+            { cmp -s o.cu two.cu && cmp -s o.cuh two.cuh; } ||
+            { fail "round $round: o.cu and o.cuh are not one run's"; ok=0; }
+        [ -n "$(stamp_of o.cuh)" ] && [ "$(stamp_of o.cu)" = "$(stamp_of o.cuh)" ] ||
+            { fail "round $round: the stamps '$(stamp_of o.cu)' and '$(stamp_of o.cuh)' differ"; ok=0; }
+        [ $ok = 1 ] || break
+    done
+    rm -f two.pipe saxpy.cu saxpy.cuh two.cu two.cuh o.cu o.cuh .err?
+    expect_files
+}
+c_stamp_mismatch() {
+    # A source compiled with a header of another run stops at compile time: the
+    # preprocessor over the stamp's define and check, and nvcc over the pair where there
+    # is one; the drivers check it too.
+    sed 's/^  param float a;/  param double a;/' saxpy.pipe >two.pipe
+    pg two.pipe -o o.cu
+    mv o.cuh two.cuh
+    pg saxpy.pipe -o o.cu --emit-test=t.cu --emit-bench=b.cu
+    expect_status 0
+    local s
+    s=$(stamp_of o.cuh)
+    [[ $s == 0x???????????????? ]] || fail "o.cuh defines no 64-bit stamp: '$s'"
+    [ "$(stamp_of two.cuh)" != "$s" ] || fail "two specs give one stamp"
+    for f in o.cu t.cu b.cu; do
+        [ "$(stamp_of $f)" = "$s" ] || fail "$f checks '$(stamp_of $f)', not o.cuh's $s"
+    done
+    local msg="#error \"this source and o.cuh come from different pipegen runs: run pipegen on saxpy.pipe again\""
+    grep -qxF "$msg" o.cu || fail "o.cu lacks '$msg'"
+    { grep '_STAMP 0x' o.cuh; sed -n '/^#if .*_STAMP/,/^#endif/p' o.cu; } >pair.h
+    ${CC:-cc} -E -x c pair.h >/dev/null 2>.cc || fail "the pair's own stamps differ: $(head -c 200 .cc)"
+    { grep '_STAMP 0x' two.cuh; sed -n '/^#if .*_STAMP/,/^#endif/p' o.cu; } >pair.h
+    ${CC:-cc} -E -x c pair.h >/dev/null 2>.cc && fail "another run's stamp passes"
+    grep -qF "different pipegen runs" .cc || fail "cc: no #error: $(head -c 200 .cc)"
+    if has_nvcc; then
+        mv two.cuh o.cuh
+        nvcc_c o.cu && fail "nvcc compiles o.cu with another run's o.cuh"
+        grep -q "o.cu.*error.*this source and o.cuh come from different pipegen runs" .nv ||
+            fail "nvcc: no #error: $(head -c 300 .nv)"
+    fi
+    # The stamp is the header's text: a source written to standard output checks the
+    # header another run of the same spec writes.
+    pg saxpy.pipe -o -
+    mv .out stdout.cu
+    pg saxpy.pipe
+    [ "$(stamp_of saxpy.cuh)" = "$(stamp_of stdout.cu)" ] || fail "-o - checks another stamp than saxpy.cuh's"
+    rm -f two.pipe two.cuh o.cu o.cuh t.cu b.cu o.o pair.h .cc .nv saxpy.cu saxpy.cuh stdout.cu
+    expect_files
+}
 c_many_params_linear() {
     # 10,000 params: linear memory (growth arrays double; it took 3.2 GB) and a clear error
     # where the kernel's parameters pass CUDA's 32764 bytes.
@@ -947,11 +1108,14 @@ c_watchdog() {
     expect_files w.cu w.cuh m.cu m.cuh n.cu n.cuh
 }
 c_deterministic() {
+    # Two runs differ only in the names of their outputs (and the header's stamp, a hash
+    # of its text, which names its guard after the file).
     pg saxpy.pipe -o a.cu --emit-test=ta.cu --emit-bench=ba.cu
     pg saxpy.pipe -o b.cu --emit-test=tb.cu --emit-bench=bb.cu
-    sed 's/"b\.cu"/"a.cu"/; s/"b\.cuh"/"a.cuh"/' b.cu | cmp -s - a.cu || fail "two runs differ"
-    sed 's/"b\.cuh"/"a.cuh"/; s/"tb\.cu"/"ta.cu"/' tb.cu | cmp -s - ta.cu || fail "two test drivers differ"
-    sed 's/B_CUH_/A_CUH_/' b.cuh | cmp -s - a.cuh || fail "two headers differ"
+    local same='s/B_CUH_/A_CUH_/g; s/"b\.cu"/"a.cu"/; s/\(["/ ]\)b\.cuh\>/\1a.cuh/; s/"tb\.cu"/"ta.cu"/; s/_STAMP\( != \| \)0x[0-9a-f]*/_STAMP\1X/'
+    sed "$same" b.cu | cmp -s - <(sed "$same" a.cu) || fail "two runs differ"
+    sed "$same" tb.cu | cmp -s - <(sed "$same" ta.cu) || fail "two test drivers differ"
+    sed "$same" b.cuh | cmp -s - <(sed "$same" a.cuh) || fail "two headers differ"
 }
 
 c_value_option_forms() {
@@ -1258,7 +1422,7 @@ c_test_driver_accum_reference() {
     pg acc.pipe -o k.cu --emit-test=t.cu
     expect_status 0; expect_no_err
     local d
-    for d in "    __half hi = -INFINITY;" "    long long lo = 2147483647LL;" \
+    for d in "    __half hi = -INFINITY;" "    long long lo = 0x7fffffff;" \
              "    long long tot = 0;" "    unsigned char top = 0;" \
              "    __nv_bfloat16 blo = INFINITY;" "    kmin[0] = (int)lo;"; do
         grep -qxF -- "$d" t.cu || fail "t.cu lacks '$d'"
@@ -1266,7 +1430,7 @@ c_test_driver_accum_reference() {
     sed 's/^  out   int      kmin\[1\];/  out   int      kmin[1];\n  out   int      kmax[1];/; s/^  accum   int      lo  combine min into kmin;/&\n  accum   int      hi2 combine max into kmax;/' acc.pipe >acc2.pipe
     pg acc2.pipe -o k.cu --emit-test=t.cu
     expect_status 0
-    grep -qxF "    long long hi2 = (-2147483647LL - 1);" t.cu || fail "int max does not start at INT_MIN"
+    grep -qxF "    long long hi2 = (-0x7fffffff - 1);" t.cu || fail "int max does not start at INT_MIN"
     rm -f acc.pipe acc2.pipe k.cu k.cuh t.cu
     expect_files
 }
