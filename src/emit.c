@@ -122,7 +122,7 @@ static void vec_range(const emit_unit *u, int *maxvec, int *minvec)
     *maxvec = 1;
     *minvec = 16;
     for (int v = 0; v < u->host->nvariants; ++v)
-        for (int i = 0; i < s->nstages; ++i) {
+        for (int i = 0; i < s->nstaged; ++i) {
             int esz = ast_type_size(s->arrays[s->stages[i].array].type);
             int vec = u->scheds[u->host->variant[v]]->copy[i].vec;
             *maxvec = vec > *maxvec ? vec : *maxvec;
@@ -228,7 +228,7 @@ static void print_copy_width(hctx *h, const host_op *op)
     int maxvec, minvec;
     vec_range(h->u, &maxvec, &minvec);
     sb_printf(h->out, "    unsigned pg_vec = %d;\n", maxvec);
-    for (int i = 0; i < h->s->nstages; ++i) {
+    for (int i = 0; i < h->s->nstaged; ++i) {
         const spec_array *arr = &h->s->arrays[h->s->stages[i].array];
         sb_printf(h->out, "    pg_vec = pipert_min_align(pg_vec, pg_a->%s);\n", arr->name);
         if (arr->rank >= 2) {

@@ -265,7 +265,7 @@ static void emit_stage_consts(kctx *k)
     const spec *s = k->s;
     /* The layout's sizes and alignments are the planner's, proven there (plan_layout):
      * nothing to assert on literals here. */
-    for (int i = 0; i < s->nstages; ++i) {
+    for (int i = 0; i < s->nstaged; ++i) {
         const spec_stage *st = &s->stages[i];
         const spec_array *arr = &s->arrays[st->array];
         int esz = ast_type_size(arr->type), vec = k->sc->copy[i].vec;
@@ -534,7 +534,7 @@ static void emit_region_copy(kctx *k, int si, chunk_printer chunk)
 
 void emit_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_printer args)
 {
-    for (int i = 0; i < k->s->nstages; ++i) {
+    for (int i = 0; i < k->s->nstaged; ++i) {
         const spec_stage *st = &k->s->stages[i];
         if (st->is_output || (op->stage >= 0 && op->stage != i))
             continue;
@@ -555,7 +555,7 @@ void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_prin
 void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk)
 {
     emit_step_open(k, op);
-    for (int i = 0; i < k->s->nstages; ++i)
+    for (int i = 0; i < k->s->nstaged; ++i)
         if ((op->stage < 0 || op->stage == i) && !k->s->stages[i].is_output)
             emit_region_copy(k, i, chunk);
     emit_step_close(k, op);
@@ -576,7 +576,7 @@ void emit_store_call(kctx *k, int si, const char *fn)
 void emit_store_calls(kctx *k, const ir_op *op, const char *fn)
 {
     emit_step_open(k, op);
-    for (int i = 0; i < k->s->nstages; ++i) {
+    for (int i = 0; i < k->s->nstaged; ++i) {
         if (!k->s->stages[i].is_output || (op->stage >= 0 && op->stage != i))
             continue;
         emit_store_call(k, i, fn);
@@ -625,7 +625,7 @@ static void emit_smem_base(kctx *k)
 static void emit_staged_views(kctx *k)
 {
     const spec *s = k->s;
-    for (int i = 0; i < s->nstages; ++i) {
+    for (int i = 0; i < s->nstaged; ++i) {
         const spec_stage *st = &s->stages[i];
         const spec_array *arr = &s->arrays[st->array];
         const copy_plan *cp = &k->sc->copy[i];

@@ -491,7 +491,7 @@ static void emit_size_cases(strbuf *o, const spec *s)
 {
     static const long long primes[3][3] = {{1000003}, {1009, 1013}, {101, 103, 107}};
     int n = s->nsizes ? s->nsizes : 1;
-    long long past_ring = s->nstages_ring + 1;
+    long long past_ring = s->ring_depth + 1;
     sb_printf(o, "static const int64_t pg_cases[][%d] = {\n", n);
     for (int c = 0; c < 10; ++c) {
         sb_puts(o, "    {");

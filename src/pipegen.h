@@ -546,7 +546,7 @@ typedef struct spec {
 
     spec_param *params; int nparams;
     spec_array *arrays; int narrays;
-    spec_stage *stages; int nstages;
+    spec_stage *stages; int nstaged; /* the staged arrays (`stage` items), not `stages N` */
     spec_accum *accums; int naccums;
     const char **sizes; int nsizes;  /* size symbols, in order of first appearance */
     spec_decl *decls; int ndecls;    /* every name declared (params, arrays, sizes,
@@ -554,9 +554,10 @@ typedef struct spec {
                                         indices), each once, in order of declaration */
 
     int threads;                     /* default 256 */
-    int nstages_ring;                /* `stages N`, default 2 */
-    int ring_fewer[AST_MAX_FEWER];   /* `stages N, M, ...`: M, ..., each smaller */
-    int nring_fewer;
+    int ring_depth;                  /* `stages N`: the ring's slots, default 2 */
+    int ring_fallbacks[AST_MAX_FEWER]; /* `stages N, M, ...`: M, ..., each smaller, for an
+                                        architecture whose shared memory N does not fit */
+    int nring_fallbacks;
     int producer_warps;              /* default 0 */
     int blocks_per_sm;               /* `blocks_per_sm N`: the occupancy the compiler must
                                         keep (registers), __launch_bounds__'s second value;

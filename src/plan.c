@@ -43,7 +43,7 @@ ir_op *plan_wait(planner *p, ir_section *sec, int n)
 
 bool plan_has_outputs(const planner *p)
 {
-    for (int i = 0; i < p->s->nstages; ++i)
+    for (int i = 0; i < p->s->nstaged; ++i)
         if (p->s->stages[i].is_output)
             return true;
     return false;
@@ -200,7 +200,7 @@ static bool sorry(planner *p, srcloc at, const char *what)
 static bool check_supported(planner *p)
 {
     const spec *s = p->s;
-    for (int i = 0; i < s->nstages; ++i)
+    for (int i = 0; i < s->nstaged; ++i)
         if (s->stages[i].halo && s->stages[i].halo_fill == HALO_CLAMP)
             return sorry(p, s->stages[i].loc, "a clamped halo");
     return true;
@@ -212,7 +212,7 @@ void plan_layout(planner *p, int nslots)
     long long off = 0;
     sc->nslots = nslots;
     sc->smem_align = 128;
-    for (int i = 0; i < p->s->nstages; ++i) {
+    for (int i = 0; i < p->s->nstaged; ++i) {
         plan_stage(p, i, nslots);
         const int align = plan_slot_align(&sc->copy[i]);
         sc->smem_align = align > sc->smem_align ? align : sc->smem_align;
@@ -229,9 +229,9 @@ int plan_ring_slots(planner *p)
     const spec *s = p->s;
     int slots = spec_ring_slots(s);
     plan_layout(p, slots);
-    for (int i = 0; slots > 1 && i < s->nring_fewer
+    for (int i = 0; slots > 1 && i < s->nring_fallbacks
                     && p->sc->smem_bytes > arch_smem_limit(p->sc->sm); ++i) {
-        slots = s->ring_fewer[i];
+        slots = s->ring_fallbacks[i];
         plan_layout(p, slots);
     }
     return slots;
@@ -497,7 +497,7 @@ void ir_dump(FILE *out, const sched *sc)
     if (sc->claim_ring)
         sb_printf(&sb, " claim_ring=%d", sc->claim_ring);
     sb_puts(&sb, "\n");
-    for (int i = 0; i < sc->spec->nstages; ++i)
+    for (int i = 0; i < sc->spec->nstaged; ++i)
         if (sc->copy[i].multicast)
             sb_printf(&sb, "multicast %s\n", sc->spec->arrays[sc->spec->stages[i].array].name);
     if (sc->track == TRACK_BARRIER)

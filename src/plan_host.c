@@ -129,7 +129,7 @@ static bool same_kernel(const sched *a, const sched *b)
         || a->regs_launch != b->regs_launch || a->regs_producer != b->regs_producer
         || a->regs_consumer != b->regs_consumer)
         return false;
-    for (int i = 0; i < a->spec->nstages; ++i)
+    for (int i = 0; i < a->spec->nstaged; ++i)
         if (!same_copy(&a->copy[i], &b->copy[i], a->spec->stages[i].rank))
             return false;
     for (int i = 0; i < a->nsecs; ++i)

@@ -277,7 +277,7 @@ static void check_fewer_stages(checker *c, const ast_item *it)
             return;
         }
         before = it->fewer[i];
-        c->s->ring_fewer[c->s->nring_fewer++] = (int)before;
+        c->s->ring_fallbacks[c->s->nring_fallbacks++] = (int)before;
     }
 }
 
@@ -294,7 +294,7 @@ static void check_scalar_item(checker *c, const ast_item *it)
         break;
     case IT_STAGES:
         if (in_range(c, it, 1, 16))
-            s->nstages_ring = (int)it->value;
+            s->ring_depth = (int)it->value;
         check_fewer_stages(c, it);
         break;
     case IT_BLOCKS_PER_SM:
@@ -636,13 +636,13 @@ static void check_stage(checker *c, const ast_item *it)
                    "arranges a staged input's tensor boxes in shared memory");
         return;
     }
-    if (s->nstages == 16) {
+    if (s->nstaged == 16) {
         diag_error(c->d, it->loc, "too many staged arrays (at most 16)");
         return;
     }
-    s->stages = arena_grow(c->a, s->stages, &c->cap_stages, s->nstages + 1, sizeof *s->stages);
-    arr->staged = s->nstages;
-    s->stages[s->nstages++] = st;
+    s->stages = arena_grow(c->a, s->stages, &c->cap_stages, s->nstaged + 1, sizeof *s->stages);
+    arr->staged = s->nstaged;
+    s->stages[s->nstaged++] = st;
 }
 
 /* ---- bodies ---- */
@@ -981,7 +981,7 @@ static void check_using(checker *c)
 {
     spec *s = c->s;
     s->mech = MECH_AUTO;
-    for (int i = 0; i < s->nstages; ++i) {
+    for (int i = 0; i < s->nstaged; ++i) {
         const spec_stage *st = &s->stages[i];
         if (mech_is_auto(st->mech))
             continue;
@@ -1038,7 +1038,7 @@ static void check_hints(checker *c, unsigned taken, const char *lowering)
     };
     const spec *s = c->s;
     srcloc warned[HINT__COUNT] = {{0}};
-    for (int i = 0; i < s->nstages; ++i)
+    for (int i = 0; i < s->nstaged; ++i)
         for (int h = 0; h < HINT__COUNT; ++h) {
             srcloc at = s->stages[i].hint_loc[h];
             bool out = s->stages[i].is_output;
@@ -1056,7 +1056,7 @@ static void check_hints(checker *c, unsigned taken, const char *lowering)
 static void check_pad(checker *c, mech m)
 {
     const spec *s = c->s;
-    for (int i = 0; i < s->nstages && mech_dense_rows(m); ++i)
+    for (int i = 0; i < s->nstaged && mech_dense_rows(m); ++i)
         if (s->stages[i].pad > 0 && !s->stages[i].is_output)
             diag_error(c->d, s->stages[i].loc, "the %s lowering writes a region's rows back "
                        "to back in shared memory, so it cannot pad them (pad %d): give pad 0 "
@@ -1182,10 +1182,10 @@ static void check_budget(checker *c, const ast_pipeline *p)
 {
     spec *s = c->s;
     long long bytes = 0;
-    for (int i = 0; i < s->nstages; ++i)
+    for (int i = 0; i < s->nstaged; ++i)
         bytes += (s->stages[i].bytes + 127) / 128 * 128;
     /* the shallowest ring `stages` allows */
-    int slots = spec_ring_slots(s) > 1 && s->nring_fewer ? s->ring_fewer[s->nring_fewer - 1]
+    int slots = spec_ring_slots(s) > 1 && s->nring_fallbacks ? s->ring_fallbacks[s->nring_fallbacks - 1]
                                                          : spec_ring_slots(s);
     bytes *= slots;
     for (int i = 0; i < c->tgt->narch; ++i) {
@@ -1365,7 +1365,7 @@ bool sema_check(arena *a, diag_ctx *d, const ast_file *f, const target *t, spec 
     out->loc = p->loc;
     out->file = p->loc.file;
     out->threads = 256;
-    out->nstages_ring = 2;
+    out->ring_depth = 2;
     out->cluster = 1;
     out->grid = GRID_PER_TILE;
     out->tile_array = -1;

@@ -14,5 +14,5 @@ int spec_ring_slots(const spec *s)
 {
     /* One block per tile with no inner steps runs one step per block: a ring of one. */
     bool one_step = s->grid == GRID_PER_TILE && !s->has_steps && s->march == 0;
-    return one_step ? 1 : s->nstages_ring;
+    return one_step ? 1 : s->ring_depth;
 }

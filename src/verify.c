@@ -1119,7 +1119,7 @@ static bool is_bar_op(const ir_op *op)
 static void sim_init(sim *s, arena *a, vreport *rep, int trips)
 {
     const sched *sc = rep->sc;
-    *s = (sim){.sc = sc, .rep = rep, .a = a, .S = sc->nslots, .nst = sc->spec->nstages,
+    *s = (sim){.sc = sc, .rep = rep, .a = a, .S = sc->nslots, .nst = sc->spec->nstaged,
                .trips = trips};
     s->tx = sc->track == TRACK_BARRIER && sched_has(sc, is_arrive_tx);
     sim_agents(s);
@@ -1218,8 +1218,8 @@ static bool check_ir(vreport *rep)
     const spec *sp = sc->spec;
     if (sc->nslots < 1 || sc->nslots > 4096)
         vfail_pre(rep, R_IR, "the ring has %d slots", sc->nslots);
-    else if (sp->nstages > VERIFY_MAX_STAGES)
-        vfail_pre(rep, R_IR, "%d staged arrays; at most %d", sp->nstages, VERIFY_MAX_STAGES);
+    else if (sp->nstaged > VERIFY_MAX_STAGES)
+        vfail_pre(rep, R_IR, "%d staged arrays; at most %d", sp->nstaged, VERIFY_MAX_STAGES);
     else if (sc->claim_ring < 0 || sc->claim_ring > 4096
              || (sc->claim_ring && uses_roles(sc)))
         vfail_pre(rep, R_IR, "a claim ring of %d entries%s", sc->claim_ring,
@@ -1239,9 +1239,9 @@ static bool check_ir(vreport *rep)
             if (op->role != ROLE_ALL && !uses_roles(sc))
                 vfail_pre(rep, R_IR, "operation '%s' of %s in a schedule without roles "
                           "(producer_threads 0)", name, role_name(op->role));
-            else if (op->stage < -1 || op->stage >= sp->nstages)
+            else if (op->stage < -1 || op->stage >= sp->nstaged)
                 vfail_pre(rep, R_IR, "operation '%s' of stage %d; the spec has %d", name,
-                          op->stage, sp->nstages);
+                          op->stage, sp->nstaged);
             else if (op->kind == OP_CLAIM && (sc->claim_ring == 0 || sec->kind == SEC_FRAME
                                               || op->step_off < 0))
                 vfail_pre(rep, R_IR, "a claim %s", sc->claim_ring ? "of no step of its own" :
@@ -1309,7 +1309,7 @@ static phase_step *trace_for(sched *sc, int trips, int order)
 bool verify_schedule(diag_ctx *d, sched *sc)
 {
     const spec *sp = sc->spec;
-    vreport rep = {.d = d, .sc = sc, .loc = sp->nstages ? sp->stages[0].loc : sp->loc};
+    vreport rep = {.d = d, .sc = sc, .loc = sp->nstaged ? sp->stages[0].loc : sp->loc};
     sc->nphases = 0;
     sc->unproven = !check_ir(&rep);
     if (sc->unproven)

@@ -33,7 +33,7 @@
 static long long input_bytes(const spec *s)
 {
     long long bytes = 0;
-    for (int i = 0; i < s->nstages; ++i)
+    for (int i = 0; i < s->nstaged; ++i)
         if (!s->stages[i].is_output)
             bytes += s->stages[i].bytes;
     return bytes;

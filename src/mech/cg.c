@@ -38,7 +38,7 @@ static void setup(kctx *k)
           "this_thread_block();\n");
     kdecl(k, "pg_cg_step", "constexpr int pg_cg_step = ");
     const char *plus = "";
-    for (int i = 0; i < k->s->nstages; ++i) {
+    for (int i = 0; i < k->s->nstaged; ++i) {
         if (k->s->stages[i].is_output)
             continue;
         kp(k, "%spg_cg_calls", plus);
@@ -65,7 +65,7 @@ static void print_copy(kctx *k, const ir_op *op)
 static void print_commit(kctx *k, const ir_op *op)
 {
     int first = -1;
-    for (int i = k->s->nstages - 1; i >= 0; --i)
+    for (int i = k->s->nstaged - 1; i >= 0; --i)
         if (!k->s->stages[i].is_output)
             first = i;
     if (first < 0) {

@@ -103,7 +103,7 @@ static bool moves_with_step(const spec *s, const spec_stage *st)
 static bool is_staged_product(const spec *s)
 {
     int operands = 0;
-    for (int i = 0; i < s->nstages && s->has_steps; ++i) {
+    for (int i = 0; i < s->nstaged && s->has_steps; ++i) {
         const spec_stage *st = &s->stages[i];
         if (st->is_output)
             continue;

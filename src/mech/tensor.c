@@ -160,7 +160,7 @@ static bool check_region(planner *p, int si)
 static bool check_regions(planner *p)
 {
     bool ok = true;
-    for (int i = 0; i < p->s->nstages; ++i)
+    for (int i = 0; i < p->s->nstaged; ++i)
         if (!p->s->stages[i].is_output && !check_region(p, i))
             ok = false;
     return ok;
@@ -193,7 +193,7 @@ static bool plan_multicast(planner *p)
 {
     const spec *s = p->s;
     bool any = false;
-    for (int i = 0; i < s->nstages; ++i) {
+    for (int i = 0; i < s->nstaged; ++i) {
         const spec_stage *st = &s->stages[i];
         copy_plan *cp = &p->sc->copy[i];
         int box[AST_MAX_RANK];
@@ -318,7 +318,7 @@ static const host_step encode_map = {
  * the same, planned from the same layout). */
 static void plan_host_maps(host_planner *h, const sched *sc)
 {
-    for (int i = 0; i < h->s->nstages; ++i) {
+    for (int i = 0; i < h->s->nstaged; ++i) {
         int box[AST_MAX_RANK];
         bool out = h->s->stages[i].is_output;
         if (out && !tensor_store(h->s, &sc->copy[i], i, box))
@@ -422,7 +422,7 @@ static void print_copy(kctx *k, const ir_op *op)
 static void print_store(kctx *k, const ir_op *op)
 {
     emit_step_open(k, op);
-    for (int i = 0; i < k->s->nstages; ++i) {
+    for (int i = 0; i < k->s->nstaged; ++i) {
         int box[AST_MAX_RANK];
         if (!k->s->stages[i].is_output || (op->stage >= 0 && op->stage != i))
             continue;
@@ -447,7 +447,7 @@ static void print_store(kctx *k, const ir_op *op)
 static const char *tensor_expect(kctx *k, const ir_op *op, long long fault)
 {
     long long boxes = 0;
-    for (int i = 0; i < k->s->nstages; ++i) {
+    for (int i = 0; i < k->s->nstaged; ++i) {
         const copy_plan *cp = &k->sc->copy[i];
         if (!k->s->stages[i].is_output && (op->stage < 0 || op->stage == i) && cp->vec == 16)
             boxes += plan_region_rows(cp, k->s->stages[i].rank) * cp->row_bytes;

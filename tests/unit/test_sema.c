@@ -121,7 +121,7 @@ START_TEST(saxpy_schedule_items)
     expect_ok(&c, saxpy);
     const spec *s = &c.s;
     ck_assert_int_eq(s->threads, 128);
-    ck_assert_int_eq(s->nstages_ring, 4);
+    ck_assert_int_eq(s->ring_depth, 4);
     ck_assert_int_eq(s->grid, GRID_PERSISTENT);
     ck_assert_int_eq(s->grid_loc.line, 8);
     ck_assert_int_eq(s->producer_warps, 0);
@@ -142,7 +142,7 @@ START_TEST(saxpy_stages_and_bodies)
     checked c;
     expect_ok(&c, saxpy);
     const spec *s = &c.s;
-    ck_assert_int_eq(s->nstages, 2);
+    ck_assert_int_eq(s->nstaged, 2);
     for (int i = 0; i < 2; ++i) {
         const spec_stage *st = &s->stages[i];
         ck_assert_int_eq(st->array, i);
@@ -182,7 +182,7 @@ START_TEST(defaults)
     expect_ok(&c, "pipeline d {\n  in float x[n];\n  out float z[n];\n  tile z[100];\n"
                   "  stage x;\n  compute elementwise (i) { z[i] = x[i]; }\n}\n");
     ck_assert_int_eq(c.s.threads, 256);
-    ck_assert_int_eq(c.s.nstages_ring, 2);
+    ck_assert_int_eq(c.s.ring_depth, 2);
     ck_assert_int_eq(c.s.grid, GRID_PER_TILE);
     ck_assert_int_eq(c.s.producer_warps, 0);
     ck_assert_int_eq(c.s.march, 0);

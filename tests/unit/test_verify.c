@@ -36,7 +36,7 @@ static void fx_init(fx *f, int nslots, bool with_out)
     f->st[1] = (spec_stage){.loc = {"t.pipe", 2, 9}, .array = 1, .is_output = true, .rank = 1,
                             .bytes = 4096};
     f->s = (spec){.name = "t", .loc = {"t.pipe", 1, 1}, .stages = f->st,
-                  .nstages = with_out ? 2 : 1, .threads = 256};
+                  .nstaged = with_out ? 2 : 1, .threads = 256};
     f->sc = (sched){.spec = &f->s, .mech = MECH_CP_ASYNC, .sm = 90, .nslots = nslots,
                     .threads = 256, .track = TRACK_GROUPS};
     f->p = (planner){.a = f->a, .s = &f->s, .sc = &f->sc};
@@ -885,7 +885,7 @@ START_TEST(no_staged_arrays_location)
 {
     fx f;
     build_sync(&f, false);
-    f.s.nstages = 0;                    /* nothing staged: nothing to break */
+    f.s.nstaged = 0;                    /* nothing staged: nothing to break */
     expect_proven(&f);
     f.sc.nslots = 0;
     ck_assert(!run_verify(&f));
