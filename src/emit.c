@@ -1,9 +1,11 @@
 /* emit: the generated header (.cuh), the source skeleton (.cu) and its launcher.
  *
- * The kernels themselves are printed from the schedule IR by emit_kernel.c; this file
- * prints what surrounds them: the banner, the args struct, the embedded device support,
- * the schedule comment, and the host launcher that checks the user's pointers, picks the
- * architecture variant and copy width, sizes the grid and launches. */
+ * The kernels themselves are printed from the schedule IR by emit_kernel.c, the pieces
+ * every emitter shares by emit_text.c; this file prints what surrounds the kernels: the
+ * header (the args struct, the version and name guards, the stamp), the includes of the
+ * runtime's device headers the kernels use, the schedule comments and phase tables, the
+ * kernel table, and the host launcher, printed from the host plan alone, one printer per
+ * step, a lowering's own steps by its module's printers. */
 #include "mech/mech.h"
 
 #include <string.h>
