@@ -99,6 +99,60 @@ template <class T> struct pg_view3 {
     }
 };
 
+/* Halo borders (`halo W clamp|mirror`): the coordinate a read outside [0, n) of its
+ * dimension takes instead. Clamp: the edge element. Mirror: reflected about the edge
+ * element (-1 reads 1, n reads n - 2), then clamped, for an array narrower than the halo.
+ * The copies fill a region's out-of-array part with zeros; a view with a border never
+ * reads it, so no step fixes it up. */
+enum { PG_BORDER_CLAMP = 1, PG_BORDER_MIRROR = 2 };
+template <int B> __host__ __device__ __forceinline__ int64_t pg_border(int64_t i, int64_t n)
+{
+    if (B == PG_BORDER_MIRROR) {
+        i = i < 0 ? -i : i;
+        i = i >= n ? 2 * (n - 1) - i : i;
+    }
+    return i < 0 ? 0 : i >= n ? n - 1 : i;
+}
+
+/* A view V (a slot's in the kernel, the whole array's in the reference) whose coordinates
+ * go through border B first, n0.. the array's extents: v[i], v[j][i], v[k][j][i]. */
+template <int B, class R> struct pg_brow {
+    R row;
+    int64_t n;
+#pragma nv_exec_check_disable
+    __host__ __device__ decltype(auto) operator[](int64_t i) const
+    {
+        return row[pg_border<B>(i, n)];
+    }
+};
+template <int B, class V> struct pg_bview1 {
+    V v;
+    int64_t n0;
+#pragma nv_exec_check_disable
+    __host__ __device__ decltype(auto) operator[](int64_t i) const
+    {
+        return v[pg_border<B>(i, n0)];
+    }
+};
+template <int B, class V> struct pg_bview2 {
+    V v;
+    int64_t n0, n1;
+#pragma nv_exec_check_disable
+    __host__ __device__ auto operator[](int64_t j) const
+    {
+        return pg_brow<B, decltype(v[0])>{v[pg_border<B>(j, n0)], n1};
+    }
+};
+template <int B, class V> struct pg_bview3 {
+    V v;
+    int64_t n0, n1, n2;
+#pragma nv_exec_check_disable
+    __host__ __device__ auto operator[](int64_t k) const
+    {
+        return pg_bview2<B, decltype(v[0])>{v[pg_border<B>(k, n0)], n1, n2};
+    }
+};
+
 #ifdef __CUDACC__
 /* setmaxnreg (arch-specific targets only: sm_90a): the registers a thread of this
  * warpgroup has from here on, every warp of the warpgroup executing it. keep gives the

@@ -224,12 +224,12 @@ ast_evict ast_evict_from_name(diag_ctx *d, srcloc at, const char *word)
 
 ast_halo_fill ast_halo_fill_from_name(diag_ctx *d, srcloc at, const char *word)
 {
-    static const char *const words[] = { "zero", "clamp", NULL };
-    static const ast_halo_fill values[] = { HALO_ZERO, HALO_CLAMP };
+    static const char *const words[] = { "zero", "clamp", "mirror", NULL };
+    static const ast_halo_fill values[] = { HALO_ZERO, HALO_CLAMP, HALO_MIRROR };
     int i = ast_word_index(words, word);
     if (i >= 0)
         return values[i];
-    diag_error(d, at, "unknown halo fill '%s' (expected zero or clamp)", word);
+    diag_error(d, at, "unknown halo fill '%s' (expected zero, clamp or mirror)", word);
     return HALO_ZERO;
 }
 
@@ -499,7 +499,7 @@ void ast_pipeline_add(ast_pipeline *p, ast_item *it)
 static const char *const dir_names[] = { "in", "out", "inout" };
 static const char *const cache_names[] = { "default", "ca", "cg" };
 static const char *const evict_names[] = { "default", "normal", "first", "last", "unchanged" };
-static const char *const fill_names[] = { "zero", "clamp" };
+static const char *const fill_names[] = { "zero", "clamp", "mirror" };
 static const char *const combine_names[] = { "sum", "min", "max" };
 static const char *const body_names[] = {
     "compute elementwise", "compute step", "prologue", "epilogue", "reference"

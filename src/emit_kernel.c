@@ -191,17 +191,9 @@ static void emit_view_type(strbuf *out, const spec_array *arr)
               elem_ctype(arr->type));
 }
 
-static void emit_extent_text(strbuf *out, const ast_extent *e)
-{
-    if (e->name)
-        sb_puts(out, e->name);
-    else
-        sb_printf(out, "(int64_t)%lld", e->value);
-}
-
 static void emit_dim(kctx *k, const ast_extent *e)
 {
-    emit_extent_text(k->out, e);
+    emit_extent(k->out, e, "");
 }
 
 /* The threads that copy (the producer warps, or the whole block: a copying thread's index
@@ -252,7 +244,7 @@ static void emit_bindings(kctx *k)
                 sb_puts(&v, ", ");
                 for (int e = d; e < arr->rank; ++e) {
                     sb_puts(&v, e > d ? " * " : "");
-                    emit_extent_text(&v, &arr->dims[e]);
+                    emit_extent(&v, &arr->dims[e], "");
                 }
             }
             kdecl(k, arr->name, "const %s};\n", v.data);
@@ -631,22 +623,32 @@ static void emit_staged_views(kctx *k)
         const copy_plan *cp = &k->sc->copy[i];
         long long pitch = cp->pitch / ast_type_size(arr->type);
         const char *c = arr->dir == DIR_IN ? "const " : "", *t = elem_ctype(arr->type);
+        const bool border = st->halo && st->halo_fill != HALO_ZERO;
         kdecl(k, arr->name, "%s", "");
+        if (border)
+            kp(k, "const pg_bview%d<%s, ", st->rank,
+               st->halo_fill == HALO_CLAMP ? "PG_BORDER_CLAMP" : "PG_BORDER_MIRROR");
         if (st->rank == 1)
-            kp(k, "const pg_view1<%s%s", c, t);
+            kp(k, "%spg_view1<%s%s", border ? "" : "const ", c, t);
         else if (st->rank == 2)
-            kp(k, "const pg_sview2<%s%s, %lld", c, t, pitch);
+            kp(k, "%spg_sview2<%s%s, %lld", border ? "" : "const ", c, t, pitch);
         else
-            kp(k, "const pg_sview3<%s%s, %lld, %lld", c, t, pitch, pitch * cp->extent[1]);
+            kp(k, "%spg_sview3<%s%s, %lld, %lld", border ? "" : "const ", c, t, pitch,
+               pitch * cp->extent[1]);
         emit_view_swizzle(k, i);
-        kp(k, "> %s{(%s%s *)(", arr->name, c, t);
+        kp(k, "%s %s{%s(%s%s *)(", border ? ">>" : ">", arr->name, border ? "{" : "", c, t);
         emit_slot_addr(k, i);
         kp(k, ")");
         for (int d = 0; d < st->rank; ++d) {
             kp(k, ", ");
             emit_affine(k->out, &cp->origin[d]);
         }
-        kp(k, "};\n");
+        kp(k, "}");
+        for (int d = 0; d < st->rank && border; ++d) {
+            kp(k, ", ");
+            emit_extent(k->out, &arr->dims[d], "");
+        }
+        kp(k, border ? "};\n" : ";\n");
     }
 }
 

@@ -62,26 +62,40 @@ static void emit_common(strbuf *o, const emit_unit *u, const char *what)
 /* ------------------------------------------------------------------ reference */
 
 /* Arrays of rank 2 and 3 are views with origin 0 over the host array, so that the
- * reference indexes them as the compute body does. */
-static void emit_host_array(strbuf *o, const spec_array *arr)
+ * reference indexes them as the compute body does; a staged array whose halo clamps or
+ * mirrors reads through the same border (pg_bview), over the whole array. */
+static void emit_host_array(strbuf *o, const spec *s, const spec_array *arr)
 {
     const char *c = arr->dir == DIR_IN ? "const " : "", *t = ast_type_ctype(arr->type);
-    if (arr->rank == 1) {
+    const spec_stage *st = arr->staged >= 0 ? &s->stages[arr->staged] : NULL;
+    const bool border = st && st->halo && st->halo_fill != HALO_ZERO;
+    if (arr->rank == 1 && !border) {
         sb_printf(o, "    %s%s *const %s = (%s%s *)pg_h->%s;\n", c, t, arr->name, c, t,
                   arr->name);
-    } else {
-        sb_printf(o, "    const pg_view%d<%s%s> %s{(%s%s *)pg_h->%s, 0, 0%s", arr->rank, c, t,
-                  arr->name, c, t, arr->name, arr->rank == 3 ? ", 0" : "");
-        for (int d = 1; d < arr->rank; ++d) {
-            sb_puts(o, ", ");
-            for (int e = d; e < arr->rank; ++e) {
-                sb_puts(o, e > d ? " * " : "");
-                emit_extent(o, &arr->dims[e], "");
-            }
-        }
-        sb_puts(o, "};\n");
+        sb_printf(o, "    (void)%s;\n", arr->name);
+        return;
     }
-    sb_printf(o, "    (void)%s;\n", arr->name);
+    sb_puts(o, "    const ");
+    if (border)
+        sb_printf(o, "pg_bview%d<%s, ", arr->rank,
+                  st->halo_fill == HALO_CLAMP ? "PG_BORDER_CLAMP" : "PG_BORDER_MIRROR");
+    sb_printf(o, "pg_view%d<%s%s>%s %s{%s(%s%s *)pg_h->%s, 0", arr->rank, c, t,
+              border ? ">" : "", arr->name, border ? "{" : "", c, t, arr->name);
+    for (int d = 1; d < arr->rank; ++d)
+        sb_puts(o, ", 0");
+    for (int d = 1; d < arr->rank; ++d) {
+        sb_puts(o, ", ");
+        for (int e = d; e < arr->rank; ++e) {
+            sb_puts(o, e > d ? " * " : "");
+            emit_extent(o, &arr->dims[e], "");
+        }
+    }
+    sb_puts(o, "}");
+    for (int d = 0; d < arr->rank && border; ++d) {
+        sb_puts(o, ", ");
+        emit_extent(o, &arr->dims[d], "");
+    }
+    sb_printf(o, "%s;\n    (void)%s;\n", border ? "}" : "", arr->name);
 }
 
 static void emit_reference(strbuf *o, const emit_unit *u)
@@ -96,7 +110,7 @@ static void emit_reference(strbuf *o, const emit_unit *u)
         sb_printf(o, "    const int64_t %s = pg_h->%s;\n    (void)%s;\n", s->sizes[i],
                   s->sizes[i], s->sizes[i]);
     for (int i = 0; i < s->narrays; ++i)
-        emit_host_array(o, &s->arrays[i]);
+        emit_host_array(o, s, &s->arrays[i]);
     for (int i = 0; i < s->naccums; ++i)
         sb_printf(o, "    %s %s = %s;\n", ref_accum_ctype(s->accums[i].type), s->accums[i].name,
                   ref_accum_identity(&s->accums[i]));

@@ -259,7 +259,9 @@ typedef enum ast_dir { DIR_IN, DIR_OUT, DIR_INOUT } ast_dir;
 typedef enum ast_grid { GRID_PER_TILE, GRID_PERSISTENT } ast_grid;
 typedef enum ast_cache { CACHE_DEFAULT, CACHE_CA, CACHE_CG } ast_cache;
 typedef enum ast_evict { EVICT_DEFAULT, EVICT_NORMAL, EVICT_FIRST, EVICT_LAST, EVICT_UNCHANGED } ast_evict;
-typedef enum ast_halo_fill { HALO_ZERO, HALO_CLAMP } ast_halo_fill;
+/* What a halo element outside the array reads: zero; the edge element (clamp); the
+ * element mirrored about the edge element (mirror: -1 reads 1). */
+typedef enum ast_halo_fill { HALO_ZERO, HALO_CLAMP, HALO_MIRROR } ast_halo_fill;
 typedef enum ast_combine { COMBINE_SUM, COMBINE_MIN, COMBINE_MAX } ast_combine;
 typedef enum ast_body_kind {
     BODY_ELEMENTWISE,   /* compute elementwise (i[, j[, k]]) { ... } */

@@ -189,23 +189,6 @@ static void plan_stage(planner *p, int i, int nslots)
         plan_lay_out_stage(p, i, nslots, 16, NULL);
 }
 
-static bool sorry(planner *p, srcloc at, const char *what)
-{
-    diag_error(p->d, at, "%s is not implemented yet by lowering '%s' (docs/lowerings.md "
-               "lists what each lowering supports)", what, mech_name(p->sc->mech));
-    return false;
-}
-
-/* What this version of the planner handles for every lowering. */
-static bool check_supported(planner *p)
-{
-    const spec *s = p->s;
-    for (int i = 0; i < s->nstaged; ++i)
-        if (s->stages[i].halo && s->stages[i].halo_fill == HALO_CLAMP)
-            return sorry(p, s->stages[i].loc, "a clamped halo");
-    return true;
-}
-
 void plan_layout(planner *p, int nslots)
 {
     sched *sc = p->sc;
@@ -405,7 +388,7 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm, bool 
     /* sema_check refused a lowering that is not implemented, too new for sm or without
      * the producer warps the spec has. */
     const mech_module *mod = mech_module_of(m);
-    if (!check_supported(&p) || !mod->plan(&p))
+    if (!mod->plan(&p))
         return NULL;
     drop_vacuous_guards(sc);
     plan_claims(&p);

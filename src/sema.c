@@ -559,6 +559,44 @@ static bool stage_opts(checker *c, const ast_item *it, spec_stage *st)
     return true;
 }
 
+static bool same_extent(const ast_extent *a, const ast_extent *b)
+{
+    return a->name ? b->name && strcmp(a->name, b->name) == 0 : !b->name && a->value == b->value;
+}
+
+/* The tile dimension whose origin region dimension d follows (its origin that tile
+ * origin minus the halo, its extent the tile's plus both halos), or -1. */
+static int border_dim(const spec *s, const spec_stage *st, int d)
+{
+    const affine *o = &st->origin[d];
+    for (int t = 0; t < s->tile_rank && o->nterms == 1 && o->coef[0] == 1; ++t)
+        if (strcmp(o->var[0], s->tile_at[t]) == 0 && o->c == -st->halo
+            && st->extent[d] == s->tile[t] + 2 * st->halo)
+            return t;
+    return -1;
+}
+
+/* A clamped or mirrored halo reads the edge of the array for a coordinate outside it: that
+ * element must lie in the staged region, which it does where the region is the tile's own
+ * (plus the halo) along dimensions as long as the tile array's, the tile then always
+ * meeting the array. */
+static bool border_region(checker *c, const ast_item *it, const spec_stage *st,
+                          const spec_array *arr)
+{
+    const spec *s = c->s;
+    for (int d = 0; d < st->rank; ++d) {
+        int t = border_dim(s, st, d);
+        if (t < 0 || !same_extent(&arr->dims[d], &s->arrays[s->tile_array].dims[t])) {
+            diag_error(c->d, it->opts.halo_loc, "a %s halo needs '%s' staged over the tile's "
+                       "own region, along dimensions of the tile array's extents ('%s'): "
+                       "dimension %d of its region is not", st->halo_fill == HALO_CLAMP
+                       ? "clamped" : "mirrored", arr->name, s->arrays[s->tile_array].name, d);
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool stage_region(checker *c, const ast_item *it, spec_stage *st, const spec_array *arr)
 {
     spec *s = c->s;
@@ -588,6 +626,8 @@ static bool stage_region(checker *c, const ast_item *it, spec_stage *st, const s
         st->origin[d].c -= st->halo;
         st->extent[d] += 2 * st->halo;
     }
+    if (st->halo && st->halo_fill != HALO_ZERO && !border_region(c, it, st, arr))
+        return false;
     if (st->pad > 0 && st->pad % ast_type_size(arr->type)) {
         diag_error(c->d, it->opts.pad_loc, "pad must be a multiple of the element size (%d "
                    "bytes for %s)", ast_type_size(arr->type), ast_type_name(arr->type));
@@ -1274,6 +1314,16 @@ static void check_host_stream(checker *c)
         if (h > 0 && arr->dir == DIR_INOUT) {
             diag_error(c->d, arr->loc, "host_stream cannot stream the inout array '%s' with "
                        "a halo: a chunk would read rows its neighbour writes back", arr->name);
+            return;
+        }
+        /* A chunk's first and last rows are the array's edge for its launch, whose views
+         * would clamp or mirror there instead of reading the neighbours' halo rows. */
+        const spec_stage *st = &s->stages[arr->staged];
+        if (st->halo && st->halo_fill != HALO_ZERO) {
+            diag_error(c->d, at, "host_stream cannot stream '%s' with a %s halo: a chunk's "
+                       "launch would take its edge rows for the array's; give the halo 'zero' "
+                       "fill and handle the array's edges in the body", arr->name,
+                       st->halo_fill == HALO_CLAMP ? "clamped" : "mirrored");
             return;
         }
         /* A chunk's launch folds every row it holds, its neighbours' halo rows too. */

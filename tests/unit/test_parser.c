@@ -657,7 +657,7 @@ START_TEST(contextual_words)
                  "(expected normal, first, last or unchanged)\n"
                  "  stage x cache cx evict sometimes halo 1 clampy;\n"
                  "                         ^\n"
-                 "t.pipe:2:43: error: unknown halo fill 'clampy' (expected zero or clamp)\n"
+                 "t.pipe:2:43: error: unknown halo fill 'clampy' (expected zero, clamp or mirror)\n"
                  "  stage x cache cx evict sometimes halo 1 clampy;\n"
                  "                                          ^\n"
                  "t.pipe:3:25: error: unknown combine operator 'avg' "
