@@ -20,8 +20,8 @@ __host__ __device__ __forceinline__ int pg_local(int64_t i, int64_t origin)
 /* A rank-1 view of a staged slot: v[i] reads base[i - origin]. */
 template <class T> struct pg_view1 {
     T *base;
-    int64_t origin;
-    __host__ __device__ T &operator[](int64_t i) const { return base[pg_local(i, origin)]; }
+    int64_t origin0;
+    __host__ __device__ T &operator[](int64_t i) const { return base[pg_local(i, origin0)]; }
 };
 
 /* A rank-2 view: v[j][i] reads base[(j - o0) * pitch + (i - o1)]. */
@@ -114,42 +114,66 @@ template <int B> __host__ __device__ __forceinline__ int64_t pg_border(int64_t i
     return i < 0 ? 0 : i >= n ? n - 1 : i;
 }
 
+/* One dimension's border for a view whose origin is o over an array of n elements. On the
+ * device the coordinate is mapped in the view's local coordinates, 32 bits (a slot's
+ * offsets are), against bounds [lo, hi] computed once with the view: two integer min/max
+ * a coordinate for clamp. The host (the reference, over whole arrays) maps in 64 bits. */
+struct pg_edge {
+    int64_t origin, n;
+    int lo, hi;
+    __host__ __device__ pg_edge(int64_t o, int64_t n_)
+        : origin(o), n(n_), lo((int)(-o < -(1LL << 30) ? -(1LL << 30) : -o)),
+          hi((int)(n_ - 1 - o > (1LL << 30) ? (1LL << 30) : n_ - 1 - o)) {}
+    template <int B> __host__ __device__ __forceinline__ int64_t at(int64_t i) const
+    {
+#ifdef __CUDA_ARCH__
+        int l = pg_local(i, origin);
+        if (B == PG_BORDER_MIRROR)
+            l = l < lo ? 2 * lo - l : l > hi ? 2 * hi - l : l;
+        l = l < lo ? lo : l > hi ? hi : l;
+        return origin + l;
+#else
+        return pg_border<B>(i, n);
+#endif
+    }
+};
+
 /* A view V (a slot's in the kernel, the whole array's in the reference) whose coordinates
  * go through border B first, n0.. the array's extents: v[i], v[j][i], v[k][j][i]. */
 template <int B, class R> struct pg_brow {
     R row;
-    int64_t n;
+    pg_edge e;
 #pragma nv_exec_check_disable
-    __host__ __device__ decltype(auto) operator[](int64_t i) const
-    {
-        return row[pg_border<B>(i, n)];
-    }
+    __host__ __device__ decltype(auto) operator[](int64_t i) const { return row[e.at<B>(i)]; }
 };
 template <int B, class V> struct pg_bview1 {
     V v;
-    int64_t n0;
+    pg_edge e0;
+    __host__ __device__ pg_bview1(V v_, int64_t n0) : v(v_), e0(v_.origin0, n0) {}
 #pragma nv_exec_check_disable
-    __host__ __device__ decltype(auto) operator[](int64_t i) const
-    {
-        return v[pg_border<B>(i, n0)];
-    }
+    __host__ __device__ decltype(auto) operator[](int64_t i) const { return v[e0.at<B>(i)]; }
 };
 template <int B, class V> struct pg_bview2 {
     V v;
-    int64_t n0, n1;
+    pg_edge e0, e1;
+    __host__ __device__ pg_bview2(V v_, int64_t n0, int64_t n1)
+        : v(v_), e0(v_.origin0, n0), e1(v_.origin1, n1) {}
+    __host__ __device__ pg_bview2(V v_, pg_edge e0_, pg_edge e1_) : v(v_), e0(e0_), e1(e1_) {}
 #pragma nv_exec_check_disable
     __host__ __device__ auto operator[](int64_t j) const
     {
-        return pg_brow<B, decltype(v[0])>{v[pg_border<B>(j, n0)], n1};
+        return pg_brow<B, decltype(v[0])>{v[e0.at<B>(j)], e1};
     }
 };
 template <int B, class V> struct pg_bview3 {
     V v;
-    int64_t n0, n1, n2;
+    pg_edge e0, e1, e2;
+    __host__ __device__ pg_bview3(V v_, int64_t n0, int64_t n1, int64_t n2)
+        : v(v_), e0(v_.origin0, n0), e1(v_.origin1, n1), e2(v_.origin2, n2) {}
 #pragma nv_exec_check_disable
     __host__ __device__ auto operator[](int64_t k) const
     {
-        return pg_bview2<B, decltype(v[0])>{v[pg_border<B>(k, n0)], n1, n2};
+        return pg_bview2<B, decltype(v[0])>(v[e0.at<B>(k)], e1, e2);
     }
 };
 

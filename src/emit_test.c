@@ -68,7 +68,7 @@ static void emit_host_array(strbuf *o, const spec *s, const spec_array *arr)
 {
     const char *c = arr->dir == DIR_IN ? "const " : "", *t = ast_type_ctype(arr->type);
     const spec_stage *st = arr->staged >= 0 ? &s->stages[arr->staged] : NULL;
-    const bool border = st && st->halo && st->halo_fill != HALO_ZERO;
+    const bool border = st && spec_stage_border(st);
     if (arr->rank == 1 && !border) {
         sb_printf(o, "    %s%s *const %s = (%s%s *)pg_h->%s;\n", c, t, arr->name, c, t,
                   arr->name);

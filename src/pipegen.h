@@ -630,6 +630,8 @@ int spec_accum_into(const spec *s, int array);
 /* Slots of the deepest ring: `stages` (its first depth), or 1 where each block runs a
  * single step. The planner may take a later depth per architecture (plan_ring_slots). */
 int spec_ring_slots(const spec *s);
+/* Whether a stage's halo clamps or mirrors (its views read through a border). */
+bool spec_stage_border(const spec_stage *st);
 
 /* ===================================================================== plan.c
  *

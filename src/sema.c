@@ -626,7 +626,7 @@ static bool stage_region(checker *c, const ast_item *it, spec_stage *st, const s
         st->origin[d].c -= st->halo;
         st->extent[d] += 2 * st->halo;
     }
-    if (st->halo && st->halo_fill != HALO_ZERO && !border_region(c, it, st, arr))
+    if (spec_stage_border(st) && !border_region(c, it, st, arr))
         return false;
     if (st->pad > 0 && st->pad % ast_type_size(arr->type)) {
         diag_error(c->d, it->opts.pad_loc, "pad must be a multiple of the element size (%d "
@@ -1319,7 +1319,7 @@ static void check_host_stream(checker *c)
         /* A chunk's first and last rows are the array's edge for its launch, whose views
          * would clamp or mirror there instead of reading the neighbours' halo rows. */
         const spec_stage *st = &s->stages[arr->staged];
-        if (st->halo && st->halo_fill != HALO_ZERO) {
+        if (spec_stage_border(st)) {
             diag_error(c->d, at, "host_stream cannot stream '%s' with a %s halo: a chunk's "
                        "launch would take its edge rows for the array's; give the halo 'zero' "
                        "fill and handle the array's edges in the body", arr->name,

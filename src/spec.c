@@ -16,3 +16,8 @@ int spec_ring_slots(const spec *s)
     bool one_step = s->grid == GRID_PER_TILE && !s->has_steps && s->march == 0;
     return one_step ? 1 : s->ring_depth;
 }
+
+bool spec_stage_border(const spec_stage *st)
+{
+    return st->halo && st->halo_fill != HALO_ZERO;
+}

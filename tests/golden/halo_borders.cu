@@ -56,29 +56,62 @@ __global__ void __launch_bounds__(256) halo_borders_sm80(const struct halo_borde
         pg_cp_async_wait<0>();
         __syncthreads();
         {
-            const pg_bview1<PG_BORDER_MIRROR, pg_view1<const float>> a{{(const float *)(pg_smem + 0), (x0 + -4)}, nx};
-            const pg_bview2<PG_BORDER_CLAMP, pg_sview2<const float, 72>> b{{(const float *)(pg_smem + 384), (y0 + -1), (x0 + -4)}, ny, nx};
-            const pg_bview3<PG_BORDER_CLAMP, pg_sview3<const float, 72, 720>> c{{(const float *)(pg_smem + 3328), (z0 + -1), (y0 + -1), (x0 + -4)}, nz, ny, nx};
-            const int64_t pg_rest0 = nz - z0;
-            const int pg_lim0 = pg_rest0 < 4 ? (int)pg_rest0 : 4;
-            const int64_t pg_rest1 = ny - y0;
-            const int pg_lim1 = pg_rest1 < 8 ? (int)pg_rest1 : 8;
-            const int64_t pg_rest2 = nx - x0;
-            const int pg_lim2 = pg_rest2 < 64 ? (int)pg_rest2 : 64;
-            #pragma unroll 4
-            for (int pg_e = threadIdx.x; pg_e < 2048; pg_e += 256) {
-                const int pg_l2 = pg_e % 64;
-                const int pg_l1 = pg_e / 64 % 8;
-                const int pg_l0 = pg_e / 512;
-                if (pg_l0 < pg_lim0 && pg_l1 < pg_lim1 && pg_l2 < pg_lim2) {
-                    const int64_t k = z0 + pg_l0;
-                    const int64_t j = y0 + pg_l1;
-                    const int64_t i = x0 + pg_l2;
+            if ((x0 + -1) >= 0 && (x0 + -1) + 66 <= nx
+                && (y0 + -1) >= 0 && (y0 + -1) + 10 <= ny
+                && (x0 + -1) >= 0 && (x0 + -1) + 66 <= nx
+                && (z0 + -1) >= 0 && (z0 + -1) + 6 <= nz
+                && (y0 + -1) >= 0 && (y0 + -1) + 10 <= ny
+                && (x0 + -1) >= 0 && (x0 + -1) + 66 <= nx) {
+                const pg_view1<const float> a{(const float *)(pg_smem + 0), (x0 + -4)};
+                const pg_sview2<const float, 72> b{(const float *)(pg_smem + 384), (y0 + -1), (x0 + -4)};
+                const pg_sview3<const float, 72, 720> c{(const float *)(pg_smem + 3328), (z0 + -1), (y0 + -1), (x0 + -4)};
+                const int64_t pg_rest0 = nz - z0;
+                const int pg_lim0 = pg_rest0 < 4 ? (int)pg_rest0 : 4;
+                const int64_t pg_rest1 = ny - y0;
+                const int pg_lim1 = pg_rest1 < 8 ? (int)pg_rest1 : 8;
+                const int64_t pg_rest2 = nx - x0;
+                const int pg_lim2 = pg_rest2 < 64 ? (int)pg_rest2 : 64;
+                #pragma unroll 4
+                for (int pg_e = threadIdx.x; pg_e < 2048; pg_e += 256) {
+                    const int pg_l2 = pg_e % 64;
+                    const int pg_l1 = pg_e / 64 % 8;
+                    const int pg_l0 = pg_e / 512;
+                    if (pg_l0 < pg_lim0 && pg_l1 < pg_lim1 && pg_l2 < pg_lim2) {
+                        const int64_t k = z0 + pg_l0;
+                        const int64_t j = y0 + pg_l1;
+                        const int64_t i = x0 + pg_l2;
 #line 15 "halo_borders.pipe"
 
     z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
   
-#line 82 "halo_borders.cu"
+#line 88 "halo_borders.cu"
+                    }
+                }
+            } else {
+                const pg_bview1<PG_BORDER_MIRROR, pg_view1<const float>> a{{(const float *)(pg_smem + 0), (x0 + -4)}, nx};
+                const pg_bview2<PG_BORDER_CLAMP, pg_sview2<const float, 72>> b{{(const float *)(pg_smem + 384), (y0 + -1), (x0 + -4)}, ny, nx};
+                const pg_bview3<PG_BORDER_CLAMP, pg_sview3<const float, 72, 720>> c{{(const float *)(pg_smem + 3328), (z0 + -1), (y0 + -1), (x0 + -4)}, nz, ny, nx};
+                const int64_t pg_rest0 = nz - z0;
+                const int pg_lim0 = pg_rest0 < 4 ? (int)pg_rest0 : 4;
+                const int64_t pg_rest1 = ny - y0;
+                const int pg_lim1 = pg_rest1 < 8 ? (int)pg_rest1 : 8;
+                const int64_t pg_rest2 = nx - x0;
+                const int pg_lim2 = pg_rest2 < 64 ? (int)pg_rest2 : 64;
+                #pragma unroll 4
+                for (int pg_e = threadIdx.x; pg_e < 2048; pg_e += 256) {
+                    const int pg_l2 = pg_e % 64;
+                    const int pg_l1 = pg_e / 64 % 8;
+                    const int pg_l0 = pg_e / 512;
+                    if (pg_l0 < pg_lim0 && pg_l1 < pg_lim1 && pg_l2 < pg_lim2) {
+                        const int64_t k = z0 + pg_l0;
+                        const int64_t j = y0 + pg_l1;
+                        const int64_t i = x0 + pg_l2;
+#line 15 "halo_borders.pipe"
+
+    z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
+  
+#line 114 "halo_borders.cu"
+                    }
                 }
             }
         }
