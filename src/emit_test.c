@@ -272,7 +272,8 @@ static int misalign_rows(arena *a, const spec *s, int *rows[MISALIGN_ROWS])
             int esz = ast_type_size(s->arrays[i].type), m = 0;
             for (int w = esz; w < 16; w *= 2)
                 ++m;
-            row[i] = r < 4 ? (align > esz ? align : esz) : esz << ((i + r - 4) % m);
+            /* a 16-byte element (float4, int4) has no stagger below 16 */
+            row[i] = r < 4 ? (align > esz ? align : esz) : m ? esz << ((i + r - 4) % m) : esz;
         }
         bool seen = false;
         for (int k = 0; k < n && !seen; ++k)
