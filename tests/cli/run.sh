@@ -829,11 +829,11 @@ c_not_implemented_names_quoted() {
         expect_status 1
         expect_err "pipegen: error: --lower=$m: lowering '$m' is not implemented yet (pipegen --list-lowerings)"
     done
-    sed 's/^  stage   x, y;.*/  stage   x halo 1 clamp;\n  stage   y;/' saxpy.pipe >clamp.pipe
-    pg clamp.pipe --lower=cp.async -o k.cu
+    sed 's/^  tile    z\[2048\];/  tile    z[2046];/' saxpy.pipe >odd.pipe
+    pg odd.pipe --lower=tensor --arch=sm_90 -o k.cu
     expect_status 1
-    expect_err_has "error: a clamped halo is not implemented yet by lowering 'cp.async' ("
-    rm -f clamp.pipe
+    expect_err_has "is not implemented yet by lowering 'tensor' ("
+    rm -f odd.pipe
     expect_files
 }
 c_grid() {
