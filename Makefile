@@ -20,10 +20,10 @@ SAN_FLAGS = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-san
 B = build
 # The phases (src/), then the mechanism modules (src/mech/: the registry and one file per
 # lowering, sharing src/mech/mech.h).
-MECHS = registry sync cp_async cp_async_mbarrier cg barrier pipeline primitives bulk tensor
+MECHS = $(sort $(patsubst src/mech/%.c,%,$(wildcard src/mech/*.c)))
 SRC = arena diag arch ast reserved sema spec plan plan_host verify verify_host emit_text emit emit_kernel emit_test \
       output main $(MECHS:%=mech/%)
-HDRS = src/pipegen.h src/mech/mech.h
+HDRS = src/pipegen.h src/mech/mech.h src/mech/lowerings.h
 OBJ = $(SRC:%=$(B)/obj/%.o) $(B)/obj/lexer.o $(B)/obj/parser.o
 ASAN_OBJ = $(OBJ:$(B)/obj/%=$(B)/asan/%)
 LIB_OBJ = $(filter-out %/main.o,$(OBJ))

@@ -443,9 +443,10 @@ ast_file *parse_source(arena *a, diag_ctx *d, const char *file, const char *src,
 
 /* Lowerings (the code calls each a mech): in the order of docs/lowerings.md. */
 typedef enum mech {
-    MECH_SYNC, MECH_CG, MECH_BARRIER, MECH_PIPELINE, MECH_PIPELINE_ROLES,
-    MECH_PIPELINE_THREAD, MECH_PRIMITIVES, MECH_CP_ASYNC, MECH_CP_ASYNC_MBARRIER,
-    MECH_BULK, MECH_TENSOR, MECH_AUTO, MECH__COUNT
+#define LOWERING(id, name, needs, module) MECH_##id,
+#include "mech/lowerings.h"
+#undef LOWERING
+    MECH_AUTO, MECH__COUNT
 } mech;
 
 /* The stage options that are hints to the copies; a lowering takes some of them and

@@ -148,17 +148,9 @@ typedef struct mech_module {
     void (*layout)(planner *p, int si, int nslots);
 } mech_module;
 
-extern const mech_module mech_sync_module;
-extern const mech_module mech_cp_async_module;
-extern const mech_module mech_cp_async_mbarrier_module;
-extern const mech_module mech_cg_module;
-extern const mech_module mech_barrier_module;
-extern const mech_module mech_pipeline_module;
-extern const mech_module mech_pipeline_roles_module;
-extern const mech_module mech_pipeline_thread_module;
-extern const mech_module mech_primitives_module;
-extern const mech_module mech_bulk_module;
-extern const mech_module mech_tensor_module;
+#define LOWERING(id, name, needs, module) extern const mech_module module;
+#include "lowerings.h"
+#undef LOWERING
 
 /* The schedule of commit-group counting (TRACK_GROUPS), cp.async's: S-1 steps copied
  * ahead, one group committed per step (empty past the block's last step), a wait for the

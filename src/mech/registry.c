@@ -9,18 +9,9 @@ static const struct {
     unsigned needs;               /* the ARCH_* features its code needs */
     const mech_module *module;    /* NULL: not implemented yet (auto resolves to others) */
 } mech_table[MECH__COUNT] = {
-    [MECH_SYNC] = {"sync", 0, &mech_sync_module},
-    [MECH_CG] = {"cg", ARCH_CP_ASYNC, &mech_cg_module},
-    [MECH_BARRIER] = {"barrier", ARCH_CP_ASYNC, &mech_barrier_module},
-    [MECH_PIPELINE] = {"pipeline", ARCH_CP_ASYNC, &mech_pipeline_module},
-    [MECH_PIPELINE_ROLES] = {"pipeline-roles", ARCH_CP_ASYNC, &mech_pipeline_roles_module},
-    [MECH_PIPELINE_THREAD] = {"pipeline-thread", ARCH_CP_ASYNC, &mech_pipeline_thread_module},
-    [MECH_PRIMITIVES] = {"primitives", ARCH_CP_ASYNC, &mech_primitives_module},
-    [MECH_CP_ASYNC] = {"cp.async", ARCH_CP_ASYNC, &mech_cp_async_module},
-    [MECH_CP_ASYNC_MBARRIER] = {"cp.async.mbarrier", ARCH_CP_ASYNC,
-                                &mech_cp_async_mbarrier_module},
-    [MECH_BULK] = {"bulk", ARCH_TMA, &mech_bulk_module},
-    [MECH_TENSOR] = {"tensor", ARCH_TMA, &mech_tensor_module},
+#define LOWERING(id, name, needs, module) [MECH_##id] = {name, needs, &module},
+#include "lowerings.h"
+#undef LOWERING
     [MECH_AUTO] = {"auto", 0, NULL},
 };
 
