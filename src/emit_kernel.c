@@ -209,9 +209,12 @@ static int compute_threads(const kctx *k)
     return k->sc->threads - k->sc->producer_threads;
 }
 
+/* A computing thread's index, signed: the element loops' indices derive from it, and
+ * unsigned arithmetic there took jacobi2d's sync kernel from 46 to 60 registers (a block
+ * an SM fewer; H100: 0.928 -> 0.828 of cudaMemcpy). */
 static const char *compute_tid(const kctx *k)
 {
-    return k->sc->producer_threads ? "pg_ctid" : "threadIdx.x";
+    return k->sc->producer_threads ? "pg_ctid" : "(int)threadIdx.x";
 }
 
 /* ------------------------------------------------------------------ the frame */

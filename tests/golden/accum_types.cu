@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(128) accum_types_sm80(const struct accum_types
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 1024 ? (int)pg_rest0 : 1024;
             #pragma unroll 4
-            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 128) {
+            for (int pg_l0 = (int)threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 128) {
                 const int64_t i = pg_org0 + pg_l0;
 #line 27 "accum_types.pipe"
 

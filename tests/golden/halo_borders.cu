@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(256) halo_borders_sm80(const struct halo_borde
                 const int64_t pg_rest2 = nx - x0;
                 const int pg_lim2 = pg_rest2 < 64 ? (int)pg_rest2 : 64;
                 #pragma unroll 4
-                for (int pg_e = threadIdx.x; pg_e < 2048; pg_e += 256) {
+                for (int pg_e = (int)threadIdx.x; pg_e < 2048; pg_e += 256) {
                     const int pg_l2 = pg_e % 64;
                     const int pg_l1 = pg_e / 64 % 8;
                     const int pg_l0 = pg_e / 512;
@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(256) halo_borders_sm80(const struct halo_borde
                 const int64_t pg_rest2 = nx - x0;
                 const int pg_lim2 = pg_rest2 < 64 ? (int)pg_rest2 : 64;
                 #pragma unroll 4
-                for (int pg_e = threadIdx.x; pg_e < 2048; pg_e += 256) {
+                for (int pg_e = (int)threadIdx.x; pg_e < 2048; pg_e += 256) {
                     const int pg_l2 = pg_e % 64;
                     const int pg_l1 = pg_e / 64 % 8;
                     const int pg_l0 = pg_e / 512;

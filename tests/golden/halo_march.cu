@@ -95,10 +95,10 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
             const int pg_lim0 = pg_rest0 < 8 ? (int)pg_rest0 : 8;
             const int64_t pg_rest1 = nx - x0;
             const int pg_lim1 = pg_rest1 < 64 ? (int)pg_rest1 : 64;
-            const int pg_l1 = threadIdx.x % 64;
+            const int pg_l1 = (int)threadIdx.x % 64;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = threadIdx.x / 64; pg_l0 < pg_lim0; pg_l0 += 2) {
+                for (int pg_l0 = (int)threadIdx.x / 64; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t j = y0 + pg_l0;
                     const int64_t i = x0 + pg_l1;
 #line 16 "halo_march.pipe"
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
         {
             pg_store_region<pg_vec_w, 1, 8, 256LL, 272LL, 128>(pg_g_w, pg_smem + 5888,
                 0, (y0), (x0) * 4,
-                1, ny, nx * 4, threadIdx.x);
+                1, ny, nx * 4, (int)threadIdx.x);
         }
     }
 }

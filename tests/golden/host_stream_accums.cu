@@ -113,10 +113,10 @@ __global__ void __launch_bounds__(128) host_stream_accums_sm80(const struct host
             const int pg_lim0 = pg_rest0 < 8 ? (int)pg_rest0 : 8;
             const int64_t pg_rest1 = cols - pg_org1;
             const int pg_lim1 = pg_rest1 < 64 ? (int)pg_rest1 : 64;
-            const int pg_l1 = threadIdx.x % 64;
+            const int pg_l1 = (int)threadIdx.x % 64;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = threadIdx.x / 64; pg_l0 < pg_lim0; pg_l0 += 2) {
+                for (int pg_l0 = (int)threadIdx.x / 64; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t y = pg_org0 + pg_l0;
                     const int64_t x = pg_org1 + pg_l1;
 #line 26 "host_stream_accums.pipe"

@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(256) int_types_sm80(const struct int_types_arg
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 512 ? (int)pg_rest0 : 512;
             #pragma unroll 4
-            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 256) {
+            for (int pg_l0 = (int)threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 256) {
                 const int64_t i = pg_org0 + pg_l0;
 #line 21 "int_types.pipe"
 

@@ -94,10 +94,10 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
             const int pg_lim0 = pg_rest0 < 32 ? (int)pg_rest0 : 32;
             const int64_t pg_rest1 = nx - x0;
             const int pg_lim1 = pg_rest1 < 128 ? (int)pg_rest1 : 128;
-            const int pg_l1 = threadIdx.x % 128;
+            const int pg_l1 = (int)threadIdx.x % 128;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = threadIdx.x / 128; pg_l0 < pg_lim0; pg_l0 += 2) {
+                for (int pg_l0 = (int)threadIdx.x / 128; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t j = y0 + pg_l0;
                     const int64_t i = x0 + pg_l1;
 #line 15 "../../samples/jacobi2d/jacobi2d.pipe"

@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(256) reduce_sum_sm90(const struct reduce_sum_a
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 4096 ? (int)pg_rest0 : 4096;
             #pragma unroll 4
-            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 256) {
+            for (int pg_l0 = (int)threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 256) {
                 const int64_t i = pg_org0 + pg_l0;
 #line 13 "../../samples/reduce_sum/reduce_sum.pipe"
 

@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 2048 ? (int)pg_rest0 : 2048;
             #pragma unroll 4
-            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 256) {
+            for (int pg_l0 = (int)threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 256) {
                 const int64_t i = pg_org0 + pg_l0;
 #line 14 "../../samples/saxpy/saxpy.pipe"
 

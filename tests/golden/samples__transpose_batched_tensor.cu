@@ -121,7 +121,7 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
             const int64_t pg_rest2 = rows - r0;
             const int pg_lim2 = pg_rest2 < 32 ? (int)pg_rest2 : 32;
             #pragma unroll 4
-            for (int pg_e = threadIdx.x; pg_e < 2048; pg_e += 256) {
+            for (int pg_e = (int)threadIdx.x; pg_e < 2048; pg_e += 256) {
                 const int pg_l2 = pg_e % 32;
                 const int pg_l1 = pg_e / 32 % 32;
                 const int pg_l0 = pg_e / 1024;
@@ -146,7 +146,7 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
         {
             pg_tensor_store_region<pg_vec_b, 2, 32, 128LL, 128LL, 256>(pg_g_b, pg_smem + 24576,
                 (z0), (c0), (r0) * 4,
-                batch, cols, rows * 4, threadIdx.x, &pg_tmap_b, pg_tbox<3, 4, 2, 32, 32>{});
+                batch, cols, rows * 4, (int)threadIdx.x, &pg_tmap_b, pg_tbox<3, 4, 2, 32, 32>{});
         }
         pg_bulk_commit();
         pg_bulk_wait_read<0>();

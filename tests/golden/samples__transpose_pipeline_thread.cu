@@ -49,10 +49,10 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
             const int pg_lim0 = pg_rest0 < 64 ? (int)pg_rest0 : 64;
             const int64_t pg_rest1 = rows - r0;
             const int pg_lim1 = pg_rest1 < 64 ? (int)pg_rest1 : 64;
-            const int pg_l1 = threadIdx.x % 64;
+            const int pg_l1 = (int)threadIdx.x % 64;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = threadIdx.x / 64; pg_l0 < pg_lim0; pg_l0 += 4) {
+                for (int pg_l0 = (int)threadIdx.x / 64; pg_l0 < pg_lim0; pg_l0 += 4) {
                     const int64_t c = c0 + pg_l0;
                     const int64_t r = r0 + pg_l1;
 #line 15 "../../samples/transpose/transpose.pipe"
@@ -67,7 +67,7 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
         {
             pg_store_region<pg_vec_b, 1, 64, 256LL, 272LL, 256>(pg_g_b, pg_smem + 17408,
                 0, (c0), (r0) * 4,
-                1, cols, rows * 4, threadIdx.x);
+                1, cols, rows * 4, (int)threadIdx.x);
         }
     }
 }

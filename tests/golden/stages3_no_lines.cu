@@ -96,7 +96,7 @@ __global__ void __launch_bounds__(64) stages3_sm80(const struct stages3_args pg_
             const int64_t pg_rest0 = n - pg_org0;
             const int pg_lim0 = pg_rest0 < 300 ? (int)pg_rest0 : 300;
             #pragma unroll 4
-            for (int pg_l0 = threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 64) {
+            for (int pg_l0 = (int)threadIdx.x; pg_l0 < pg_lim0; pg_l0 += 64) {
                 const int64_t i = pg_org0 + pg_l0;
 
     z[i] = x[i] + bias;

@@ -60,10 +60,10 @@ __global__ void __launch_bounds__(256) vector_types_sm80(const struct vector_typ
             const int pg_lim0 = pg_rest0 < 4 ? (int)pg_rest0 : 4;
             const int64_t pg_rest1 = w - x0;
             const int pg_lim1 = pg_rest1 < 128 ? (int)pg_rest1 : 128;
-            const int pg_l1 = threadIdx.x % 128;
+            const int pg_l1 = (int)threadIdx.x % 128;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = threadIdx.x / 128; pg_l0 < pg_lim0; pg_l0 += 2) {
+                for (int pg_l0 = (int)threadIdx.x / 128; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t y = y0 + pg_l0;
                     const int64_t x = x0 + pg_l1;
 #line 13 "vector_types.pipe"
