@@ -639,7 +639,7 @@ START_TEST(bench_sameshape_bytes)
         ck_assert_contains(b.data, cases[c].bytes);
         ck_assert_contains(b.data, "__global__ void pg_sameshape(const uint4 *__restrict__ in, size_t rn,");
         ck_assert_contains(b.data, "for (; k + 3 * stride < n; k += 4 * stride) {\n        uint4 v[4];\n");
-        ck_assert_contains(b.data, "static const int per_sm[4] = {2, 4, 8, 16}, threads[3] = {256, 512, 1024};\n");
+        ck_assert_contains(b.data, "static const int per_sm[3] = {2, 4, 8}, threads[3] = {256, 512, 1024};\n");
         ck_assert_contains(b.data, "    pg_ss ss = pg_ss_over(c0, rbytes, c1, wbytes);\n"
                                    "    pg_ss_pick(ss, e0, e1);\n");
         ck_assert_contains(b.data, "        const float q = pg_event_ms(e0, e1, [&] { pg_ss_launch(ss); });\n");
