@@ -27,8 +27,8 @@
 #     every architecture, and with their own on both grids (so each lowering meets each
 #     grid and each architecture, reductions included, without compiling every pair twice);
 #     a sample's variant (samples/NAME/OTHER.pipe, e.g. sgemm_roles) as a golden spec;
-#     a sample's host_stream variant (NAME_host), and a variant that only a type or a
-#     border sets apart (rgba_int, blur_mirror), with its own lowering only; an own
+#     a sample's host_stream variant (NAME_host), and the samples that only types or
+#     borders set apart (hash, rgba, blur and variants), with their own lowering only; an own
 #     lowering that mixes lowerings over the architectures on the persistent grid only.
 # A lowering that reports a spec feature as "not implemented yet" (or planned by another
 # lowering) is a skip, not a failure.
@@ -270,12 +270,9 @@ for spec in "${specs[@]}"; do
         # A sample's host_stream variant (NAME_host) has its sample's kernel, compiled
         # under every lowering there; its host side does not depend on the lowering.
         [[ $name == *_host ]] && [ "${COMPILE_FULL:-0}" != 1 ] && [ "$lower" != "$own" ] && continue
-        # So has a variant that only a border or an element type sets apart from its
-        # sample (rgba_int: rgba's bytes as uint32; blur_mirror: blur's other border), whose
-        # difference the golden specs compile under every lowering (int_types,
-        # halo_borders).
-        [[ " rgba_int blur_mirror " == *" $name "* ]] && [ "${COMPILE_FULL:-0}" != 1 ] \
-            && [ "$lower" != "$own" ] && continue
+        # So have the samples that only types and borders set apart (tests/lib.sh).
+        is_schedule_twin "$name" && [ "${COMPILE_FULL:-0}" != 1 ] && [ "$lower" != "$own" ] \
+            && continue
         for grid in per_tile persistent; do
             # Golden specs (features rather than workloads): every lowering on the
             # persistent grid, their own lowering on both; samples the other way round, so
