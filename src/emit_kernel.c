@@ -629,9 +629,10 @@ static void emit_staged_views(kctx *k, bool borders)
         const char *c = arr->dir == DIR_IN ? "const " : "", *t = elem_ctype(arr->type);
         const bool border = borders && spec_stage_border(st);
         kdecl(k, arr->name, "%s", "");
-        if (border)
-            kp(k, "const pg_bview%d<%s, ", st->rank,
-               st->halo_fill == HALO_CLAMP ? "PG_BORDER_CLAMP" : "PG_BORDER_MIRROR");
+        if (border) {
+            kp(k, "const ");
+            emit_border_open(k->out, st);
+        }
         if (st->rank == 1)
             kp(k, "%spg_view1<%s%s", border ? "" : "const ", c, t);
         else if (st->rank == 2)

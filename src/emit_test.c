@@ -77,8 +77,7 @@ static void emit_host_array(strbuf *o, const spec *s, const spec_array *arr)
     }
     sb_puts(o, "    const ");
     if (border)
-        sb_printf(o, "pg_bview%d<%s, ", arr->rank,
-                  st->halo_fill == HALO_CLAMP ? "PG_BORDER_CLAMP" : "PG_BORDER_MIRROR");
+        emit_border_open(o, st);
     sb_printf(o, "pg_view%d<%s%s>%s %s{%s(%s%s *)pg_h->%s, 0", arr->rank, c, t,
               border ? ">" : "", arr->name, border ? "{" : "", c, t, arr->name);
     for (int d = 1; d < arr->rank; ++d)

@@ -140,3 +140,9 @@ const char *emit_host_ctype(elem_type t)
     default: return ast_type_ctype(t);
     }
 }
+
+void emit_border_open(strbuf *out, const spec_stage *st)
+{
+    sb_printf(out, "pg_bview%d<%s, ", st->rank,
+              st->halo_fill == HALO_CLAMP ? "PG_BORDER_CLAMP" : "PG_BORDER_MIRROR");
+}

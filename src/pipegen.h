@@ -1111,6 +1111,9 @@ void emit_resolve_lines(strbuf *sb);
 /* An element type as the header spells it, for C and C++ (pipegen_half: the bits of a
  * half in C, __half in C++). */
 const char *emit_host_ctype(elem_type t);
+/* "pg_bview2<PG_BORDER_CLAMP, ": the opening of a view through stage st's halo border
+ * (runtime/pipert_device.cuh), the viewed type and ">" to follow. */
+void emit_border_open(strbuf *out, const spec_stage *st);
 /* An array extent as a C expression: a literal, or `prefix` + the size's name. */
 void emit_extent(strbuf *out, const ast_extent *e, const char *prefix);
 /* The element count of an array as a C expression over `prefix` + size name. */
