@@ -8,6 +8,7 @@
  * -Whints). All errors are reported (sema does not stop at the first one). */
 #include "pipegen.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 mech sema_mech(diag_ctx *d, diag_origin o, const char *name)
@@ -644,6 +645,44 @@ static bool stage_region(checker *c, const ast_item *it, spec_stage *st, const s
     return true;
 }
 
+/* Whether neighbouring tiles along tile dimension t are apart in staged region st: some
+ * dimension of it moves with that tile origin alone, by at least its extent from one tile to
+ * the next. A tile array whose literal extent holds one tile along t has no neighbour. */
+static bool region_apart(const spec *s, const spec_stage *st, int t)
+{
+    const ast_extent *e = &s->arrays[s->tile_array].dims[t];
+    if (!e->name && e->value <= s->tile[t])
+        return true;
+    for (int d = 0; d < st->rank; ++d) {
+        const affine *o = &st->origin[d];
+        if (o->nterms == 1 && strcmp(o->var[0], s->tile_at[t]) == 0
+            && llabs(o->coef[0]) * s->tile[t] >= st->extent[d])
+            return true;
+    }
+    return false;
+}
+
+/* A staged output is stored back from its slot whole, after the body ran: where the
+ * regions of two tiles overlap, two blocks store the same elements, each what its own body
+ * left there (the slot's old bytes where it wrote nothing), in no order. */
+static bool output_region(checker *c, const ast_item *it, const spec_stage *st,
+                          const spec_array *arr)
+{
+    const spec *s = c->s;
+    for (int t = 0; t < s->tile_rank; ++t) {
+        if (region_apart(s, st, t))
+            continue;
+        diag_error(c->d, it->nranges ? it->ranges[0].loc : it->name_loc, "the regions of "
+                   "the staged output '%s' overlap from one tile to the next along tile "
+                   "dimension %d ('%s'): two blocks would store the same elements back, each "
+                   "what its body left there; stage only what the tile owns (a bare 'stage %s' "
+                   "where the ranks agree), or write '%s' unstaged", arr->name, t,
+                   s->tile_at[t], arr->name, arr->name);
+        return false;
+    }
+    return true;
+}
+
 static void check_stage(checker *c, const ast_item *it)
 {
     spec *s = c->s;
@@ -664,6 +703,15 @@ static void check_stage(checker *c, const ast_item *it)
                    "and write an 'out' array");
         return;
     }
+    /* The combine writes an accumulator's array once every block is done: a staged
+     * output's store would race with it. */
+    int acc = spec_accum_into(s, ai);
+    if (acc >= 0) {
+        diag_error(c->d, it->name_loc, "'%s' receives accumulator '%s', whose combine writes "
+                   "it: it cannot be staged (its store would write the slot over the result)",
+                   arr->name, s->accums[acc].name);
+        return;
+    }
     spec_stage st = {.loc = it->name_loc, .array = ai, .is_output = arr->dir == DIR_OUT};
     if (!stage_opts(c, it, &st) || !stage_region(c, it, &st, arr))
         return;
@@ -676,6 +724,8 @@ static void check_stage(checker *c, const ast_item *it)
                    "arranges a staged input's tensor boxes in shared memory");
         return;
     }
+    if (st.is_output && !output_region(c, it, &st, arr))
+        return;
     if (s->nstaged == 16) {
         diag_error(c->d, it->loc, "too many staged arrays (at most 16)");
         return;
@@ -1337,6 +1387,49 @@ static void check_host_stream(checker *c)
     }
 }
 
+/* Whether text holds name as a whole word anywhere, comments and preprocessor lines
+ * included (a macro may write the array): a miss is certain, a hit may not be a use. */
+static bool text_names(const char *text, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = text ? strstr(text, name) : NULL; p; p = strstr(p + 1, name))
+        if ((p == text || !word_char(p[-1])) && !word_char(p[len]))
+            return true;
+    return false;
+}
+
+/* An 'out' array is written by the device bodies or an accumulator's combine, nothing else:
+ * the kernel declares an array only where a body names it. One that no body names would
+ * come back as the caller left it. */
+static void check_outputs_written(checker *c)
+{
+    const spec *s = c->s;
+    for (int i = 0; i < s->narrays; ++i) {
+        const spec_array *arr = &s->arrays[i];
+        if (arr->dir != DIR_OUT || spec_accum_into(s, i) >= 0
+            || text_names(s->compute.text, arr->name)
+            || (s->has_prologue && text_names(s->prologue.text, arr->name))
+            || (s->has_epilogue && text_names(s->epilogue.text, arr->name)))
+            continue;
+        diag_error(c->d, arr->loc, "'%s' is an 'out' array that no compute, prologue or "
+                   "epilogue body names: nothing would write it (the caller would get back "
+                   "what it held); write it in a body, or drop it", arr->name);
+    }
+}
+
+/* The tile walks the array it is over: an accumulator's array holds the one combined
+ * value, so a tile over it would cover that element, not the data folded into it. */
+static void check_accum_tile(checker *c)
+{
+    const spec *s = c->s;
+    int acc = spec_accum_into(s, s->tile_array);
+    if (acc < 0)
+        return;
+    diag_error(c->d, c->once[IT_TILE]->name_loc, "the tile is over '%s', which receives "
+               "accumulator '%s' (one combined value): tile the array the accumulator reads",
+               s->arrays[s->tile_array].name, s->accums[acc].name);
+}
+
 static void check_whole(checker *c, const ast_pipeline *p)
 {
     spec *s = c->s;
@@ -1346,6 +1439,7 @@ static void check_whole(checker *c, const ast_pipeline *p)
         diag_error(c->d, c->once[IT_MARCH]->loc, "march mode and an inner 'steps' loop "
                    "cannot be combined");
     check_index_ranks(c);
+    check_accum_tile(c);
     check_param_space(c);
     check_occupancy(c);
     check_using(c);
@@ -1360,6 +1454,9 @@ static void check_whole(checker *c, const ast_pipeline *p)
     check_cluster(c);
     if (c->d->errors == 0)
         check_budget(c, p);
+    /* Last: a spec with other errors is often a sketch whose bodies write nothing yet. */
+    if (c->d->errors == 0)
+        check_outputs_written(c);
 }
 
 static void check_item(checker *c, const ast_item *it)

@@ -579,7 +579,7 @@ START_TEST(lowered_features)
         "  stage x;\n  compute elementwise (i) { z[i] = x[i]; }\n}\n",
         "pipeline p {\n  in float a[m][k];\n  out float z[m];\n  tile z[32] at (r);\n"
         "  steps s over k by 16;\n  stage a[r : 32][s : 16];\n  prologue { float t = 0; }\n"
-        "  compute step { t += 1; }\n  epilogue { (void)t; }\n}\n",
+        "  compute step { t += 1; }\n  epilogue { z[r] = t; }\n}\n",
         "pipeline p {\n  in double u[a][b][c];\n  out double v[a][b][c];\n  tile v[2][4][8];\n"
         "  stage u halo 1;\n  compute elementwise (i, j, k) { v[i][j][k] = u[i][j][k]; }\n}\n",
     };
