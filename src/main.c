@@ -69,7 +69,7 @@ static const char usage[] =
     "  --inject-fault KIND corrupt the schedule before verification (testing the verifier)\n"
     "  --no-verify         write the output even when the verifier finds an error (with\n"
     "                      --inject-fault and --watchdog: see a fault trap on the GPU)\n"
-    "  -Wstages            warn about 'stages N' where the ring has one slot\n"
+    "  -Wstages            warn about 'stages N' slots a block never fills\n"
     "  -Whints             warn about cache, prefetch, evict hints the lowering ignores\n"
     "  -Wno-NAME           no warnings of class NAME\n"
     "  -w                  no warnings at all\n"

@@ -65,7 +65,7 @@ typedef struct srcloc {
 
 /* Warning classes, each turned off by -Wno-NAME (docs/cli.md lists them). */
 typedef enum diag_warn {
-    W_STAGES,           /* -Wstages: `stages N` where the ring has one slot */
+    W_STAGES,           /* -Wstages: `stages N` slots a block never fills */
     W_HINTS,            /* -Whints: cache, prefetch or evict hints the lowering ignores */
     W__COUNT
 } diag_warn;

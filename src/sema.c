@@ -1255,6 +1255,31 @@ static void check_lowering(checker *c)
     check_auto_hints(c);
 }
 
+/* The steps a block runs under grid per_tile (one work item): its `steps` over a literal
+ * bound, or its march; 0 where that is not known before the launch. */
+static long long block_steps(const spec *s)
+{
+    if (s->grid != GRID_PER_TILE)
+        return 0;
+    if (s->march)
+        return s->march;
+    if (s->has_steps && !s->step_bound.name)
+        return (s->step_bound.value + s->step_by - 1) / s->step_by;
+    return 0;
+}
+
+/* A ring deeper than the steps a block runs: its last slots are never filled, and their
+ * shared memory may cost blocks per SM. */
+static void check_stages_steps(checker *c, const ast_item *st)
+{
+    long long n = block_steps(c->s);
+    if (n && st->value > n)
+        diag_warning(c->d, W_STAGES, st->value_loc, "'stages %lld' plans %lld slots, but "
+                     "under grid per_tile a block runs %lld step(s) (its %s): the last "
+                     "%lld are never filled; give 'stages %lld'", st->value, st->value, n,
+                     c->s->march ? "march" : "steps", st->value - n, n);
+}
+
 /* `stages N` with a ring of one slot, where the default grid is the reason: with `grid
  * per_tile` (or --grid) written, one slot is what was asked for. */
 static void check_stages(checker *c)
@@ -1266,6 +1291,8 @@ static void check_stages(checker *c)
                      "default grid (per_tile) with no 'steps' or 'march' a block runs one "
                      "step; write 'grid persistent' for a ring of %lld, or 'grid per_tile' "
                      "for one slot", st->value, st->value);
+    else if (st)
+        check_stages_steps(c, st);
 }
 
 static void check_budget(checker *c, const ast_pipeline *p)
