@@ -29,7 +29,7 @@ ASAN_OBJ = $(OBJ:$(B)/obj/%=$(B)/asan/%)
 LIB_OBJ = $(filter-out %/main.o,$(OBJ))
 ASAN_LIB_OBJ = $(filter-out %/main.o,$(ASAN_OBJ))
 
-.PHONY: all demo check unit golden errors fuzz compile-test compile-cuda12 valgrind gpu-check bench \
+.PHONY: all demo check unit golden errors fuzz compile-test compile-cuda12 valgrind gpu-check gpu-runtime bench \
         bench-report install uninstall clean samples mutation cli build-test fuzz-lib fuzz-long \
         runtime-test install-test
 .DELETE_ON_ERROR:
@@ -238,6 +238,11 @@ check: all
 # BENCH_SHARDS: their directories, default build/bench/shard-*). tests/README.md.
 gpu-check: $(B)/pipegen $(B)/libpipert.a
 	@tests/gpu/run.sh $(B)/pipegen
+
+# The runtime's own GPU tests alone (cudaDeviceReset, racing first callers); gpu-check
+# runs them in one of its shards.
+gpu-runtime: $(B)/pipegen $(B)/libpipert.a
+	@tests/gpu/runtime.sh $(B)/pipegen
 
 bench: $(B)/pipegen $(B)/libpipert.a
 	@tests/gpu/bench.sh $(B)/pipegen

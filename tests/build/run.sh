@@ -208,7 +208,7 @@ c_gpu_targets_without_gpu() {
     case_pipegen
     local bin script st
     bin=$(fake_path)
-    for script in run bench; do
+    for script in run bench runtime; do
         PATH=$bin "$root/tests/gpu/$script.sh" "$pipegen" >"$case_dir/out" 2>&1
         st=$?
         [ $st = 0 ] || fail "$script.sh without a GPU: exit $st"
@@ -230,13 +230,13 @@ dry_run() {
 c_gpu_shards_partition() {
     # make gpu-check and make bench GPU_SHARD=K/N: for N = 1..4 every line of
     # tests/gpu/matrix is in exactly one shard, each shard lists its lines in matrix order,
-    # and the watchdog is in one shard of gpu-check.
-    local want target n k got lines wd
+    # and the watchdog and the runtime's tests are each in one shard of gpu-check.
+    local want target n k got lines wd rt
     want=$(awk 'NF && $1 !~ /^#/ {$1 = $1; print "line " FNR ": " $0}' "$root/tests/gpu/matrix")
     [ "$(grep -c '' <<<"$want")" -gt 10 ] || fail "tests/gpu/matrix has no cases"
     for target in gpu-check bench; do
         for n in 1 2 3 4; do
-            got='' wd=0
+            got='' wd=0 rt=0
             for ((k = 1; k <= n; ++k)); do
                 dry_run $target $k/$n
                 [ "$status" -eq 0 ] || { fail "$target GPU_SHARD=$k/$n: exit status $status: $(head -n 1 "$case_dir/dry.out")"; continue; }
@@ -245,10 +245,12 @@ c_gpu_shards_partition() {
                 [ "$lines" = "$(sort -n -k2 <<<"$lines")" ] || fail "$target GPU_SHARD=$k/$n: not in matrix order"
                 got+=$lines$'\n'
                 wd=$((wd + $(grep -c '^watchdog$' "$case_dir/dry.out")))
+                rt=$((rt + $(grep -c '^runtime$' "$case_dir/dry.out")))
             done
             [ "$(sort -n -k2 <<<"$got" | grep .)" = "$want" ] ||
                 fail "$target: the $n shards are not a partition of the matrix: $(diff <(echo "$want") <(sort -n -k2 <<<"$got" | grep .) | grep '^[<>]' | head -n 3 | tr '\n' ' ')"
             [ $wd = $([ $target = gpu-check ] && echo 1 || echo 0) ] || fail "$target: $wd watchdog(s) in the $n shards"
+            [ $rt = $([ $target = gpu-check ] && echo 1 || echo 0) ] || fail "$target: the runtime's tests in $rt of the $n shards"
         done
     done
 }

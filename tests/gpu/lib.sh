@@ -1,6 +1,7 @@
-# Shared by tests/gpu/run.sh (make gpu-check) and tests/gpu/bench.sh (make bench),
-# sourced: the matrix and its shards (GPU_SHARD=K/N, GPU_DRYRUN=1), the start of a GPU
-# suite, and how a case is built. Sources tests/lib.sh.
+# Shared by tests/gpu/run.sh (make gpu-check), tests/gpu/bench.sh (make bench) and
+# tests/gpu/runtime.sh (make gpu-runtime), sourced: the matrix and its shards
+# (GPU_SHARD=K/N, GPU_DRYRUN=1), the start of a GPU suite, how a case is built, and the
+# runtime's own tests. Sources tests/lib.sh.
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
@@ -81,7 +82,8 @@ export -f spec_path case_dir build_case
 
 # shard_lines MODE FILE K N: the cases of matrix FILE that shard K of N runs, in matrix
 # order: "LINE SAMPLE LOWERING GRID [FLAGS]" (LINE: the line's number in FILE), then, for
-# MODE check, "0 watchdog" in the one shard that runs the watchdog. The first line printed
+# MODE check, "0 watchdog" in the one shard that runs the watchdog and "0 runtime" in the
+# one that runs the runtime's own tests (gpu_runtime_cases). The first line printed
 # is "LINES SECONDS": how many case lines FILE has, and the shard's estimated time.
 #
 # The shards are balanced by what each case is estimated to add to its shard's time on an
@@ -92,7 +94,9 @@ export -f spec_path case_dir build_case
 # nvcc build (16 at a time) and its four runs (GPU_JOBS=4 cases at a time); the GEMMs are
 # the slow ones, a case whose synccheck is skipped is a fifth shorter; the watchdog is one
 # build and run after the others. For bench a case is its build and its measurement, one
-# at a time. Each shard also pays a fixed start (the GPU query, the report).
+# at a time; the runtime's tests are four nvcc builds at once (sgemm the slow one) and
+# some 20 short runs, one under memcheck. Each shard also pays a fixed start (the GPU
+# query, the report).
 shard_lines() {
     awk -v mode="$1" -v k="$3" -v n="$4" -v skip=" $SYNCCHECK_SKIP " '
         function cost(sample, mech,   sgemm, nosync) {
@@ -107,7 +111,10 @@ shard_lines() {
         NF && $1 !~ /^#/ { $1 = $1; ++nc; line[nc] = FNR; text[nc] = $0; c[nc] = cost($1, $2) }
         END {
             ncases = nc
-            if (mode == "check") { ++nc; line[nc] = 0; text[nc] = "watchdog"; c[nc] = 25 }
+            if (mode == "check") {
+                ++nc; line[nc] = 0; text[nc] = "watchdog"; c[nc] = 25
+                ++nc; line[nc] = 0; text[nc] = "runtime"; c[nc] = 40
+            }
             for (i = 1; i <= nc; ++i)
                 order[i] = i
             for (i = 2; i <= nc; ++i)       # by cost, longest first; stable
@@ -133,11 +140,11 @@ shard_lines() {
 
 # select_cases NAME MODE FILE: this shard's cases of matrix FILE (GPU_SHARD=K/N; all of
 # them without it). Sets cases (one "SAMPLE LOWERING GRID [FLAGS]" each), case_lines (their
-# line numbers), matrix_lines (how many cases the whole matrix has), watchdog (1 where this
-# shard runs it), shard (the words "shard K/N: ", empty without GPU_SHARD) and selection
-# (what the shard runs, in words). With GPU_DRYRUN=1 prints the selection, then one line
-# per case ("line N: SAMPLE ..." or "watchdog"), and exits 0: no GPU, no pipegen, nothing
-# built.
+# line numbers), matrix_lines (how many cases the whole matrix has), watchdog and runtime
+# (1 where this shard runs the watchdog, the runtime's tests), shard (the words
+# "shard K/N: ", empty without GPU_SHARD) and selection (what the shard runs, in words).
+# With GPU_DRYRUN=1 prints the selection, then one line per case ("line N: SAMPLE ...",
+# "watchdog" or "runtime"), and exits 0: no GPU, no pipegen, nothing built.
 select_cases() {
     local name=$1 mode=$2 file=$3 k=1 n=1 spec=${GPU_SHARD:-}
     shard=
@@ -154,12 +161,15 @@ select_cases() {
         exit 2
     fi
     local total est lineno rest
-    cases=() case_lines=() watchdog=0
+    cases=() case_lines=() watchdog=0 runtime=0
     {
         read -r total est
         while read -r lineno rest; do
             if [ "$lineno" = 0 ]; then
-                watchdog=1
+                case $rest in
+                watchdog) watchdog=1 ;;
+                runtime) runtime=1 ;;
+                esac
             else
                 cases+=("$rest") case_lines+=("$lineno")
             fi
@@ -169,6 +179,7 @@ select_cases() {
     matrix_lines=$total
     selection="${#cases[@]} of the $total lines of ${file#"$ROOT"/}"
     [ $watchdog = 1 ] && selection+=" and the watchdog"
+    [ $runtime = 1 ] && selection+=" and the runtime's tests"
     selection+=", estimated $(minutes "$est") on an H100"
     if [ "${GPU_DRYRUN:-0}" = 1 ]; then
         echo "$name: ${shard}dry run (nothing is built or run): $selection"
@@ -177,6 +188,7 @@ select_cases() {
             echo "line ${case_lines[$i]}: ${cases[$i]}"
         done
         [ $watchdog = 1 ] && echo watchdog
+        [ $runtime = 1 ] && echo runtime
         exit 0
     fi
 }
@@ -204,3 +216,158 @@ gpu_start() {
 
 # minutes SECONDS: "MmSSs"
 minutes() { printf '%dm%02ds' $(($1 / 60)) $(($1 % 60)); }
+
+# ------------------------------------------------------------------ the runtime's own tests
+
+# The runtime on a GPU (issue 31), run by the gpu-check shard that has the "runtime" case
+# (shard_lines) and by tests/gpu/runtime.sh alone: tests/gpu/rt_reset.cu (cudaDeviceReset
+# between launches of kernels past 48 KiB of dynamic shared memory: the opt-in applied
+# again) and tests/gpu/rt_threads.cu (threads making their first runtime calls at once:
+# the caches filled by one of them), both over reduce_sum (cp.async, persistent: 65536
+# bytes a block) and sgemm (cp.async, per_tile: 159744) generated for ARCH.
+#   RT_THREADS_RUNS=10   rt_threads processes (each races once), then one under memcheck
+#   RT_THREADS=8, RT_ITERS=3, RT_ROUNDS=6, RT_SEED   passed on to the programs
+RT_REDUCE="$ROOT/samples/reduce_sum/reduce_sum.pipe --lower=cp.async --grid=persistent"
+RT_SGEMM="$ROOT/samples/sgemm/sgemm.pipe --lower=cp.async --grid=per_tile"
+# The line of pipert_kernel_prepare that keeps a prepared kernel's opt-in, and what the
+# mutant runtime has there instead (the runtime before the fix: a prepared kernel is
+# launched as it is).
+RT_KEEP_OPTIN='? pipert_kernel_keep_optin(k)'
+RT_KEEP_OPTIN_MUTANT='? cudaSuccess'
+
+# gpu_runtime_build DIR: DIR/rt_reset and DIR/rt_threads, and DIR/mutant/rt_reset, the
+# same test with the pipelines compiled against a pipert.h without the re-apply (the
+# runtime's inline pipert_kernel_prepare is compiled into each generated file). Every
+# nvcc at once; each step's log in DIR/*.log. On failure: non-zero, and the failed log's
+# name on stdout; "needs sm_" in DIR/gen.log where ARCH cannot run the lowering.
+gpu_runtime_build() {
+    local dir=$1 m=$1/mutant pids=() logs=() i st=0
+    local flags=(-O2 -std=c++17 -arch="$ARCH")
+    local warn=(-Xcompiler -Wall,-Wextra --Werror all-warnings)
+    mkdir -p "$m"
+    # (RT_REDUCE and RT_SGEMM are split into words on purpose)
+    # shellcheck disable=SC2086
+    if ! "$PG" $RT_REDUCE --arch="$ARCH" -o "$dir/reduce_sum.cu" >"$dir/gen.log" 2>&1 ||
+       ! "$PG" $RT_SGEMM --arch="$ARCH" -o "$dir/sgemm.cu" >>"$dir/gen.log" 2>&1; then
+        echo "$dir/gen.log"
+        return 1
+    fi
+    cp "$dir"/reduce_sum.cu* "$dir"/sgemm.cu* "$m/"
+    sed "s/$RT_KEEP_OPTIN/$RT_KEEP_OPTIN_MUTANT/" "$ROOT/runtime/pipert.h" >"$m/pipert.h"
+    if cmp -s "$ROOT/runtime/pipert.h" "$m/pipert.h"; then
+        echo "runtime/pipert.h has no '$RT_KEEP_OPTIN': update RT_KEEP_OPTIN in tests/gpu/lib.sh" \
+            >"$m/patch.log"
+        echo "$m/patch.log"
+        return 1
+    fi
+    # DIR/NAME.o from SOURCE, against the runtime's headers (-I DIR/mutant first: its
+    # pipert.h, for the mutant's objects).
+    rt_obj() {
+        local out=$1 src=$2
+        shift 2
+        "$NVCC" "${flags[@]}" "$@" -I"$(dirname "$out")" -I"$ROOT/runtime" -c -o "$out" "$src" \
+            >"${out%.o}.log" 2>&1
+    }
+    rt_obj "$dir/rt_reset.o" "$ROOT/tests/gpu/rt_reset.cu" "${warn[@]}" & pids+=($!) logs+=("$dir/rt_reset.log")
+    rt_obj "$dir/rt_threads.o" "$ROOT/tests/gpu/rt_threads.cu" "${warn[@]}" & pids+=($!) logs+=("$dir/rt_threads.log")
+    rt_obj "$dir/reduce_sum.o" "$dir/reduce_sum.cu" & pids+=($!) logs+=("$dir/reduce_sum.log")
+    rt_obj "$dir/sgemm.o" "$dir/sgemm.cu" & pids+=($!) logs+=("$dir/sgemm.log")
+    rt_obj "$m/reduce_sum.o" "$m/reduce_sum.cu" & pids+=($!) logs+=("$m/reduce_sum.log")
+    rt_obj "$m/sgemm.o" "$m/sgemm.cu" & pids+=($!) logs+=("$m/sgemm.log")
+    for i in "${!pids[@]}"; do
+        if ! wait "${pids[$i]}"; then
+            [ $st = 1 ] || echo "${logs[$i]}"
+            st=1
+        fi
+    done
+    [ $st = 0 ] || return 1
+    local lib=("$ROOT/build/libpipert.a" -lpthread)
+    "$NVCC" -arch="$ARCH" -o "$dir/rt_reset" "$dir/rt_reset.o" "$dir/reduce_sum.o" "$dir/sgemm.o" \
+        "${lib[@]}" >"$dir/link.log" 2>&1 &&
+    "$NVCC" -arch="$ARCH" -o "$dir/rt_threads" "$dir/rt_threads.o" "$dir/reduce_sum.o" \
+        "$dir/sgemm.o" "${lib[@]}" >>"$dir/link.log" 2>&1 &&
+    "$NVCC" -arch="$ARCH" -o "$m/rt_reset" "$dir/rt_reset.o" "$m/reduce_sum.o" "$m/sgemm.o" \
+        "${lib[@]}" >>"$dir/link.log" 2>&1 || { echo "$dir/link.log"; return 1; }
+}
+
+# gpu_runtime_cases DIR: build (gpu_runtime_build) and run the runtime's tests in DIR, one
+# case_ok or case_fail each:
+#   runtime rt_reset            the test passes (exit 0)
+#   runtime rt_reset mutant     it fails against the runtime without the re-apply: round 0
+#                               passes and round 1, the first after a reset, fails
+#   runtime rt_threads          RT_THREADS_RUNS processes pass, each a fresh first-call race
+#   runtime rt_threads memcheck one more under compute-sanitizer memcheck (2 launches of
+#                               each pipeline a thread): clean
+gpu_runtime_cases() {
+    local dir=$1 log st i bad=0 spreads=() san=${SANITIZER:-compute-sanitizer}
+    local runs=${RT_THREADS_RUNS:-10}
+    mkdir -p "$dir"
+    if ! log=$(gpu_runtime_build "$dir"); then
+        if grep -q "lowering needs sm_" "$dir/gen.log" 2>/dev/null; then
+            echo "skip runtime: $(grep -m 1 -o 'the [^ ]* lowering needs sm_[0-9]*' "$dir/gen.log") ($ARCH)"
+            skipped=$((${skipped:-0} + 1))
+            return 0
+        fi
+        case_fail "runtime build" "${log#"$dir"/}"
+        tail -n 20 "$log" | sed 's/^/    /'
+        return 0
+    fi
+
+    timeout 300 "$dir/rt_reset" >"$dir/rt_reset.out" 2>&1
+    st=$?
+    if [ $st = 0 ]; then
+        case_ok "runtime rt_reset: $(grep -c '^ok   round' "$dir/rt_reset.out") rounds exact," \
+            "$(grep -c '^ok   round [1-9]' "$dir/rt_reset.out") of them after a cudaDeviceReset;" \
+            "$(grep -m 1 '^control:' "$dir/rt_reset.out")"
+        grep '^note' "$dir/rt_reset.out"
+    else
+        case_fail "runtime rt_reset" "exit status $st"
+        grep -v '^ok ' "$dir/rt_reset.out" | tail -n 20 | sed 's/^/    /'
+    fi
+
+    timeout 300 "$dir/mutant/rt_reset" >"$dir/mutant/rt_reset.out" 2>&1
+    st=$?
+    if [ $st = 1 ] && grep -q '^ok   round 0:' "$dir/mutant/rt_reset.out" &&
+       grep -q '^FAIL round 1 ' "$dir/mutant/rt_reset.out"; then
+        case_ok "runtime rt_reset mutant: fails without the re-apply:" \
+            "$(grep -m 1 '^FAIL round 1 ' "$dir/mutant/rt_reset.out" | cut -c 6-160)"
+    else
+        case_fail "runtime rt_reset mutant" "exit status $st, expected 1 with round 0 passed and round 1 failed (the test does not catch a lost opt-in)"
+        tail -n 12 "$dir/mutant/rt_reset.out" | sed 's/^/    /'
+    fi
+
+    local first_bad=0 first_st=0 spread
+    for ((i = 1; i <= runs; ++i)); do
+        timeout 120 "$dir/rt_threads" >"$dir/rt_threads.$i.out" 2>&1
+        st=$?
+        spread=$(sed -n 's/.*first calls began within \([0-9.]*\) us.*/\1/p' "$dir/rt_threads.$i.out")
+        [ -z "$spread" ] || spreads+=("$spread")
+        if [ $st != 0 ]; then
+            [ $bad -gt 0 ] || first_bad=$i first_st=$st
+            bad=$((bad + 1))
+        fi
+    done
+    # (the spread of each process's first calls: the least and the most)
+    spread=$(printf '%s\n' "${spreads[@]}" | sort -g | sed -n '1p;$p' | paste -sd - -)
+    if [ $bad = 0 ]; then
+        case_ok "runtime rt_threads: $runs processes of $(sed -n 's/.*, \([0-9]*\) threads on \([0-9]*\) device.*/\1 threads on \2 device(s)/p' "$dir/rt_threads.1.out")," \
+            "the threads' first calls began within ${spread:-?} us of each other"
+    else
+        case_fail "runtime rt_threads" "$bad of $runs processes failed (logs: $dir/rt_threads.*.out); process $first_bad, exit status $first_st:"
+        grep -v '^ok ' "$dir/rt_threads.$first_bad.out" | tail -n 20 | sed 's/^/    /'
+    fi
+
+    if ! command -v "$san" >/dev/null; then
+        echo "skip runtime rt_threads memcheck: no $san"
+        skipped=$((${skipped:-0} + 1))
+        return 0
+    fi
+    if RT_ITERS=2 timeout 600 "$san" --tool memcheck --error-exitcode 99 "$dir/rt_threads" \
+           >"$dir/rt_threads.memcheck.out" 2>&1 &&
+       grep -q "ERROR SUMMARY: 0 errors" "$dir/rt_threads.memcheck.out"; then
+        case_ok "runtime rt_threads memcheck"
+    else
+        case_fail "runtime rt_threads memcheck" "not clean"
+        grep -v '^=========     ' "$dir/rt_threads.memcheck.out" | tail -n 20 | sed 's/^/    /'
+    fi
+}

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make gpu-check: every case of tests/gpu/matrix through --emit-test on this machine's GPU,
-# then again under compute-sanitizer memcheck, racecheck and synccheck; then the watchdog.
+# then again under compute-sanitizer memcheck, racecheck and synccheck; then the watchdog
+# and the runtime's own tests (tests/gpu/lib.sh, gpu_runtime_cases: cudaDeviceReset
+# between launches, threads racing to make the first runtime call), each in one shard.
 # A lowering's SASS is checked where it must hold an instruction (bulk: UBLKCP, tensor:
 # UTMALDG, and UTMASTG for transpose's stores, through cuobjdump beside nvcc, or
 # CUOBJDUMP); a case whose lowering needs a
@@ -8,7 +10,8 @@
 #   GPU_MATRIX=FILE   another case list
 #   GPU_JOBS=4        cases run at a time
 #   GPU_SHARD=K/N     only shard K of N (the shards split the matrix, balanced by
-#                     estimated time; one of them runs the watchdog); each shard prints
+#                     estimated time; one of them runs the watchdog, one the runtime's
+#                     tests); each shard prints
 #                     its own `gpu-check: N passed, M failed`
 #   GPU_DRYRUN=1      print the cases (of the shard) and exit: no GPU needed
 #   GPU_WORK=DIR      the work directory (build/gpu); DIR/times.tsv: seconds per case
@@ -147,6 +150,13 @@ if [ "$watchdog" = 1 ]; then
         case_fail watchdog "no trap message"
         tail -n 5 "$wd/build.log" "$wd/run.log" | sed 's/^/    /'
     fi
+fi
+# 4. The runtime's own tests: kernels past 48 KiB of dynamic shared memory across
+# cudaDeviceReset, and host threads racing to fill the runtime's caches.
+if [ "$runtime" = 1 ]; then
+    rt_start=$SECONDS
+    gpu_runtime_cases "$W/runtime"
+    printf '0\truntime\t%s\n' $((SECONDS - rt_start)) >>"$W/times.tsv"
 fi
 echo "gpu-check: $skipped run(s) skipped (listed above with the reason)"
 echo "gpu-check: ${shard}took $(minutes $((SECONDS - start))) (builds $(minutes "$build_s")); seconds per case in $W/times.tsv"
