@@ -117,7 +117,7 @@ static void yyerror(const srcloc *loc, yyscan_t scanner, parse_ctx *ctx, const c
 %type <type> type
 %type <dir> dir
 %type <extent> extent
-%type <dims> dims
+%type <dims> dims opt_dims
 %type <names> names at_clause
 %type <ranges> ranges
 %type <opts> stage_opts
@@ -167,8 +167,9 @@ item
                                { $$ = ast_steps(ctx->a, @1, $2, @2, $4, $6, @6); }
     | "stage" stage_refs stage_opts ';'
                                { $$ = ast_stage_stmt($2, @1, &$3); }
-    | "accum" type IDENT "combine" IDENT "into" IDENT ';'
-                               { $$ = ast_accum(ctx->a, ctx->d, @1, $2, @2, $3, @3, $5, @5, $7, @7); }
+    | "accum" type IDENT opt_dims "combine" IDENT "into" IDENT ';'
+                               { $$ = ast_accum(ctx->a, ctx->d, @1, $2, @2, $3, @3, &$4, $6, @6,
+                                                $8, @8); }
     | "compute" "elementwise" '(' names ')' BODY
                                { $$ = ast_body(ctx->a, ctx->d, @1, BODY_ELEMENTWISE, &$4, $6, @6); }
     | "compute" "step" BODY    { $$ = ast_body(ctx->a, ctx->d, @1, BODY_STEP, NULL, $3, @3); }
@@ -197,6 +198,11 @@ type
 extent
     : INT                      { $$ = ast_extent_int(@1, $1); }
     | IDENT                    { $$ = ast_extent_name(@1, $1); }
+    ;
+
+opt_dims
+    : %empty                   { $$ = (ast_dims){ 0 }; }
+    | dims
     ;
 
 dims

@@ -361,6 +361,128 @@ __device__ __forceinline__ void pg_store_region(unsigned char *base, const unsig
     }
 }
 
+/* ---- array accumulators: accum T NAME[N] combine sum ----
+ * A block adds into bins in shared memory and writes them as its partial; the combine
+ * kernel adds the partials in block order. Integers add with shared atomics into one copy
+ * of the bins, in a 32- or 64-bit word whose sums wrap as T's own do (exact, in any
+ * order). Floating point adds into one copy per warp, the lanes of an update that hit
+ * the same bin summed in lane order first and added by the lowest: a warp that reaches
+ * its updates together adds in the same order on every run, and the warps' copies are
+ * added in warp order, so the result has the same bits run to run. (The atomic add only
+ * keeps lanes that reach an update apart, in divergent code, from losing each other's.) */
+template <class T> struct pg_acc_word { typedef T type; };
+template <> struct pg_acc_word<signed char> { typedef unsigned type; };
+template <> struct pg_acc_word<unsigned char> { typedef unsigned type; };
+template <> struct pg_acc_word<short> { typedef unsigned type; };
+template <> struct pg_acc_word<unsigned short> { typedef unsigned type; };
+template <> struct pg_acc_word<int> { typedef unsigned type; };
+template <> struct pg_acc_word<unsigned> { typedef unsigned type; };
+template <> struct pg_acc_word<long long> { typedef unsigned long long type; };
+template <> struct pg_acc_word<unsigned long long> { typedef unsigned long long type; };
+
+template <class T>
+__device__ __forceinline__ void pg_acc_add_ordered(T *bins, unsigned k, T v)
+{
+    /* The common case first, two warp instructions to see it: the whole warp is here, its
+     * lanes' bins in increasing order (a row's columns), so each lane adds alone; the
+     * __syncwarp orders the adds before the warp's next ones. */
+    if (__activemask() == 0xffffffffu) {
+        const unsigned next = __shfl_down_sync(0xffffffffu, k, 1);
+        if (__all_sync(0xffffffffu, (threadIdx.x & 31) == 31 || k < next)) {
+            bins[k] += v;
+            __syncwarp();
+            return;
+        }
+    }
+    const unsigned peers = __match_any_sync(__activemask(), k);
+    const int leader = __ffs(peers) - 1;
+    if (peers & (peers - 1)) {
+        T r = __shfl_sync(peers, v, leader);
+        for (unsigned rest = peers & (peers - 1); rest; rest &= rest - 1)
+            r += __shfl_sync(peers, v, __ffs(rest) - 1);
+        v = r;
+    }
+    if ((int)(threadIdx.x & 31) == leader)
+        atomicAdd(&bins[k], v);
+}
+
+template <class T, int N, int COPIES>
+struct pg_acc_array {
+    typedef typename pg_acc_word<T>::type word;
+    word *bins;
+
+    struct ref {
+        word *bins;     /* the thread's copy */
+        long long k;
+        /* An index outside [0, N) adds nothing (rather than into a neighbour's bins). */
+        __device__ __forceinline__ void operator+=(T v) const
+        {
+            if ((unsigned long long)k >= (unsigned long long)N)
+                return;
+            if (COPIES == 1)
+                atomicAdd(&bins[k], (word)v);
+            else
+                pg_acc_add_ordered<word>(bins, (unsigned)k, (word)v);
+        }
+        __device__ __forceinline__ void operator-=(T v) const { *this += (T)-v; }
+        __device__ __forceinline__ void operator++() const { *this += (T)1; }
+        __device__ __forceinline__ void operator++(int) const { *this += (T)1; }
+    };
+
+    __device__ __forceinline__ ref operator[](long long k) const
+    {
+        return ref{bins + (COPIES > 1 ? (int)(threadIdx.x >> 5) * N : 0), k};
+    }
+
+    /* By every thread of the block before its first add; a __syncthreads follows. */
+    template <int NT>
+    __device__ __forceinline__ void clear() const
+    {
+        for (int e = threadIdx.x; e < COPIES * N; e += NT)
+            bins[e] = 0;
+    }
+
+    /* By every thread of the block after its last add and a __syncthreads: the block's
+     * bins, its copies added in order, into part[0, N). */
+    template <int NT>
+    __device__ __forceinline__ void flush(T *part) const
+    {
+        for (int e = threadIdx.x; e < N; e += NT) {
+            word r = bins[e];
+            for (int c = 1; c < COPIES; ++c)
+                r += bins[c * N + e];
+            part[e] = (T)r;
+        }
+    }
+};
+
+/* out[e] = the sum of part[p * N + e] over the parts p, in a fixed tree (the same bits on
+ * every run): a block takes 32 elements at a time, its warp w the parts w, w + NT/32, ...
+ * in order, and then warp 0 the warps' sums in warp order. */
+template <class T, int N, int NT>
+__device__ __forceinline__ void pg_acc_combine(const T *part, unsigned parts, T *out)
+{
+    constexpr int W = NT / 32;
+    __shared__ T red[W][32];
+    const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
+    for (int base = blockIdx.x * 32; base < N; base += gridDim.x * 32) {
+        const int e = base + lane;
+        T acc = T(0);
+        if (e < N)
+            for (unsigned p = w; p < parts; p += W)
+                acc += part[(size_t)p * N + e];
+        red[w][lane] = acc;
+        __syncthreads();
+        if (w == 0 && e < N) {
+            T r = red[0][lane];
+            for (int j = 1; j < W; ++j)
+                r += red[j][lane];
+            out[e] = r;
+        }
+        __syncthreads();
+    }
+}
+
 /* ---- deterministic block reduction: a fixed tree, the same bits every run ---- */
 template <int NT, class T, class Op>
 __device__ __forceinline__ T pg_block_reduce(T v, T *scratch, Op op)

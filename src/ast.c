@@ -447,11 +447,13 @@ ast_item *ast_stage_stmt(ast_item *refs, srcloc loc, const ast_stage_opts *opts)
 }
 
 ast_item *ast_accum(arena *a, diag_ctx *d, srcloc loc, elem_type t, srcloc tloc,
-                    const char *name, srcloc nloc, const char *combine, srcloc cloc,
-                    const char *into, srcloc iloc)
+                    const char *name, srcloc nloc, const ast_dims *dims, const char *combine,
+                    srcloc cloc, const char *into, srcloc iloc)
 {
     ast_item *it = ast_param(a, loc, t, tloc, name, nloc);
     it->kind = IT_ACCUM;
+    ast_set_dims(it, dims);
+    ast_check_over(d, dims->over, "an accumulator has at most one extent");
     it->combine = ast_combine_from_name(d, cloc, combine);
     it->combine_loc = cloc;
     it->into = into;

@@ -302,7 +302,7 @@ static void print_check_workspace(hctx *h, const host_op *op)
 {
     (void)op;
     sb_printf(h->out, "    PIPERT_TRY(pipert_check_workspace(pg_a->workspace, pg_a->workspace_bytes, "
-                      "(size_t)pg_grid * %d));\n", 8 * h->s->naccums);
+                      "(size_t)pg_grid * %d));\n", 8 * spec_accum_slot(h->s, h->s->naccums));
 }
 
 /* The launch of a kernel of variant v, through a pointer of its type, with the
@@ -653,7 +653,7 @@ static void emit_workspace_fn(strbuf *out, const emit_unit *u)
     sb_printf(out, ";\n    if (pg_opts && (int64_t)pg_opts->grid_blocks > pg_ntiles)\n"
                    "        pg_ntiles = pg_opts->grid_blocks;\n"
                    "    return (size_t)(pg_ntiles > 0 ? pg_ntiles : 1) * %d;\n}\n",
-              8 * s->naccums);
+              8 * spec_accum_slot(s, s->naccums));
 }
 
 /* ------------------------------------------------------------------ the source */

@@ -996,48 +996,124 @@ static void emit_fold_functor(strbuf *out, const spec_accum *acc)
     sb_puts(out, "; }");
 }
 
-/* Each block folds its threads' accumulators in a fixed tree and writes one partial per
- * accumulator; the combine kernel folds the partials in a fixed order. */
-static void emit_accum_partials(kctx *k)
+/* The accumulators as the bodies see them: a scalar one a register of each thread; an
+ * array one its block's bins in shared memory (the planner's accum_off), cleared before
+ * any body runs. */
+static void emit_accum_decls(kctx *k)
 {
     const spec *s = k->s;
+    bool bins = false;
     for (int i = 0; i < s->naccums; ++i) {
         const spec_accum *acc = &s->accums[i];
         const char *t = elem_ctype(acc->type);
-        kp(k, "{\n    __shared__ %s pg_red[%d];\n    const %s pg_r = pg_block_reduce<%d>(%s, "
-              "pg_red, ", t, k->sc->threads, t, k->sc->threads, acc->name);
-        emit_fold_functor(k->out, acc);
-        kp(k, ");\n    if (threadIdx.x == 0)\n        ((%s *)((unsigned char *)pg_args.workspace"
-              " + (size_t)gridDim.x * %d))[blockIdx.x] = pg_r;\n}\n", t, 8 * i);
+        if (!acc->is_array) {
+            kp(k, "%s %s = %s;\n", t, acc->name, emit_accum_identity(acc));
+            continue;
+        }
+        kp(k, "const pg_acc_array<%s, %d, %d> %s{(pg_acc_word<%s>::type *)(pg_smem + %lld)};\n"
+              "%s.clear<%d>();\n", t, acc->extent, spec_accum_copies(acc, k->sc->threads),
+           acc->name, t, k->sc->accum_off[i], acc->name, k->sc->threads);
+        bins = true;
     }
+    if (bins)
+        kp(k, "__syncthreads();\n");
+}
+
+/* Where accumulator i's partials start in the workspace, which holds parts of them (the
+ * blocks of the kernel, or of the launch the combine kernel folds). */
+static const char *accum_parts(arena *a, const spec *s, int i, const char *parts, bool read)
+{
+    const char *q = read ? "const " : "";
+    return arena_printf(a, "((%s%s *)((%sunsigned char *)pg_args.workspace + (size_t)%s * %d))",
+                        q, elem_ctype(s->accums[i].type), q, parts, 8 * spec_accum_slot(s, i));
+}
+
+static bool has_array_accum(const spec *s)
+{
+    for (int i = 0; i < s->naccums; ++i)
+        if (s->accums[i].is_array)
+            return true;
+    return false;
+}
+
+/* Each block folds its threads' accumulators in a fixed tree (an array one: its bins) and
+ * writes them as its partial; the combine kernel folds the partials in a fixed order. */
+static void emit_accum_partials(kctx *k)
+{
+    const spec *s = k->s;
+    const int nt = k->sc->threads;
+    if (has_array_accum(s))
+        kp(k, "__syncthreads();\n");
+    for (int i = 0; i < s->naccums; ++i) {
+        const spec_accum *acc = &s->accums[i];
+        const char *t = elem_ctype(acc->type), *part = accum_parts(k->out->arena, s, i, "gridDim.x", false);
+        if (acc->is_array) {
+            kp(k, "%s.flush<%d>(%s + (size_t)blockIdx.x * %d);\n", acc->name, nt, part,
+               acc->extent);
+            continue;
+        }
+        kp(k, "{\n    __shared__ %s pg_red[%d];\n    const %s pg_r = pg_block_reduce<%d>(%s, "
+              "pg_red, ", t, nt, t, nt, acc->name);
+        emit_fold_functor(k->out, acc);
+        kp(k, ");\n    if (threadIdx.x == 0)\n        %s[blockIdx.x] = pg_r;\n}\n", part);
+    }
+}
+
+/* A scalar accumulator's partials, folded by one block (block 0 of the combine grid). */
+static void emit_combine_scalar(strbuf *out, const spec *s, int i, const char *ind)
+{
+    enum { NT = 256 };
+    const spec_accum *acc = &s->accums[i];
+    const char *t = elem_ctype(acc->type);
+    sb_printf(out, "%s{\n%s    const %s *pg_part = %s;\n", ind, ind, t,
+              accum_parts(out->arena, s, i, "pg_parts", true));
+    sb_printf(out, "%s    %s pg_acc = %s;\n%s    for (unsigned pg_i = threadIdx.x; pg_i < "
+                   "pg_parts; pg_i += %d)\n%s        pg_acc = ", ind, t,
+              emit_accum_identity(acc), ind, NT, ind);
+    emit_accum_fold(out, acc, "pg_acc", "pg_part[pg_i]");
+    sb_printf(out, ";\n%s    __shared__ %s pg_red[%d];\n%s    const %s pg_r = "
+                   "pg_block_reduce<%d>(pg_acc, pg_red, ", ind, t, NT, ind, t, NT);
+    emit_fold_functor(out, acc);
+    sb_printf(out, ");\n%s    if (threadIdx.x == 0)\n%s        pg_args.%s[0] = pg_r;\n%s}\n",
+              ind, ind, s->arrays[acc->into].name, ind);
+}
+
+/* The combine grid: one block, or where there are array accumulators, a block for each
+ * 32 elements of the longest (pg_acc_combine). */
+static int combine_blocks(const spec *s)
+{
+    int blocks = 1;
+    for (int i = 0; i < s->naccums; ++i)
+        if (s->accums[i].is_array && (s->accums[i].extent + 31) / 32 > blocks)
+            blocks = (s->accums[i].extent + 31) / 32;
+    return blocks;
 }
 
 void emit_combine_kernel(strbuf *out, const emit_unit *u)
 {
     const spec *s = u->spec;
     enum { NT = 256 };
+    const int blocks = combine_blocks(s);
     sb_printf(out, "__global__ void __launch_bounds__(%d) %s_combine(const struct %s_args "
                    "pg_args, unsigned pg_parts)\n{\n", NT, s->name, s->name);
     for (int i = 0; i < s->naccums; ++i) {
         const spec_accum *acc = &s->accums[i];
+        if (!acc->is_array) {
+            if (blocks > 1)
+                sb_puts(out, "    if (blockIdx.x == 0)\n");
+            emit_combine_scalar(out, s, i, blocks > 1 ? "        " : "    ");
+            continue;
+        }
         const char *t = elem_ctype(acc->type);
-        sb_printf(out, "    {\n        const %s *pg_part = (const %s *)((const unsigned char *)"
-                       "pg_args.workspace + (size_t)pg_parts * %d);\n", t, t, 8 * i);
-        sb_printf(out, "        %s pg_acc = %s;\n        for (unsigned pg_i = threadIdx.x; pg_i < "
-                       "pg_parts; pg_i += %d)\n            pg_acc = ", t, emit_accum_identity(acc),
-                  NT);
-        emit_accum_fold(out, acc, "pg_acc", "pg_part[pg_i]");
-        sb_printf(out, ";\n        __shared__ %s pg_red[%d];\n        const %s pg_r = "
-                       "pg_block_reduce<%d>(pg_acc, pg_red, ", t, NT, t, NT);
-        emit_fold_functor(out, acc);
-        sb_printf(out, ");\n        if (threadIdx.x == 0)\n            pg_args.%s[0] = pg_r;\n"
-                       "    }\n", s->arrays[acc->into].name);
+        sb_printf(out, "    pg_acc_combine<%s, %d, %d>(%s, pg_parts, pg_args.%s);\n", t,
+                  acc->extent, NT, accum_parts(out->arena, s, i, "pg_parts", true),
+                  s->arrays[acc->into].name);
     }
     sb_puts(out, "}\n\n");
     sb_printf(out, "static cudaError_t %s_combine_launch(const struct %s_args *pg_a, unsigned "
                    "pg_parts, cudaStream_t pg_stream)\n{\n"
-                   "    %s_combine<<<1, %d, 0, pg_stream>>>(*pg_a, pg_parts);\n"
-                   "    return cudaGetLastError();\n}\n\n", s->name, s->name, s->name, NT);
+                   "    %s_combine<<<%d, %d, 0, pg_stream>>>(*pg_a, pg_parts);\n"
+                   "    return cudaGetLastError();\n}\n\n", s->name, s->name, s->name, blocks, NT);
 }
 
 /* ------------------------------------------------------------------ the kernel */
@@ -1099,9 +1175,7 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, int l
     emit_stage_consts(&k);
     if (mech_module_of(sc->mech)->setup)
         mech_module_of(sc->mech)->setup(&k);
-    for (int i = 0; i < s->naccums; ++i)
-        kp(&k, "%s %s = %s;\n", elem_ctype(s->accums[i].type), s->accums[i].name,
-           emit_accum_identity(&s->accums[i]));
+    emit_accum_decls(&k);
     for (int i = 0; i < sc->nsecs; ++i)
         emit_section(&k, &sc->secs[i]);
     emit_accum_partials(&k);

@@ -97,6 +97,19 @@ static void emit_host_array(strbuf *o, const spec *s, const spec_array *arr)
     sb_printf(o, "%s;\n    (void)%s;\n", border ? "}" : "", arr->name);
 }
 
+/* An accumulator of the reference, at its identity; an array one static, since it may be
+ * larger than a stack should hold. */
+static void emit_reference_accum(strbuf *o, const spec_accum *acc)
+{
+    const char *t = ref_accum_ctype(acc->type), *id = ref_accum_identity(acc);
+    if (!acc->is_array) {
+        sb_printf(o, "    %s %s = %s;\n", t, acc->name, id);
+        return;
+    }
+    sb_printf(o, "    static %s %s[%d];\n    for (int pg_e = 0; pg_e < %d; ++pg_e)\n"
+                 "        %s[pg_e] = %s;\n", t, acc->name, acc->extent, acc->extent, acc->name, id);
+}
+
 static void emit_reference(strbuf *o, const emit_unit *u)
 {
     const spec *s = u->spec;
@@ -111,8 +124,7 @@ static void emit_reference(strbuf *o, const emit_unit *u)
     for (int i = 0; i < s->narrays; ++i)
         emit_host_array(o, s, &s->arrays[i]);
     for (int i = 0; i < s->naccums; ++i)
-        sb_printf(o, "    %s %s = %s;\n", ref_accum_ctype(s->accums[i].type), s->accums[i].name,
-                  ref_accum_identity(&s->accums[i]));
+        emit_reference_accum(o, &s->accums[i]);
     /* With index names: once per element of the tile array, in order; without: once. */
     const spec_array *ta = &s->arrays[s->tile_array];
     for (int d = 0; d < s->reference.nidx; ++d) {
@@ -124,9 +136,15 @@ static void emit_reference(strbuf *o, const emit_unit *u)
     sb_puts(o, "    {\n");
     emit_body(o, &s->reference, &u->opts, "        ");
     sb_puts(o, "    }\n");
-    for (int i = 0; i < s->naccums; ++i)
-        sb_printf(o, "    %s[0] = (%s)%s;\n", s->arrays[s->accums[i].into].name,
-                  ast_type_ctype(s->accums[i].type), s->accums[i].name);
+    for (int i = 0; i < s->naccums; ++i) {
+        const spec_accum *acc = &s->accums[i];
+        const char *out = s->arrays[acc->into].name, *t = ast_type_ctype(acc->type);
+        if (acc->is_array)
+            sb_printf(o, "    for (int pg_e = 0; pg_e < %d; ++pg_e)\n        %s[pg_e] = (%s)%s[pg_e];\n",
+                      acc->extent, out, t, acc->name);
+        else
+            sb_printf(o, "    %s[0] = (%s)%s;\n", out, t, acc->name);
+    }
     sb_puts(o, "}\n\n");
 }
 
@@ -603,8 +621,8 @@ static void emit_run_case(strbuf *o, const spec *s)
                  "    bool ok = pg_check(b, off, what);\n", s->name);
     for (int i = 0; i < s->naccums; ++i) {
         const char *n = s->arrays[s->accums[i].into].name;
-        int esz = ast_type_size(s->accums[i].type);
-        sb_printf(o, "    if (ok) {\n        unsigned char first[%d], again[%d];\n"
+        int esz = ast_type_size(s->accums[i].type) * s->accums[i].extent;
+        sb_printf(o, "    if (ok) {\n        static unsigned char first[%d], again[%d];\n"
                      "        PG_CHECK(cudaMemcpy(first, a.%s, %d, cudaMemcpyDeviceToHost));\n"
                      "        PG_CHECK(%s_launch_ex(&a, 0, &opts));\n"
                      "        PG_CHECK(cudaMemcpy(again, a.%s, %d, cudaMemcpyDeviceToHost));\n"

@@ -328,7 +328,7 @@ typedef struct ast_item {
     int nranges;
     ast_stage_opts opts;
 
-    /* IT_ACCUM: accum TYPE NAME combine OP into ARRAY; */
+    /* IT_ACCUM: accum TYPE NAME[extent] combine OP into ARRAY; (rank 0 or 1 in rank/dims) */
     ast_combine combine; srcloc combine_loc;
     const char *into; srcloc into_loc;
 
@@ -425,9 +425,10 @@ ast_item *ast_stage_prepend(ast_item *refs, ast_item *ref);
 /* Finish a `stage` statement: reverse the chain into source order, give every item the
  * statement's location and a copy of opts. Returns the chain's head. */
 ast_item *ast_stage_stmt(ast_item *refs, srcloc loc, const ast_stage_opts *opts);
+/* dims: the accumulator's extents (none for a scalar one). */
 ast_item *ast_accum(arena *a, diag_ctx *d, srcloc loc, elem_type t, srcloc tloc,
-                    const char *name, srcloc nloc, const char *combine, srcloc cloc,
-                    const char *into, srcloc iloc);
+                    const char *name, srcloc nloc, const ast_dims *dims, const char *combine,
+                    srcloc cloc, const char *into, srcloc iloc);
 /* idx may be NULL (no index list); brace is the location of the body's '{'. */
 ast_item *ast_body(arena *a, diag_ctx *d, srcloc loc, ast_body_kind k, const ast_names *idx,
                    const char *text, srcloc brace);
@@ -532,6 +533,8 @@ typedef struct spec_accum {
     elem_type type;
     ast_combine combine;
     int into;                        /* index into spec.arrays (rank 1, out) */
+    bool is_array;                   /* accum T NAME[extent]: per bin, privatized per block */
+    int extent;                      /* its elements (1 for a scalar accumulator) */
 } spec_accum;
 
 typedef struct spec_body {
@@ -628,6 +631,15 @@ mech sema_mech(diag_ctx *d, diag_origin o, const char *name);
 
 /* The accumulator whose output array is `array`, or -1. */
 int spec_accum_into(const spec *s, int array);
+/* The workspace holds each block's partials, 8 bytes an element: accumulator k's start at
+ * slot spec_accum_slot(s, k) (of a block), spec_accum_slot(s, naccums) in all. */
+int spec_accum_slot(const spec *s, int k);
+/* An array accumulator's bins in shared memory: words of 4 or 8 bytes (integers add there
+ * in a 32- or 64-bit word, wrapping as their own type does), in one copy for a block
+ * (integers: shared atomics) or one per warp of `threads` (floating point, whose order
+ * of addition must not depend on which warp comes first). */
+int spec_accum_word(const spec_accum *acc);
+int spec_accum_copies(const spec_accum *acc, int threads);
 /* Slots of the deepest ring: `stages` (its first depth), or 1 where each block runs a
  * single step. The planner may take a later depth per architecture (plan_ring_slots). */
 int spec_ring_slots(const spec *s);
@@ -814,6 +826,8 @@ typedef struct sched {
     int regs_producer;       /* ... what each producer thread keeps (setmaxnreg.dec) */
     int regs_consumer;       /* ... and what each consumer thread takes (setmaxnreg.inc) */
     long long smem_bytes;    /* dynamic shared memory per block */
+    long long *accum_off;    /* per accumulator: where an array one's bins start in dynamic
+                                shared memory, after the ring's slots */
     int smem_align;          /* the alignment the slots' offsets assume of dynamic shared
                                 memory: 128, or 1024 for swizzled slots (the kernel rounds
                                 its base up, smem_bytes keeping the room for that) */

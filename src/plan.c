@@ -189,6 +189,25 @@ static void plan_stage(planner *p, int i, int nslots)
         plan_lay_out_stage(p, i, nslots, 16, NULL);
 }
 
+/* The array accumulators' bins, from off on; returns their end. */
+static long long plan_accum_bins(planner *p, long long off)
+{
+    const spec *s = p->s;
+    sched *sc = p->sc;
+    if (!sc->accum_off)
+        sc->accum_off = arena_alloc(p->a, (s->naccums + 1) * sizeof *sc->accum_off);
+    for (int i = 0; i < s->naccums; ++i) {
+        const spec_accum *acc = &s->accums[i];
+        if (!acc->is_array)
+            continue;
+        off = round_up(off, 16);
+        sc->accum_off[i] = off;
+        off += (long long)spec_accum_copies(acc, sc->threads) * acc->extent
+               * spec_accum_word(acc);
+    }
+    return off;
+}
+
 void plan_layout(planner *p, int nslots)
 {
     sched *sc = p->sc;
@@ -203,6 +222,7 @@ void plan_layout(planner *p, int nslots)
         sc->copy[i].off = off;
         off += sc->copy[i].slot_bytes * sc->copy[i].nslots;
     }
+    off = plan_accum_bins(p, off);
     /* dynamic shared memory is only sure to be 16-byte aligned: room to round it up */
     sc->smem_bytes = off + (sc->smem_align > 128 ? sc->smem_align - 16 : 0);
 }

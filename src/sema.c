@@ -198,11 +198,71 @@ static void check_array(checker *c, const ast_item *it)
     memcpy(arr->dims, it->dims, sizeof arr->dims);
 }
 
+/* An array accumulator's extent: one integer literal, bounded so that its partials (8
+ * bytes an element and block) and its shared-memory copies stay far from overflow; shared
+ * memory itself is the planner's to check. */
+enum { ACCUM_MAX_EXTENT = 1 << 16 };
+
+static bool check_accum_extent(checker *c, const ast_item *it)
+{
+    if (it->rank == 0)
+        return true;
+    if (it->rank > 1) {
+        diag_error(c->d, it->dims[1].loc, "an accumulator has one extent (per bin, row or "
+                   "column): index a rank-2 result as one flat extent");
+        return false;
+    }
+    const ast_extent *e = &it->dims[0];
+    if (e->name) {
+        diag_error(c->d, e->loc, "an accumulator's extent must be an integer literal (its "
+                   "bins live in shared memory, sized when the kernel is generated): '%s' "
+                   "is a size symbol", e->name);
+        return false;
+    }
+    if (e->value < 1 || e->value > ACCUM_MAX_EXTENT) {
+        diag_error(c->d, e->loc, "an accumulator's extent must be between 1 and %d",
+                   ACCUM_MAX_EXTENT);
+        return false;
+    }
+    /* Each thread folds into the block's bins as it goes: a sum adds in any order (exact
+     * for integers, in a fixed order per warp for floating point), where min and max of
+     * a bin would need a read of it that other threads are changing. */
+    if (it->combine != COMBINE_SUM) {
+        diag_error(c->d, it->combine_loc, "an array accumulator combines sum only (per-bin "
+                   "min and max are not implemented yet)");
+        return false;
+    }
+    return true;
+}
+
+/* The combine writes the accumulator's elements, one for one: an output with more
+ * elements would keep the others unwritten and look like results it does not hold. */
+static bool check_accum_output(checker *c, const ast_item *it, const spec_array *arr)
+{
+    const ast_extent *d0 = &arr->dims[0];
+    const long long want = it->rank ? it->dims[0].value : 1;
+    if (!d0->name && d0->value == want)
+        return true;
+    const char *has = d0->name ? d0->name : arena_printf(c->a, "%lld", d0->value);
+    if (it->rank)
+        diag_error(c->d, it->into_loc, "accumulator '%s' has %lld elements, combined one for "
+                   "one into '%s', but '%s' has extent %s: give them the same extent",
+                   it->name, want, arr->name, arr->name, has);
+    else
+        diag_error(c->d, it->into_loc, "accumulator '%s' is one value, combined into one "
+                   "element, but '%s' has extent %s: give '%s' extent 1, or give the "
+                   "accumulator an extent for per-bin results ('accum %s %s[N] combine sum "
+                   "into %s;')", it->name, arr->name, has, arr->name,
+                   ast_type_name(it->type), it->name, arr->name);
+    diag_note(c->d, d0->loc, "'%s' declared here", arr->name);
+    return false;
+}
+
 static void check_accum(checker *c, const ast_item *it)
 {
     spec *s = c->s;
     if (!declare(c, it->name, it->name_loc, "an accumulator")
-        || !check_scalar(c, it, "an accumulator"))
+        || !check_scalar(c, it, "an accumulator") || !check_accum_extent(c, it))
         return;
     /* The threads and the grid-wide combine add in the accumulator's own type: a half or
      * bfloat16 sum over a whole array drops its small terms (and a half one overflows),
@@ -227,17 +287,8 @@ static void check_accum(checker *c, const ast_item *it)
         diag_error(c->d, it->into_loc, "an accumulator combines into an 'out' array of rank 1");
         return;
     }
-    /* The combine writes one value, into element 0: a longer array would keep its other
-     * elements unwritten and look like per-row or per-bin results it does not hold. */
-    const ast_extent *d0 = &arr->dims[0];
-    if (d0->name || d0->value != 1) {
-        diag_error(c->d, it->into_loc, "accumulator '%s' is one value, combined into one "
-                   "element, but '%s' has extent %s: give '%s' extent 1 (per-row or per-bin "
-                   "accumulators are not implemented yet)", it->name, arr->name,
-                   d0->name ? d0->name : arena_printf(c->a, "%lld", d0->value), arr->name);
-        diag_note(c->d, d0->loc, "'%s' declared here", arr->name);
+    if (!check_accum_output(c, it, arr))
         return;
-    }
     if (arr->type != it->type) {
         diag_error(c->d, it->type_loc, "accumulator type %s does not match %s '%s'",
                    ast_type_name(it->type), ast_type_name(arr->type), arr->name);
@@ -250,7 +301,12 @@ static void check_accum(checker *c, const ast_item *it)
             return;
         }
     s->accums = arena_grow(c->a, s->accums, &c->cap_accums, s->naccums + 1, sizeof *s->accums);
-    s->accums[s->naccums++] = (spec_accum){it->name_loc, it->name, it->type, it->combine, into};
+    s->accums[s->naccums++] = (spec_accum){it->name_loc, it->name, it->type, it->combine, into,
+                                           it->rank > 0, it->rank ? (int)it->dims[0].value : 1};
+    /* A block clears, writes and the combine folds its bins once: per tile, that is the
+     * whole cost of a small tile. A 'grid' item (checked later) still has the last word. */
+    if (it->rank)
+        s->grid = GRID_PERSISTENT;
 }
 
 /* ---- schedule items ---- */
@@ -1372,6 +1428,14 @@ static void check_host_stream(checker *c)
 {
     spec *s = c->s;
     srcloc at = s->host_stream_loc;
+    /* The chunks' partials are one 8-byte value an accumulator, folded on the host. */
+    for (int i = 0; i < s->naccums; ++i)
+        if (s->accums[i].is_array) {
+            diag_error(c->d, at, "host_stream cannot stream the array accumulator '%s' yet "
+                       "(each chunk's partial is one value): launch over device arrays "
+                       "instead", s->accums[i].name);
+            return;
+        }
     const ast_extent *d0 = &s->arrays[s->tile_array].dims[0];
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];

@@ -10,6 +10,24 @@ int spec_accum_into(const spec *s, int array)
     return -1;
 }
 
+int spec_accum_slot(const spec *s, int k)
+{
+    int slot = 0;
+    for (int i = 0; i < k; ++i)
+        slot += s->accums[i].extent;
+    return slot;
+}
+
+int spec_accum_word(const spec_accum *acc)
+{
+    return ast_type_size(acc->type) == 8 ? 8 : 4;
+}
+
+int spec_accum_copies(const spec_accum *acc, int threads)
+{
+    return ast_type_class(acc->type) == TC_FLOAT ? threads / 32 : 1;
+}
+
 int spec_ring_slots(const spec *s)
 {
     /* One block per tile with no inner steps runs one step per block: a ring of one. */

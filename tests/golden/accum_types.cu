@@ -172,7 +172,7 @@ static const int accum_types_sm[1] = {80};
 __global__ void __launch_bounds__(256) accum_types_combine(const struct accum_types_args pg_args, unsigned pg_parts)
 {
     {
-        const __half *pg_part = (const __half *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 0);
+        const __half *pg_part = ((const __half *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 0));
         __half pg_acc = __ushort_as_half((unsigned short)0xfc00);
         for (unsigned pg_i = threadIdx.x; pg_i < pg_parts; pg_i += 256)
             pg_acc = (pg_part[pg_i] > pg_acc ? pg_part[pg_i] : pg_acc);
@@ -182,7 +182,7 @@ __global__ void __launch_bounds__(256) accum_types_combine(const struct accum_ty
             pg_args.xmax[0] = pg_r;
     }
     {
-        const int *pg_part = (const int *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 8);
+        const int *pg_part = ((const int *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 8));
         int pg_acc = 0x7fffffff;
         for (unsigned pg_i = threadIdx.x; pg_i < pg_parts; pg_i += 256)
             pg_acc = (pg_part[pg_i] < pg_acc ? pg_part[pg_i] : pg_acc);
@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(256) accum_types_combine(const struct accum_ty
             pg_args.kmin[0] = pg_r;
     }
     {
-        const int *pg_part = (const int *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 16);
+        const int *pg_part = ((const int *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 16));
         int pg_acc = 0;
         for (unsigned pg_i = threadIdx.x; pg_i < pg_parts; pg_i += 256)
             pg_acc = pg_acc + pg_part[pg_i];
@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(256) accum_types_combine(const struct accum_ty
             pg_args.ksum[0] = pg_r;
     }
     {
-        const unsigned char *pg_part = (const unsigned char *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 24);
+        const unsigned char *pg_part = ((const unsigned char *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 24));
         unsigned char pg_acc = 0;
         for (unsigned pg_i = threadIdx.x; pg_i < pg_parts; pg_i += 256)
             pg_acc = (pg_part[pg_i] > pg_acc ? pg_part[pg_i] : pg_acc);
@@ -212,7 +212,7 @@ __global__ void __launch_bounds__(256) accum_types_combine(const struct accum_ty
             pg_args.umax[0] = pg_r;
     }
     {
-        const __nv_bfloat16 *pg_part = (const __nv_bfloat16 *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 32);
+        const __nv_bfloat16 *pg_part = ((const __nv_bfloat16 *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 32));
         __nv_bfloat16 pg_acc = __ushort_as_bfloat16((unsigned short)0x7f80);
         for (unsigned pg_i = threadIdx.x; pg_i < pg_parts; pg_i += 256)
             pg_acc = (pg_part[pg_i] < pg_acc ? pg_part[pg_i] : pg_acc);

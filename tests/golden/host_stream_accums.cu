@@ -168,7 +168,7 @@ static const int host_stream_accums_sm[1] = {80};
 __global__ void __launch_bounds__(256) host_stream_accums_combine(const struct host_stream_accums_args pg_args, unsigned pg_parts)
 {
     {
-        const float *pg_part = (const float *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 0);
+        const float *pg_part = ((const float *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 0));
         float pg_acc = __int_as_float(0x7f800000);
         for (unsigned pg_i = threadIdx.x; pg_i < pg_parts; pg_i += 256)
             pg_acc = (pg_part[pg_i] < pg_acc ? pg_part[pg_i] : pg_acc);
@@ -178,7 +178,7 @@ __global__ void __launch_bounds__(256) host_stream_accums_combine(const struct h
             pg_args.amin[0] = pg_r;
     }
     {
-        const double *pg_part = (const double *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 8);
+        const double *pg_part = ((const double *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 8));
         double pg_acc = __longlong_as_double((long long)0xfff0000000000000ULL);
         for (unsigned pg_i = threadIdx.x; pg_i < pg_parts; pg_i += 256)
             pg_acc = (pg_part[pg_i] > pg_acc ? pg_part[pg_i] : pg_acc);
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(256) host_stream_accums_combine(const struct h
             pg_args.dmax[0] = pg_r;
     }
     {
-        const __half *pg_part = (const __half *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 16);
+        const __half *pg_part = ((const __half *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 16));
         __half pg_acc = __ushort_as_half((unsigned short)0xfc00);
         for (unsigned pg_i = threadIdx.x; pg_i < pg_parts; pg_i += 256)
             pg_acc = (pg_part[pg_i] > pg_acc ? pg_part[pg_i] : pg_acc);
@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(256) host_stream_accums_combine(const struct h
             pg_args.hmax[0] = pg_r;
     }
     {
-        const double *pg_part = (const double *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 24);
+        const double *pg_part = ((const double *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 24));
         double pg_acc = 0.0;
         for (unsigned pg_i = threadIdx.x; pg_i < pg_parts; pg_i += 256)
             pg_acc = pg_acc + pg_part[pg_i];

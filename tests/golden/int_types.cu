@@ -162,7 +162,7 @@ static const int int_types_sm[1] = {80};
 __global__ void __launch_bounds__(256) int_types_combine(const struct int_types_args pg_args, unsigned pg_parts)
 {
     {
-        const unsigned long long *pg_part = (const unsigned long long *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 0);
+        const unsigned long long *pg_part = ((const unsigned long long *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 0));
         unsigned long long pg_acc = 0xffffffffffffffffull;
         for (unsigned pg_i = threadIdx.x; pg_i < pg_parts; pg_i += 256)
             pg_acc = (pg_part[pg_i] < pg_acc ? pg_part[pg_i] : pg_acc);
@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(256) int_types_combine(const struct int_types_
             pg_args.lo[0] = pg_r;
     }
     {
-        const long long *pg_part = (const long long *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 8);
+        const long long *pg_part = ((const long long *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 8));
         long long pg_acc = (-0x7fffffffffffffffLL - 1);
         for (unsigned pg_i = threadIdx.x; pg_i < pg_parts; pg_i += 256)
             pg_acc = (pg_part[pg_i] > pg_acc ? pg_part[pg_i] : pg_acc);

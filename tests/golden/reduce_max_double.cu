@@ -64,7 +64,7 @@ static const int reduce_max_double_sm[1] = {80};
 __global__ void __launch_bounds__(256) reduce_max_double_combine(const struct reduce_max_double_args pg_args, unsigned pg_parts)
 {
     {
-        const double *pg_part = (const double *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 0);
+        const double *pg_part = ((const double *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 0));
         double pg_acc = __longlong_as_double((long long)0xfff0000000000000ULL);
         for (unsigned pg_i = threadIdx.x; pg_i < pg_parts; pg_i += 256)
             pg_acc = (pg_part[pg_i] > pg_acc ? pg_part[pg_i] : pg_acc);

@@ -107,7 +107,7 @@ static const int reduce_sum_sm[1] = {80};
 __global__ void __launch_bounds__(256) reduce_sum_combine(const struct reduce_sum_args pg_args, unsigned pg_parts)
 {
     {
-        const float *pg_part = (const float *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 0);
+        const float *pg_part = ((const float *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 0));
         float pg_acc = 0.0f;
         for (unsigned pg_i = threadIdx.x; pg_i < pg_parts; pg_i += 256)
             pg_acc = pg_acc + pg_part[pg_i];
