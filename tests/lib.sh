@@ -137,10 +137,10 @@ run_cases() {
     done
 }
 
-# The samples that only element types and halo borders set apart from the others'
-# schedules (hash, rgba, blur and their variants): the IR depends on neither, so the
-# schedule suite (mutation) leaves them out and the per-lowering passes of compile and
-# valgrind take them with their own lowering only; the golden specs int_types,
-# vector_types and halo_borders compile what they add under every lowering, and the GPU
-# matrix runs them under every one.
-is_schedule_twin() { [[ " hash rgba rgba_int blur blur_mirror " == *" $1 "* ]]; }
+# The samples that only element types, halo borders and array accumulators set apart from
+# the others' schedules (hash, rgba, blur, histogram, colsum and their variants): their
+# rings are the others', so the schedule suite (mutation) leaves them out and the
+# per-lowering passes of compile and valgrind take them with their own lowering only; the
+# golden specs int_types, vector_types, halo_borders and accum_arrays compile what they
+# add under every lowering, and the GPU matrix runs them under every one.
+is_schedule_twin() { [[ " hash rgba rgba_int blur blur_mirror histogram histogram_uchar4 colsum " == *" $1 "* ]]; }
