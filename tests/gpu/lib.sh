@@ -294,7 +294,8 @@ gpu_runtime_build() {
 # case_ok or case_fail each:
 #   runtime rt_reset            the test passes (exit 0)
 #   runtime rt_reset mutant     it fails against the runtime without the re-apply: round 0
-#                               passes and round 1, the first after a reset, fails
+#                               passes and round 1, the first after a reset, fails (skipped
+#                               where the test's control shows the GPU keeps the opt-in)
 #   runtime rt_threads          RT_THREADS_RUNS processes pass, each a fresh first-call race
 #   runtime rt_threads memcheck one more under compute-sanitizer memcheck (2 launches of
 #                               each pipeline a thread): clean
@@ -325,9 +326,20 @@ gpu_runtime_cases() {
         grep -v '^ok ' "$dir/rt_reset.out" | tail -n 20 | sed 's/^/    /'
     fi
 
-    timeout 300 "$dir/mutant/rt_reset" >"$dir/mutant/rt_reset.out" 2>&1
-    st=$?
-    if [ $st = 1 ] && grep -q '^ok   round 0:' "$dir/mutant/rt_reset.out" &&
+    # Some drivers keep the opt-in across a reset (the H200 of our device runs: 0 of 6
+    # dropped it): a lost re-apply cannot show there, and the mutant's pass is no failure.
+    if grep -q '^control: 0 of' "$dir/rt_reset.out"; then
+        echo "skip runtime rt_reset mutant: this GPU keeps the opt-in across cudaDeviceReset" \
+            "($(grep -m 1 '^control:' "$dir/rt_reset.out" | cut -c 10-)), so a lost re-apply cannot show"
+        skipped=$((${skipped:-0} + 1))
+        st=skip
+    else
+        timeout 300 "$dir/mutant/rt_reset" >"$dir/mutant/rt_reset.out" 2>&1
+        st=$?
+    fi
+    if [ $st = skip ]; then
+        :
+    elif [ $st = 1 ] && grep -q '^ok   round 0:' "$dir/mutant/rt_reset.out" &&
        grep -q '^FAIL round 1 ' "$dir/mutant/rt_reset.out"; then
         case_ok "runtime rt_reset mutant: fails without the re-apply:" \
             "$(grep -m 1 '^FAIL round 1 ' "$dir/mutant/rt_reset.out" | cut -c 6-160)"
