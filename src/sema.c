@@ -248,6 +248,10 @@ static bool check_accum_output(checker *c, const ast_item *it, const spec_array 
         diag_error(c->d, it->into_loc, "accumulator '%s' has %lld elements, combined one for "
                    "one into '%s', but '%s' has extent %s: give them the same extent",
                    it->name, want, arr->name, arr->name, has);
+    else if (it->combine != COMBINE_SUM)
+        diag_error(c->d, it->into_loc, "accumulator '%s' is one value, combined into one "
+                   "element, but '%s' has extent %s: give '%s' extent 1 (per-bin min and "
+                   "max are not implemented yet)", it->name, arr->name, has, arr->name);
     else
         diag_error(c->d, it->into_loc, "accumulator '%s' is one value, combined into one "
                    "element, but '%s' has extent %s: give '%s' extent 1, or give the "
