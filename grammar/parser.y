@@ -104,7 +104,7 @@ static void yyerror(const srcloc *loc, yyscan_t scanner, parse_ctx *ctx, const c
 %token KW_BLOCKS_PER_SM "blocks_per_sm" KW_CLUSTER "cluster"
 %token KW_MARCH "march" KW_GRID "grid" KW_HOST_STREAM "host_stream" KW_TILE "tile" KW_STEPS "steps"
 %token KW_STAGE "stage"
-%token KW_ACCUM "accum" KW_COMPUTE "compute" KW_PROLOGUE "prologue"
+%token KW_ACCUM "accum" KW_REDUCE "reduce" KW_COMPUTE "compute" KW_PROLOGUE "prologue"
 %token KW_EPILOGUE "epilogue" KW_REFERENCE "reference"
 %token KW_PER_TILE "per_tile" KW_PERSISTENT "persistent" KW_AT "at" KW_OVER "over"
 %token KW_BY "by" KW_COMBINE "combine" KW_INTO "into" KW_ELEMENTWISE "elementwise"
@@ -170,6 +170,9 @@ item
     | "accum" type IDENT opt_dims "combine" IDENT "into" IDENT ';'
                                { $$ = ast_accum(ctx->a, ctx->d, @1, $2, @2, $3, @3, &$4, $6, @6,
                                                 $8, @8); }
+    | "reduce" type IDENT "combine" IDENT '(' names ')' BODY
+                               { $$ = ast_reduce(ctx->a, ctx->d, @1, $2, @2, $3, @3, $5, @5, &$7,
+                                                 $9, @9); }
     | "compute" "elementwise" '(' names ')' BODY
                                { $$ = ast_body(ctx->a, ctx->d, @1, BODY_ELEMENTWISE, &$4, $6, @6); }
     | "compute" "step" BODY    { $$ = ast_body(ctx->a, ctx->d, @1, BODY_STEP, NULL, $3, @3); }

@@ -75,15 +75,21 @@ __device__ __forceinline__ void pg_cp_async_wait()
 }
 
 /* One chunk through cp.async, or synchronously where the width is below cp.async's
- * smallest (4 bytes: pointers aligned to less, the documented fallback). */
+ * smallest (4 bytes: pointers aligned to less, the documented fallback) and where the
+ * chunk is not whole: cp.async reads only its src-size bytes, but compute-sanitizer's
+ * memcheck counts the whole chunk, and a chunk past the end of an allocation of exactly
+ * the array's size was an out-of-bounds read to it (and a launch failure under it). */
 template <int VEC, bool CG, int PF, bool HINT>
 __device__ __forceinline__ void pg_copy_chunk_async(unsigned char *dst, const unsigned char *src,
                                                     int valid, uint64_t policy)
 {
-    if constexpr (VEC >= 4)
-        pg_cp_async<VEC, CG && VEC == 16, PF, HINT>(dst, src, valid, policy);
-    else
-        pg_copy_chunk_sync<VEC>(dst, src, valid);
+    if constexpr (VEC >= 4) {
+        if (valid == VEC) {
+            pg_cp_async<VEC, CG && VEC == 16, PF, HINT>(dst, src, VEC, policy);
+            return;
+        }
+    }
+    pg_copy_chunk_sync<VEC>(dst, src, valid);
 }
 
 /* An L2 cache policy for cp.async's cache_hint (EVICT: 1 normal, 2 first, 3 last,

@@ -483,6 +483,72 @@ __device__ __forceinline__ void pg_acc_combine(const T *part, unsigned parts, T 
     }
 }
 
+/* ---- reductions along a tile's rows: reduce T NAME combine OP (...) { expr } ---- */
+/* argmin and argmax: the value and its index along the row; on a tie the lower index, so
+ * that picking is commutative and a butterfly gives every lane the same candidate. */
+template <class T>
+struct pg_arg {
+    T value;
+    long long index;
+};
+
+template <bool MAX, class T>
+__device__ __forceinline__ pg_arg<T> pg_arg_pick(pg_arg<T> a, pg_arg<T> b)
+{
+    const bool better = MAX ? b.value > a.value : b.value < a.value;
+    return better || (b.value == a.value && b.index < a.index) ? b : a;
+}
+
+template <class T>
+__device__ __forceinline__ T pg_shfl_xor(T v, int m)
+{
+    return __shfl_xor_sync(0xffffffffu, v, m);
+}
+
+template <class T>
+__device__ __forceinline__ pg_arg<T> pg_shfl_xor(pg_arg<T> v, int m)
+{
+    return pg_arg<T>{pg_shfl_xor(v.value, m), pg_shfl_xor(v.index, m)};
+}
+
+/* The compute threads' barrier: __syncthreads where every thread of the block computes,
+ * else named barrier BAR of their CNT (the producers are elsewhere). */
+template <int BAR, int CNT>
+__device__ __forceinline__ void pg_compute_barrier()
+{
+    if (BAR == 0)
+        __syncthreads();
+    else
+        asm volatile("bar.sync %0, %1;\n" ::"n"(BAR), "n"(CNT) : "memory");
+}
+
+/* v[r] of the CNT compute threads folded into every one of them, in a fixed tree (the same
+ * bits on every run): xor butterflies in each warp, then the warps' results in warp order
+ * through red (CNT / 32 * R values of shared memory). */
+template <int R, int CNT, int BAR, class T, class Op>
+__device__ __forceinline__ void pg_rows_reduce(T (&v)[R], T *red, int ctid, Op op)
+{
+    constexpr int W = CNT / 32;
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int m = 16; m > 0; m >>= 1)
+            v[r] = op(v[r], pg_shfl_xor(v[r], m));
+    if ((ctid & 31) == 0)
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+            red[(ctid >> 5) * R + r] = v[r];
+    pg_compute_barrier<BAR, CNT>();
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+        T a = red[r];
+        for (int w = 1; w < W; ++w)
+            a = op(a, red[w * R + r]);
+        v[r] = a;
+    }
+    pg_compute_barrier<BAR, CNT>();
+}
+
 /* ---- deterministic block reduction: a fixed tree, the same bits every run ---- */
 template <int NT, class T, class Op>
 __device__ __forceinline__ T pg_block_reduce(T v, T *scratch, Op op)

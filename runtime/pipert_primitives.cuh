@@ -8,22 +8,21 @@
 #include "pipert_device.cuh"
 
 #ifdef __CUDACC__
-/* ---- primitives: one chunk through __pipeline_memcpy_async, `valid` bytes read and the
- * rest zero-filled (its zfill argument). The common whole chunk passes constants, so that
- * the primitive's switch over zfill folds to one cp.async. Below 4 bytes (the primitive's
- * smallest copy) the chunk is copied synchronously, as pg_copy_chunk_async does. ---- */
+/* ---- primitives: one whole chunk through __pipeline_memcpy_async. A part of a chunk
+ * (an array's end) and chunks below 4 bytes (the primitive's smallest copy) are copied
+ * synchronously, as pg_copy_chunk_async does: its zfill form reads only the chunk's
+ * bytes, but memcheck counts the whole chunk past an allocation's end. ---- */
 template <int VEC>
 __device__ __forceinline__ void pg_prim_chunk(unsigned char *dst, const unsigned char *src,
                                               int valid)
 {
     if constexpr (VEC >= 4) {
-        if (valid == VEC)
+        if (valid == VEC) {
             __pipeline_memcpy_async(dst, src, VEC);
-        else
-            __pipeline_memcpy_async(dst, src, VEC, (size_t)(VEC - valid));
-    } else {
-        pg_copy_chunk_sync<VEC>(dst, src, valid);
+            return;
+        }
     }
+    pg_copy_chunk_sync<VEC>(dst, src, valid);
 }
 #endif /* __CUDACC__ */
 #endif /* PIPERT_PRIMITIVES_CUH */

@@ -237,12 +237,14 @@ ast_halo_fill ast_halo_fill_from_name(diag_ctx *d, srcloc at, const char *word)
 
 ast_combine ast_combine_from_name(diag_ctx *d, srcloc at, const char *word)
 {
-    static const char *const words[] = { "sum", "min", "max", NULL };
-    static const ast_combine values[] = { COMBINE_SUM, COMBINE_MIN, COMBINE_MAX };
+    static const char *const words[] = { "sum", "min", "max", "argmin", "argmax", NULL };
+    static const ast_combine values[] = { COMBINE_SUM, COMBINE_MIN, COMBINE_MAX,
+                                          COMBINE_ARGMIN, COMBINE_ARGMAX };
     int i = ast_word_index(words, word);
     if (i >= 0)
         return values[i];
-    diag_error(d, at, "unknown combine operator '%s' (expected sum, min or max)", word);
+    diag_error(d, at, "unknown combine operator '%s' (expected sum, min, max, argmin or "
+               "argmax)", word);
     return COMBINE_SUM;
 }
 
@@ -478,6 +480,21 @@ ast_item *ast_body(arena *a, diag_ctx *d, srcloc loc, ast_body_kind k, const ast
     return it;
 }
 
+ast_item *ast_reduce(arena *a, diag_ctx *d, srcloc loc, elem_type t, srcloc tloc,
+                     const char *name, srcloc nloc, const char *combine, srcloc cloc,
+                     const ast_names *idx, const char *text, srcloc brace)
+{
+    ast_item *it = ast_body(a, d, loc, BODY_ELEMENTWISE, idx, text, brace);
+    it->kind = IT_REDUCE;
+    it->type = t;
+    it->type_loc = tloc;
+    it->name = name;
+    it->name_loc = nloc;
+    it->combine = ast_combine_from_name(d, cloc, combine);
+    it->combine_loc = cloc;
+    return it;
+}
+
 ast_pipeline *ast_pipeline_new(arena *a, srcloc loc, const char *name, srcloc name_loc)
 {
     ast_pipeline *p = arena_alloc(a, sizeof *p);
@@ -504,7 +521,7 @@ static const char *const dir_names[] = { "in", "out", "inout" };
 static const char *const cache_names[] = { "default", "ca", "cg" };
 static const char *const evict_names[] = { "default", "normal", "first", "last", "unchanged" };
 static const char *const fill_names[] = { "zero", "clamp", "mirror" };
-static const char *const combine_names[] = { "sum", "min", "max" };
+static const char *const combine_names[] = { "sum", "min", "max", "argmin", "argmax" };
 static const char *const body_names[] = {
     "compute elementwise", "compute step", "prologue", "epilogue", "reference"
 };
@@ -665,10 +682,17 @@ static void dump_item_body(FILE *out, const ast_item *it)
         break;
     case IT_STAGE: dump_stage(out, it); break;
     case IT_ACCUM:
-        fprintf(out, "accum %s %s combine %s into %s", ast_type_name(it->type), it->name,
-                combine_names[it->combine], it->into);
+        fprintf(out, "accum %s %s", ast_type_name(it->type), it->name);
+        dump_dims(out, it->dims, it->rank);
+        fprintf(out, " combine %s into %s", combine_names[it->combine], it->into);
         break;
     case IT_BODY: dump_body(out, it); break;
+    case IT_REDUCE:
+        fprintf(out, "reduce %s %s combine %s", ast_type_name(it->type), it->name,
+                combine_names[it->combine]);
+        dump_names(out, it->idx, it->nidx);
+        dump_text(out, it->text);
+        break;
     }
 }
 

@@ -734,10 +734,141 @@ static void emit_elementwise(kctx *k)
     kp(k, "    }\n}\n");
 }
 
+/* ------------------------------------------------------------------ row passes */
+
+/* With reductions the compute threads walk the tile row by row, each pass (a reduction's,
+ * then the compute's) over every row: pg_row runs over the tile's rows unrolled, so that
+ * a row's results stay in registers (pg_rr_NAME[pg_row]), and the threads deal a row's
+ * cells among them, the fastest dimension fastest. */
+typedef void (*cell_printer)(kctx *k, const spec_reduce *r);
+
+static void emit_row_cells(kctx *k, cell_printer print, const spec_reduce *r)
+{
+    const spec *s = k->s;
+    const int last = s->tile_rank - 1;
+    long long inner = 1;
+    for (int d = last - 1; d >= 0; --d) {
+        kp(k, "const int pg_l%d = pg_row", d);
+        if (inner > 1)
+            kp(k, " / %lld", inner);
+        if (d)
+            kp(k, " %% %lld", s->tile[d]);
+        kp(k, ";\n");
+        inner *= s->tile[d];
+    }
+    if (last > 0) {
+        kp(k, "if (");
+        for (int d = 0; d < last; ++d)
+            kp(k, "%spg_l%d < pg_lim%d", d ? " && " : "", d, d);
+        kp(k, ") {\n");
+        k->ind += 4;
+    }
+    kp(k, "#pragma unroll 4\nfor (int pg_l%d = %s; pg_l%d < pg_lim%d; pg_l%d += %d) {\n", last,
+       compute_tid(k), last, last, last, compute_threads(k));
+    k->ind += 4;
+    for (int d = 0; d < s->tile_rank; ++d)
+        kp(k, "const int64_t %s = %s + pg_l%d;\n", s->compute.idx[d], s->tile_at[d], d);
+    print(k, r);
+    k->ind -= 4;
+    kp(k, "}\n");
+    if (last > 0) {
+        k->ind -= 4;
+        kp(k, "}\n");
+    }
+}
+
+static const char *reduce_ctype(arena *a, const spec_reduce *r)
+{
+    const char *t = elem_ctype(r->type);
+    return spec_reduce_is_arg(r) ? arena_printf(a, "pg_arg<%s>", t) : t;
+}
+
+static const char *reduce_pick(const spec_reduce *r)
+{
+    return r->combine == COMBINE_ARGMAX ? "true" : "false";
+}
+
+/* One cell of a reduction's pass: its expression folded into the row's pg_acc (argmin and
+ * argmax with the cell's index along the row). */
+static void print_fold(kctx *k, const spec_reduce *r)
+{
+    const char *t = elem_ctype(r->type);
+    kp(k, "{\n    const %s pg_v = (%s)(\n", t, t);
+    emit_body(k->out, &r->expr, &k->u->opts, "");
+    kp(k, "    );\n    pg_acc = ");
+    if (spec_reduce_is_arg(r))
+        sb_printf(k->out, "pg_arg_pick<%s>(pg_acc, %s{pg_v, (long long)%s})", reduce_pick(r),
+                  reduce_ctype(k->out->arena, r), k->s->compute.idx[k->s->tile_rank - 1]);
+    else
+        emit_fold(k->out, r->combine, "pg_acc", "pg_v");
+    sb_puts(k->out, ";\n");
+    kp(k, "}\n");
+}
+
+static void print_compute_cell(kctx *k, const spec_reduce *r)
+{
+    (void)r;
+    emit_body(k->out, &k->s->compute, &k->u->opts, "");
+}
+
+/* The results of the reductions before the n-th, for the row: names the bodies read. */
+static void emit_row_results(kctx *k, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        const spec_reduce *r = &k->s->reduces[i];
+        kp(k, "const %s %s = pg_rr_%s[pg_row];\n(void)%s;\n", reduce_ctype(k->out->arena, r),
+           r->name, r->name, r->name);
+    }
+}
+
+static void emit_reduce_pass(kctx *k, int n)
+{
+    const spec_reduce *r = &k->s->reduces[n];
+    const char *t = reduce_ctype(k->out->arena, r);
+    const long long rows = spec_tile_rows(k->s);
+    kp(k, "%s pg_rr_%s[%lld];\n#pragma unroll\nfor (int pg_row = 0; pg_row < %lld; ++pg_row) {\n",
+       t, r->name, rows, rows);
+    k->ind += 4;
+    emit_row_results(k, n);
+    if (spec_reduce_is_arg(r))
+        kp(k, "%s pg_acc = %s{%s, 0x7fffffffffffffffLL};\n", t, t,
+           emit_identity(r->type, r->combine));
+    else
+        kp(k, "%s pg_acc = %s;\n", t, emit_identity(r->type, r->combine));
+    emit_row_cells(k, print_fold, r);
+    kp(k, "pg_rr_%s[pg_row] = pg_acc;\n", r->name);
+    k->ind -= 4;
+    const int cnt = compute_threads(k);
+    kp(k, "}\npg_rows_reduce<%lld, %d, %d>(pg_rr_%s, (%s *)(pg_smem + %lld), %s, "
+          "[](%s pg_x, %s pg_y) -> %s { return ", rows, cnt,
+       k->sc->producer_threads ? 2 : 0, r->name, t, k->sc->reduce_off, compute_tid(k), t, t, t);
+    if (spec_reduce_is_arg(r))
+        sb_printf(k->out, "pg_arg_pick<%s>(pg_x, pg_y)", reduce_pick(r));
+    else
+        emit_fold(k->out, r->combine, "pg_x", "pg_y");
+    sb_puts(k->out, "; });\n");
+}
+
+static void emit_rows(kctx *k)
+{
+    const long long rows = spec_tile_rows(k->s);
+    emit_tile_limits(k);
+    for (int i = 0; i < k->s->nreduces; ++i)
+        emit_reduce_pass(k, i);
+    kp(k, "#pragma unroll\nfor (int pg_row = 0; pg_row < %lld; ++pg_row) {\n", rows);
+    k->ind += 4;
+    emit_row_results(k, k->s->nreduces);
+    emit_row_cells(k, print_compute_cell, NULL);
+    k->ind -= 4;
+    kp(k, "}\n");
+}
+
 static void emit_compute_body(kctx *k, bool borders)
 {
     emit_staged_views(k, borders);
-    if (k->s->compute_kind == BODY_ELEMENTWISE)
+    if (k->s->compute_kind == BODY_ELEMENTWISE && k->s->nreduces)
+        emit_rows(k);
+    else if (k->s->compute_kind == BODY_ELEMENTWISE)
         emit_elementwise(k);
     else
         emit_body(k->out, &k->s->compute, &k->u->opts, "");
@@ -960,6 +1091,17 @@ static void emit_one_section(kctx *k, const ir_section *sec)
 
 const char *emit_accum_identity(const spec_accum *acc)
 {
+    return emit_identity(acc->type, acc->combine);
+}
+
+void emit_accum_fold(strbuf *out, const spec_accum *acc, const char *x, const char *y)
+{
+    emit_fold(out, acc->combine, x, y);
+}
+
+/* argmin and argmax fold their values as min and max do (their index: pg_arg_pick). */
+const char *emit_identity(elem_type t, ast_combine combine)
+{
     /* The floating types' infinities, by their bits: float, double, half, bfloat16. */
     static const char *const inf[2][4] = {
         {"__int_as_float(0x7f800000)", "__longlong_as_double(0x7ff0000000000000LL)",
@@ -971,20 +1113,19 @@ const char *emit_accum_identity(const spec_accum *acc)
     };
     static const char *const zero[4] = {"0.0f", "0.0", "__float2half(0.0f)",
                                         "__float2bfloat16(0.0f)"};
-    const elem_type t = acc->type;
+    const bool min = combine == COMBINE_MIN || combine == COMBINE_ARGMIN;
     if (ast_type_class(t) != TC_FLOAT)
-        return acc->combine == COMBINE_SUM ? "0"
-               : acc->combine == COMBINE_MIN ? ast_type_max(t) : ast_type_min(t);
+        return combine == COMBINE_SUM ? "0" : min ? ast_type_max(t) : ast_type_min(t);
     const int f = t == TY_FLOAT ? 0 : t == TY_DOUBLE ? 1 : t == TY_HALF ? 2 : 3;
-    return acc->combine == COMBINE_SUM ? zero[f] : inf[acc->combine == COMBINE_MAX][f];
+    return combine == COMBINE_SUM ? zero[f] : inf[!min][f];
 }
 
-void emit_accum_fold(strbuf *out, const spec_accum *acc, const char *x, const char *y)
+void emit_fold(strbuf *out, ast_combine combine, const char *x, const char *y)
 {
-    switch (acc->combine) {
+    switch (combine) {
     case COMBINE_SUM: sb_printf(out, "%s + %s", x, y); break;
-    case COMBINE_MIN: sb_printf(out, "(%s < %s ? %s : %s)", y, x, y, x); break;
-    case COMBINE_MAX: sb_printf(out, "(%s > %s ? %s : %s)", y, x, y, x); break;
+    case COMBINE_MIN: case COMBINE_ARGMIN: sb_printf(out, "(%s < %s ? %s : %s)", y, x, y, x); break;
+    case COMBINE_MAX: case COMBINE_ARGMAX: sb_printf(out, "(%s > %s ? %s : %s)", y, x, y, x); break;
     }
 }
 

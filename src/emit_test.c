@@ -97,6 +97,47 @@ static void emit_host_array(strbuf *o, const spec *s, const spec_array *arr)
     sb_printf(o, "%s;\n    (void)%s;\n", border ? "}" : "", arr->name);
 }
 
+static void emit_reference_loop(strbuf *o, const spec *s, int d)
+{
+    const char *i = s->reference.idx[d];
+    sb_printf(o, "    for (int64_t %s = 0; %s < ", i, i);
+    emit_extent(o, &s->arrays[s->tile_array].dims[d], "");
+    sb_printf(o, "; ++%s)\n", i);
+}
+
+/* A reduction along the reference's row, in order: a float sum in double, as the
+ * accumulators' (argmin and argmax: the first index of the best value). */
+static void emit_reference_reduce(strbuf *o, const emit_unit *u, const spec_reduce *r)
+{
+    const spec *s = u->spec;
+    const char *row = s->reference.idx[s->reference.nidx - 1], *t = ast_type_ctype(r->type);
+    const spec_accum as_accum = {.type = r->type, .combine = r->combine == COMBINE_ARGMIN
+                                 ? COMBINE_MIN : r->combine == COMBINE_ARGMAX ? COMBINE_MAX
+                                 : r->combine};
+    const bool arg = spec_reduce_is_arg(r);
+    if (arg)
+        sb_printf(o, "        struct { %s value; long long index; } %s = {%s, -1};\n", t,
+                  r->name, ref_accum_identity(&as_accum));
+    else
+        sb_printf(o, "        %s %s = %s;\n", ref_accum_ctype(r->type), r->name,
+                  ref_accum_identity(&as_accum));
+    sb_printf(o, "        for (int64_t %s = 0; %s < ", row, row);
+    emit_extent(o, &s->arrays[s->tile_array].dims[s->tile_rank - 1], "");
+    sb_printf(o, "; ++%s) {\n            const %s pg_v = (%s)(\n", row, t, t);
+    emit_body(o, &r->expr, &u->opts, "");
+    if (arg)
+        sb_printf(o, "            );\n            if (%s.index < 0 || pg_v %s %s.value) {\n"
+                     "                %s.value = pg_v;\n                %s.index = %s;\n"
+                     "            }\n", r->name, r->combine == COMBINE_ARGMAX ? ">" : "<",
+                  r->name, r->name, r->name, row);
+    else {
+        sb_printf(o, "            );\n            %s = ", r->name);
+        emit_fold(o, r->combine, r->name, "pg_v");
+        sb_puts(o, ";\n");
+    }
+    sb_puts(o, "        }\n");
+}
+
 /* An accumulator of the reference, at its identity; an array one static, since it may be
  * larger than a stack should hold. */
 static void emit_reference_accum(strbuf *o, const spec_accum *acc)
@@ -125,17 +166,20 @@ static void emit_reference(strbuf *o, const emit_unit *u)
         emit_host_array(o, s, &s->arrays[i]);
     for (int i = 0; i < s->naccums; ++i)
         emit_reference_accum(o, &s->accums[i]);
-    /* With index names: once per element of the tile array, in order; without: once. */
-    const spec_array *ta = &s->arrays[s->tile_array];
-    for (int d = 0; d < s->reference.nidx; ++d) {
-        const char *i = s->reference.idx[d];
-        sb_printf(o, "    for (int64_t %s = 0; %s < ", i, i);
-        emit_extent(o, &ta->dims[d], "");
-        sb_printf(o, "; ++%s)\n", i);
-    }
+    /* With index names: once per element of the tile array, in order, each row folding the
+     * reductions first; without: once. */
+    const int nidx = s->reference.nidx, loops = s->nreduces && nidx ? nidx - 1 : nidx;
+    for (int d = 0; d < loops; ++d)
+        emit_reference_loop(o, s, d);
     sb_puts(o, "    {\n");
+    for (int i = 0; i < s->nreduces && nidx; ++i)
+        emit_reference_reduce(o, u, &s->reduces[i]);
+    if (loops < nidx) {
+        emit_reference_loop(o, s, nidx - 1);
+        sb_puts(o, "    {\n");
+    }
     emit_body(o, &s->reference, &u->opts, "        ");
-    sb_puts(o, "    }\n");
+    sb_puts(o, loops < nidx ? "    }\n    }\n" : "    }\n");
     for (int i = 0; i < s->naccums; ++i) {
         const spec_accum *acc = &s->accums[i];
         const char *out = s->arrays[acc->into].name, *t = ast_type_ctype(acc->type);

@@ -262,7 +262,9 @@ typedef enum ast_evict { EVICT_DEFAULT, EVICT_NORMAL, EVICT_FIRST, EVICT_LAST, E
 /* What a halo element outside the array reads: zero; the edge element (clamp); the
  * element mirrored about the edge element (mirror: -1 reads 1). */
 typedef enum ast_halo_fill { HALO_ZERO, HALO_CLAMP, HALO_MIRROR } ast_halo_fill;
-typedef enum ast_combine { COMBINE_SUM, COMBINE_MIN, COMBINE_MAX } ast_combine;
+typedef enum ast_combine {
+    COMBINE_SUM, COMBINE_MIN, COMBINE_MAX, COMBINE_ARGMIN, COMBINE_ARGMAX
+} ast_combine;
 typedef enum ast_body_kind {
     BODY_ELEMENTWISE,   /* compute elementwise (i[, j[, k]]) { ... } */
     BODY_STEP,          /* compute step { ... }: once per pipeline step, by the whole block */
@@ -286,7 +288,7 @@ typedef struct ast_stage_opts {
 
 typedef enum ast_item_kind {
     IT_PARAM, IT_ARRAY, IT_THREADS, IT_STAGES, IT_PRODUCER_WARPS, IT_BLOCKS_PER_SM, IT_CLUSTER, IT_GRID, IT_TILE,
-    IT_STEPS, IT_MARCH, IT_STAGE, IT_ACCUM, IT_HOST_STREAM, IT_BODY
+    IT_STEPS, IT_MARCH, IT_STAGE, IT_ACCUM, IT_REDUCE, IT_HOST_STREAM, IT_BODY
 } ast_item_kind;
 
 /* One item of a pipeline, in source order. Every item keeps its location; sema checks
@@ -429,6 +431,10 @@ ast_item *ast_stage_stmt(ast_item *refs, srcloc loc, const ast_stage_opts *opts)
 ast_item *ast_accum(arena *a, diag_ctx *d, srcloc loc, elem_type t, srcloc tloc,
                     const char *name, srcloc nloc, const ast_dims *dims, const char *combine,
                     srcloc cloc, const char *into, srcloc iloc);
+/* reduce TYPE NAME combine OP (idx) { expression } */
+ast_item *ast_reduce(arena *a, diag_ctx *d, srcloc loc, elem_type t, srcloc tloc,
+                     const char *name, srcloc nloc, const char *combine, srcloc cloc,
+                     const ast_names *idx, const char *text, srcloc brace);
 /* idx may be NULL (no index list); brace is the location of the body's '{'. */
 ast_item *ast_body(arena *a, diag_ctx *d, srcloc loc, ast_body_kind k, const ast_names *idx,
                    const char *text, srcloc brace);
@@ -544,6 +550,17 @@ typedef struct spec_body {
     const char *idx[AST_MAX_RANK];
 } spec_body;
 
+/* reduce TYPE NAME combine OP (idx) { expression }: a pass over the staged tile before the
+ * compute, folding the expression along each row (the tile's last dimension); NAME is the
+ * row's result in the later passes. */
+typedef struct spec_reduce {
+    srcloc loc;                      /* the name */
+    const char *name;
+    elem_type type;
+    ast_combine combine;
+    spec_body expr;                  /* its index names are the compute's */
+} spec_reduce;
+
 /* The checked spec: everything later phases need, resolved and validated. */
 typedef struct spec {
     const char *name;
@@ -554,6 +571,7 @@ typedef struct spec {
     spec_array *arrays; int narrays;
     spec_stage *stages; int nstaged; /* the staged arrays (`stage` items), not `stages N` */
     spec_accum *accums; int naccums;
+    spec_reduce *reduces; int nreduces;   /* in source order: the order of the passes */
     const char **sizes; int nsizes;  /* size symbols, in order of first appearance */
     spec_decl *decls; int ndecls;    /* every name declared (params, arrays, sizes,
                                         accumulators, tile origins, the step variable, body
@@ -639,6 +657,12 @@ int spec_accum_slot(const spec *s, int k);
  * (integers: shared atomics) or one per warp of `threads` (floating point, whose order
  * of addition must not depend on which warp comes first). */
 int spec_accum_word(const spec_accum *acc);
+/* The tile's rows: the product of its extents but the last (1 for rank 1), along each of
+ * which the reductions fold; a reduction's result in bytes (argmin and argmax: the value
+ * and a 64-bit index, as pg_arg). */
+long long spec_tile_rows(const spec *s);
+bool spec_reduce_is_arg(const spec_reduce *r);
+int spec_reduce_bytes(const spec_reduce *r);
 int spec_accum_copies(const spec_accum *acc, int threads);
 /* Slots of the deepest ring: `stages` (its first depth), or 1 where each block runs a
  * single step. The planner may take a later depth per architecture (plan_ring_slots). */
@@ -828,6 +852,8 @@ typedef struct sched {
     long long smem_bytes;    /* dynamic shared memory per block */
     long long *accum_off;    /* per accumulator: where an array one's bins start in dynamic
                                 shared memory, after the ring's slots */
+    long long reduce_off;    /* the reductions' exchange of the warps' row results, after
+                                the bins (one at a time: each reduction's for all rows) */
     int smem_align;          /* the alignment the slots' offsets assume of dynamic shared
                                 memory: 128, or 1024 for swizzled slots (the kernel rounds
                                 its base up, smem_bytes keeping the room for that) */
@@ -1141,6 +1167,8 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, int l
 void emit_combine_kernel(strbuf *out, const emit_unit *u);
 /* The identity of an accumulator, and its fold of x and y as an expression ("x + y"). */
 const char *emit_accum_identity(const spec_accum *acc);
+const char *emit_identity(elem_type t, ast_combine combine);
+void emit_fold(strbuf *out, ast_combine combine, const char *x, const char *y);
 void emit_accum_fold(strbuf *out, const spec_accum *acc, const char *x, const char *y);
 void emit_source(strbuf *out, const emit_unit *u);
 void emit_test(strbuf *out, const emit_unit *u);

@@ -208,6 +208,22 @@ static long long plan_accum_bins(planner *p, long long off)
     return off;
 }
 
+/* The exchange the reductions' pg_rows_reduce goes through: a value a warp and row. */
+static long long plan_reduce_exchange(planner *p, long long off)
+{
+    const spec *s = p->s;
+    long long bytes = 0;
+    for (int i = 0; i < s->nreduces; ++i) {
+        long long b = s->threads / 32 * spec_tile_rows(s) * spec_reduce_bytes(&s->reduces[i]);
+        bytes = b > bytes ? b : bytes;
+    }
+    if (!bytes)
+        return off;
+    off = round_up(off, 16);
+    p->sc->reduce_off = off;
+    return off + bytes;
+}
+
 void plan_layout(planner *p, int nslots)
 {
     sched *sc = p->sc;
@@ -223,6 +239,7 @@ void plan_layout(planner *p, int nslots)
         off += sc->copy[i].slot_bytes * sc->copy[i].nslots;
     }
     off = plan_accum_bins(p, off);
+    off = plan_reduce_exchange(p, off);
     /* dynamic shared memory is only sure to be 16-byte aligned: room to round it up */
     sc->smem_bytes = off + (sc->smem_align > 128 ? sc->smem_align - 16 : 0);
 }

@@ -36,7 +36,7 @@ typedef struct checker {
     struct decl { const char *name; srcloc loc; const char *what; } *decls;
     int ndecls, cap_decls;
     /* capacities of the spec's arrays, which double as they grow */
-    int cap_sizes, cap_params, cap_arrays, cap_accums, cap_stages, cap_sdecls;
+    int cap_sizes, cap_params, cap_arrays, cap_accums, cap_reduces, cap_stages, cap_sdecls;
     /* the first item of each kind that may appear once, for duplicate checks */
     const ast_item *once[IT_BODY + 1 + BODY_REFERENCE + 1];
     const ast_item *stage_of[64];   /* per array: the item that staged it */
@@ -268,6 +268,11 @@ static void check_accum(checker *c, const ast_item *it)
     if (!declare(c, it->name, it->name_loc, "an accumulator")
         || !check_scalar(c, it, "an accumulator") || !check_accum_extent(c, it))
         return;
+    if (it->combine == COMBINE_ARGMIN || it->combine == COMBINE_ARGMAX) {
+        diag_error(c->d, it->combine_loc, "an accumulator combines sum, min or max; argmin "
+                   "and argmax are for reductions along a row ('reduce')");
+        return;
+    }
     /* The threads and the grid-wide combine add in the accumulator's own type: a half or
      * bfloat16 sum over a whole array drops its small terms (and a half one overflows),
      * so no reference, the generated test's included, can agree with it. */
@@ -1085,23 +1090,52 @@ static bool is_index_noted(const spec *s, const char *name)
     return false;
 }
 
-static void check_body(checker *c, const ast_item *it)
+/* A body's index names into b: none may hide a declaration. */
+static bool check_body_indices(checker *c, const ast_item *it, spec_body *b)
 {
-    spec *s = c->s;
-    spec_body b = {.loc = it->text_loc, .text = it->text, .nidx = it->nidx};
+    *b = (spec_body){.loc = it->text_loc, .text = it->text, .nidx = it->nidx};
     for (int i = 0; i < it->nidx; ++i) {
-        b.idx[i] = it->idx[i];
+        b->idx[i] = it->idx[i];
         if (!check_name(c, it->idx[i], it->idx_loc[i]))
-            return;
+            return false;
         const struct decl *prev = find_decl(c, it->idx[i]);
         if (prev) {
             diag_error(c->d, it->idx_loc[i], "index '%s' hides %s of that name", it->idx[i],
                        prev->what);
-            return;
+            return false;
         }
-        if (!is_index_noted(s, it->idx[i]))
+        if (!is_index_noted(c->s, it->idx[i]))
             note_name(c, it->idx[i], it->idx_loc[i]);
     }
+    return true;
+}
+
+/* A reduction folds in its own type along a row: half and bfloat16 would round at every
+ * element, which no reference can follow. */
+static void check_reduce(checker *c, const ast_item *it)
+{
+    spec *s = c->s;
+    spec_body b;
+    if (!declare(c, it->name, it->name_loc, "a reduction") || !check_scalar(c, it, "a reduction")
+        || !check_body_indices(c, it, &b))
+        return;
+    if (it->type == TY_HALF || it->type == TY_BF16) {
+        diag_error(c->d, it->type_loc, "a reduction folds in float, double or an integer type, "
+                   "not %s: convert its expression (a %s fold rounds at every element)",
+                   ast_type_name(it->type), ast_type_name(it->type));
+        return;
+    }
+    s->reduces = arena_grow(c->a, s->reduces, &c->cap_reduces, s->nreduces + 1,
+                            sizeof *s->reduces);
+    s->reduces[s->nreduces++] = (spec_reduce){it->name_loc, it->name, it->type, it->combine, b};
+}
+
+static void check_body(checker *c, const ast_item *it)
+{
+    spec *s = c->s;
+    spec_body b;
+    if (!check_body_indices(c, it, &b))
+        return;
     check_body_returns(c, it);
     switch (it->body_kind) {
     case BODY_ELEMENTWISE:
@@ -1529,6 +1563,65 @@ static void check_accum_tile(checker *c)
                s->arrays[s->tile_array].name, s->accums[acc].name);
 }
 
+/* Whether body b names the compute's indices, in order. */
+static bool same_indices(const spec_body *b, const spec_body *compute)
+{
+    if (b->nidx != compute->nidx)
+        return false;
+    for (int i = 0; i < b->nidx; ++i)
+        if (strcmp(b->idx[i], compute->idx[i]))
+            return false;
+    return true;
+}
+
+/* Reductions run along whole rows of the tile, before a compute elementwise over it, with
+ * the compute's index names (the passes share their row loop; the reference's too). */
+enum { REDUCE_MAX_ROWS = 64 };
+
+static void check_reductions(checker *c)
+{
+    const spec *s = c->s;
+    if (!s->nreduces)
+        return;
+    const spec_reduce *r0 = &s->reduces[0];
+    if (s->compute_kind != BODY_ELEMENTWISE || s->has_steps) {
+        diag_error(c->d, r0->loc, "a reduction is a pass over the staged tile before a "
+                   "'compute elementwise' over it, %s", s->has_steps ? "not with an inner "
+                   "'steps' loop (each step stages another part of a row)" : "not with "
+                   "'compute step'");
+        return;
+    }
+    for (int i = 0; i < s->nreduces; ++i)
+        if (!same_indices(&s->reduces[i].expr, &s->compute)) {
+            diag_error(c->d, s->reduces[i].loc, "reduction '%s' must name the compute's index "
+                       "names, in the same order (its passes and the compute share each row)",
+                       s->reduces[i].name);
+            return;
+        }
+    if (s->reference.nidx && !same_indices(&s->reference, &s->compute)) {
+        diag_error(c->d, r0->loc, "with reductions, the reference must name the compute's "
+                   "index names, in the same order (its rows fold the reductions first)");
+        return;
+    }
+    const int last = s->tile_rank - 1;
+    const spec_array *arr = &s->arrays[s->tile_array];
+    const ast_extent *row = &arr->dims[last];
+    if (row->name || row->value > s->tile[last]) {
+        diag_error(c->d, r0->loc, "a reduction folds whole rows, but the tile's last extent "
+                   "(%lld) does not cover a row of '%s' (%s%s)", s->tile[last], arr->name,
+                   row->name ? "the size symbol " : "",
+                   row->name ? row->name : arena_printf(c->a, "%lld", row->value));
+        return;
+    }
+    long long rows = 1;
+    for (int d = 0; d < last; ++d)
+        rows *= s->tile[d];
+    if (rows > REDUCE_MAX_ROWS)
+        diag_error(c->d, r0->loc, "a tile with reductions has at most %d rows (each thread "
+                   "keeps a row's results in registers), this one %lld", REDUCE_MAX_ROWS,
+                   rows);
+}
+
 static void check_whole(checker *c, const ast_pipeline *p)
 {
     spec *s = c->s;
@@ -1538,6 +1631,8 @@ static void check_whole(checker *c, const ast_pipeline *p)
         diag_error(c->d, c->once[IT_MARCH]->loc, "march mode and an inner 'steps' loop "
                    "cannot be combined");
     check_index_ranks(c);
+    if (c->d->errors == 0)
+        check_reductions(c);
     check_accum_tile(c);
     check_param_space(c);
     check_occupancy(c);
@@ -1564,6 +1659,7 @@ static void check_item(checker *c, const ast_item *it)
     case IT_PARAM: check_param(c, it); break;
     case IT_ARRAY: check_array(c, it); break;
     case IT_ACCUM: check_accum(c, it); break;
+    case IT_REDUCE: check_reduce(c, it); break;
     case IT_TILE: check_tile(c, it); break;
     case IT_STEPS: check_steps(c, it); break;
     case IT_STAGE: check_stage(c, it); break;
@@ -1631,7 +1727,7 @@ bool sema_check(arena *a, diag_ctx *d, const ast_file *f, const target *t, spec 
             if (is_declaration(it) || want != pass)
                 continue;
             if (it->kind != IT_PARAM && it->kind != IT_ARRAY && it->kind != IT_STAGE
-                && it->kind != IT_ACCUM && !check_once(&c, it))
+                && it->kind != IT_ACCUM && it->kind != IT_REDUCE && !check_once(&c, it))
                 continue;
             check_item(&c, it);
         }

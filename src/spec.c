@@ -28,6 +28,24 @@ int spec_accum_copies(const spec_accum *acc, int threads)
     return ast_type_class(acc->type) == TC_FLOAT ? threads / 32 : 1;
 }
 
+long long spec_tile_rows(const spec *s)
+{
+    long long rows = 1;
+    for (int d = 0; d + 1 < s->tile_rank; ++d)
+        rows *= s->tile[d];
+    return rows;
+}
+
+bool spec_reduce_is_arg(const spec_reduce *r)
+{
+    return r->combine == COMBINE_ARGMIN || r->combine == COMBINE_ARGMAX;
+}
+
+int spec_reduce_bytes(const spec_reduce *r)
+{
+    return spec_reduce_is_arg(r) ? 16 : ast_type_size(r->type);
+}
+
 int spec_ring_slots(const spec *s)
 {
     /* One block per tile with no inner steps runs one step per block: a ring of one. */
