@@ -522,6 +522,17 @@ __device__ __forceinline__ void pg_compute_barrier()
         asm volatile("bar.sync %0, %1;\n" ::"n"(BAR), "n"(CNT) : "memory");
 }
 
+/* v[r] of a warp's lanes folded into every lane: xor butterflies, a fixed tree. */
+template <int R, class T, class Op>
+__device__ __forceinline__ void pg_warp_rows_reduce(T (&v)[R], Op op)
+{
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+#pragma unroll
+        for (int m = 16; m > 0; m >>= 1)
+            v[r] = op(v[r], pg_shfl_xor(v[r], m));
+}
+
 /* v[r] of the CNT compute threads folded into every one of them, in a fixed tree (the same
  * bits on every run): xor butterflies in each warp, then the warps' results in warp order
  * through red (CNT / 32 * R values of shared memory). */

@@ -742,8 +742,37 @@ static void emit_elementwise(kctx *k)
  * cells among them, the fastest dimension fastest. */
 typedef void (*cell_printer)(kctx *k, const spec_reduce *r);
 
+/* Who walks a row: where the tile's rows are a multiple of the compute warps, each warp its
+ * own rows (pg_row = its warp + pg_i * warps), its lanes dealing the row's cells and
+ * folding a reduction with shuffles alone (measured on H100: layernorm ...); else the
+ * whole block every row (pg_row = pg_i), a reduction through shared memory and two
+ * barriers. pg_i runs over the rows a thread visits, `visits` of them. */
+typedef struct row_map {
+    bool by_warp;
+    long long visits;
+    int warps;
+} row_map;
+
+static row_map row_mapping(const kctx *k)
+{
+    const long long rows = spec_tile_rows(k->s);
+    const int warps = compute_threads(k) / 32;
+    const bool by_warp = rows % warps == 0;
+    return (row_map){by_warp, by_warp ? rows / warps : rows, warps};
+}
+
+static void emit_row_loop(kctx *k, const row_map *m)
+{
+    kp(k, "#pragma unroll\nfor (int pg_i = 0; pg_i < %lld; ++pg_i) {\n", m->visits);
+    if (m->by_warp)
+        kp(k, "    const int pg_row = (%s >> 5) + pg_i * %d;\n", compute_tid(k), m->warps);
+    else
+        kp(k, "    const int pg_row = pg_i;\n");
+}
+
 static void emit_row_cells(kctx *k, cell_printer print, const spec_reduce *r)
 {
+    const row_map m = row_mapping(k);
     const spec *s = k->s;
     const int last = s->tile_rank - 1;
     long long inner = 1;
@@ -763,8 +792,12 @@ static void emit_row_cells(kctx *k, cell_printer print, const spec_reduce *r)
         kp(k, ") {\n");
         k->ind += 4;
     }
-    kp(k, "#pragma unroll 4\nfor (int pg_l%d = %s; pg_l%d < pg_lim%d; pg_l%d += %d) {\n", last,
-       compute_tid(k), last, last, last, compute_threads(k));
+    if (m.by_warp)
+        kp(k, "#pragma unroll 4\nfor (int pg_l%d = %s & 31; pg_l%d < pg_lim%d; pg_l%d += 32) {\n",
+           last, compute_tid(k), last, last, last);
+    else
+        kp(k, "#pragma unroll 4\nfor (int pg_l%d = %s; pg_l%d < pg_lim%d; pg_l%d += %d) {\n",
+           last, compute_tid(k), last, last, last, compute_threads(k));
     k->ind += 4;
     for (int d = 0; d < s->tile_rank; ++d)
         kp(k, "const int64_t %s = %s + pg_l%d;\n", s->compute.idx[d], s->tile_at[d], d);
@@ -816,7 +849,7 @@ static void emit_row_results(kctx *k, int n)
 {
     for (int i = 0; i < n; ++i) {
         const spec_reduce *r = &k->s->reduces[i];
-        kp(k, "const %s %s = pg_rr_%s[pg_row];\n(void)%s;\n", reduce_ctype(k->out->arena, r),
+        kp(k, "const %s %s = pg_rr_%s[pg_i];\n(void)%s;\n", reduce_ctype(k->out->arena, r),
            r->name, r->name, r->name);
     }
 }
@@ -825,9 +858,9 @@ static void emit_reduce_pass(kctx *k, int n)
 {
     const spec_reduce *r = &k->s->reduces[n];
     const char *t = reduce_ctype(k->out->arena, r);
-    const long long rows = spec_tile_rows(k->s);
-    kp(k, "%s pg_rr_%s[%lld];\n#pragma unroll\nfor (int pg_row = 0; pg_row < %lld; ++pg_row) {\n",
-       t, r->name, rows, rows);
+    const row_map m = row_mapping(k);
+    kp(k, "%s pg_rr_%s[%lld];\n", t, r->name, m.visits);
+    emit_row_loop(k, &m);
     k->ind += 4;
     emit_row_results(k, n);
     if (spec_reduce_is_arg(r))
@@ -836,12 +869,16 @@ static void emit_reduce_pass(kctx *k, int n)
     else
         kp(k, "%s pg_acc = %s;\n", t, emit_identity(r->type, r->combine));
     emit_row_cells(k, print_fold, r);
-    kp(k, "pg_rr_%s[pg_row] = pg_acc;\n", r->name);
+    kp(k, "pg_rr_%s[pg_i] = pg_acc;\n", r->name);
     k->ind -= 4;
-    const int cnt = compute_threads(k);
-    kp(k, "}\npg_rows_reduce<%lld, %d, %d>(pg_rr_%s, (%s *)(pg_smem + %lld), %s, "
-          "[](%s pg_x, %s pg_y) -> %s { return ", rows, cnt,
-       k->sc->producer_threads ? 2 : 0, r->name, t, k->sc->reduce_off, compute_tid(k), t, t, t);
+    if (m.by_warp)
+        kp(k, "}\npg_warp_rows_reduce(pg_rr_%s, [](%s pg_x, %s pg_y) -> %s { return ", r->name,
+           t, t, t);
+    else
+        kp(k, "}\npg_rows_reduce<%lld, %d, %d>(pg_rr_%s, (%s *)(pg_smem + %lld), %s, "
+              "[](%s pg_x, %s pg_y) -> %s { return ", m.visits, compute_threads(k),
+           k->sc->producer_threads ? 2 : 0, r->name, t, k->sc->reduce_off, compute_tid(k), t,
+           t, t);
     if (spec_reduce_is_arg(r))
         sb_printf(k->out, "pg_arg_pick<%s>(pg_x, pg_y)", reduce_pick(r));
     else
@@ -851,11 +888,11 @@ static void emit_reduce_pass(kctx *k, int n)
 
 static void emit_rows(kctx *k)
 {
-    const long long rows = spec_tile_rows(k->s);
+    const row_map m = row_mapping(k);
     emit_tile_limits(k);
     for (int i = 0; i < k->s->nreduces; ++i)
         emit_reduce_pass(k, i);
-    kp(k, "#pragma unroll\nfor (int pg_row = 0; pg_row < %lld; ++pg_row) {\n", rows);
+    emit_row_loop(k, &m);
     k->ind += 4;
     emit_row_results(k, k->s->nreduces);
     emit_row_cells(k, print_compute_cell, NULL);
