@@ -683,7 +683,8 @@ static void dump_item_body(FILE *out, const ast_item *it)
     case IT_STAGE: dump_stage(out, it); break;
     case IT_ACCUM:
         fprintf(out, "accum %s %s", ast_type_name(it->type), it->name);
-        dump_dims(out, it->dims, it->rank);
+        if (it->rank)
+            dump_dims(out, it->dims, it->rank);
         fprintf(out, " combine %s into %s", combine_names[it->combine], it->into);
         break;
     case IT_BODY: dump_body(out, it); break;

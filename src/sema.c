@@ -1110,6 +1110,27 @@ static bool check_body_indices(checker *c, const ast_item *it, spec_body *b)
     return true;
 }
 
+/* A reduction's body is pasted as an expression, `pg_v = (BODY);`: a statement in it (a
+ * ';' outside its literals and comments) or nothing at all would not compile there. */
+static bool check_reduce_expression(checker *c, const ast_item *it)
+{
+    body_scan b = {.t = it->text, .n = strlen(it->text), .line_start = true};
+    size_t s, len;
+    bool any = false;
+    while (scan_token(&b, &s, &len)) {
+        if (b.t[s] == ';') {
+            diag_error(c->d, body_loc(it, s), "the body of reduction '%s' is an expression, "
+                       "folded for each element: no ';' (write '{ x[r][c] * w }')", it->name);
+            return false;
+        }
+        any = true;
+    }
+    if (!any)
+        diag_error(c->d, it->text_loc, "the body of reduction '%s' is empty: give the "
+                   "expression folded for each element", it->name);
+    return any;
+}
+
 /* A reduction folds in its own type along a row: half and bfloat16 would round at every
  * element, which no reference can follow. */
 static void check_reduce(checker *c, const ast_item *it)
@@ -1117,7 +1138,7 @@ static void check_reduce(checker *c, const ast_item *it)
     spec *s = c->s;
     spec_body b;
     if (!declare(c, it->name, it->name_loc, "a reduction") || !check_scalar(c, it, "a reduction")
-        || !check_body_indices(c, it, &b))
+        || !check_body_indices(c, it, &b) || !check_reduce_expression(c, it))
         return;
     if (it->type == TY_HALF || it->type == TY_BF16) {
         diag_error(c->d, it->type_loc, "a reduction folds in float, double or an integer type, "

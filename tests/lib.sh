@@ -137,10 +137,13 @@ run_cases() {
     done
 }
 
-# The samples that only element types, halo borders and array accumulators set apart from
-# the others' schedules (hash, rgba, blur, histogram, colsum and their variants): their
-# rings are the others', so the schedule suite (mutation) leaves them out and the
-# per-lowering passes of compile and valgrind take them with their own lowering only; the
-# golden specs int_types, vector_types, halo_borders and accum_arrays compile what they
-# add under every lowering, and the GPU matrix runs them under every one.
-is_schedule_twin() { [[ " hash rgba rgba_int blur blur_mirror histogram histogram_uchar4 colsum " == *" $1 "* ]]; }
+# The samples that only element types, halo borders, array accumulators and row
+# reductions set apart from the others' schedules (hash, rgba, blur, histogram, colsum,
+# softmax, layernorm, rmsnorm, rowmax and their variants): their rings are the others', so
+# the schedule suite (mutation) leaves them out and the per-lowering passes of compile and
+# valgrind take them with their own lowering only; the golden specs int_types,
+# vector_types, halo_borders and accum_arrays and the variant rowstats compile what they
+# add under every lowering, and the GPU matrix runs them under several.
+is_schedule_twin() {
+    [[ " hash rgba rgba_int blur blur_mirror histogram histogram_uchar4 colsum softmax layernorm rmsnorm rowmax " == *" $1 "* ]]
+}
