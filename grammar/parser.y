@@ -109,6 +109,7 @@ static void yyerror(const srcloc *loc, yyscan_t scanner, parse_ctx *ctx, const c
 %token KW_PER_TILE "per_tile" KW_PERSISTENT "persistent" KW_AT "at" KW_OVER "over"
 %token KW_BY "by" KW_COMBINE "combine" KW_INTO "into" KW_ELEMENTWISE "elementwise"
 %token KW_STEP "step"
+%token LE "<="
 %token KW_USING "using" KW_CACHE "cache" KW_PREFETCH "prefetch" KW_EVICT "evict"
 %token KW_HALO "halo" KW_PAD "pad" KW_SWIZZLE "swizzle"
 
@@ -117,7 +118,8 @@ static void yyerror(const srcloc *loc, yyscan_t scanner, parse_ctx *ctx, const c
 %type <type> type
 %type <dir> dir
 %type <extent> extent
-%type <dims> dims opt_dims
+%type <dims> dims opt_dims tile_dims
+%type <extent> tile_extent
 %type <names> names at_clause
 %type <ranges> ranges
 %type <opts> stage_opts
@@ -161,7 +163,7 @@ item
     | "grid" "per_tile" ';'    { $$ = ast_grid_item(ctx->a, @1, GRID_PER_TILE); }
     | "grid" "persistent" ';'  { $$ = ast_grid_item(ctx->a, @1, GRID_PERSISTENT); }
     | "host_stream" ';'        { $$ = ast_item_new(ctx->a, IT_HOST_STREAM, @1); }
-    | "tile" IDENT dims at_clause ';'
+    | "tile" IDENT tile_dims at_clause ';'
                                { $$ = ast_tile(ctx->a, ctx->d, @1, $2, @2, &$3, &$4); }
     | "steps" IDENT "over" extent "by" INT ';'
                                { $$ = ast_steps(ctx->a, @1, $2, @2, $4, $6, @6); }
@@ -216,6 +218,18 @@ dims
 names
     : IDENT                    { $$ = (ast_names){ 0 }; ast_names_add(&$$, $1, @1); }
     | names ',' IDENT          { $$ = $1; ast_names_add(&$$, $3, @3); }
+    ;
+
+/* A tile's extent may be a size symbol with its bound: `cols <= 4096`. */
+tile_extent
+    : extent
+    | IDENT "<=" INT           { $$ = ast_extent_bounded(@1, $1, $3, @3); }
+    ;
+
+tile_dims
+    : '[' tile_extent ']'      { $$ = (ast_dims){ 0 }; ast_dims_add(&$$, $2); }
+    | tile_dims '[' tile_extent ']'
+                               { $$ = $1; ast_dims_add(&$$, $3); }
     ;
 
 at_clause

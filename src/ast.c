@@ -156,6 +156,12 @@ ast_extent ast_extent_name(srcloc loc, const char *name)
     return (ast_extent){ .loc = loc, .name = name, .value = 0 };
 }
 
+ast_extent ast_extent_bounded(srcloc loc, const char *name, long long bound, srcloc bloc)
+{
+    return (ast_extent){ .loc = loc, .name = name, .value = bound, .bounded = true,
+                         .bound_loc = bloc };
+}
+
 void ast_dims_add(ast_dims *ds, ast_extent e)
 {
     if (ds->n < AST_MAX_RANK)
@@ -549,7 +555,9 @@ static void dump_expr(FILE *out, const ast_expr *e)
 
 static void dump_extent(FILE *out, const ast_extent *e)
 {
-    if (e->name)
+    if (e->bounded)
+        fprintf(out, "%s <= %lld", e->name, e->value);
+    else if (e->name)
         fputs(e->name, out);
     else
         fprintf(out, "%lld", e->value);

@@ -173,10 +173,17 @@ static void print_check_args(hctx *h, const host_op *op)
     sb_puts(h->out, "    if (!pg_a)\n        return cudaErrorInvalidValue;\n");
 }
 
+/* Not negative, and at most its bound where a tile spans it whole (the tile is planned at
+ * the bound: a longer dimension would need a second tile along it). */
 static void print_check_size(hctx *h, const host_op *op)
 {
-    sb_printf(h->out, "    if (pg_a->%s < 0)\n        return cudaErrorInvalidValue;\n",
-              h->s->sizes[op->index]);
+    const char *n = h->s->sizes[op->index];
+    const long long bound = spec_size_bound(h->s, n);
+    if (bound)
+        sb_printf(h->out, "    if (pg_a->%s < 0 || pg_a->%s > %lld)\n        return "
+                          "cudaErrorInvalidValue;\n", n, n, bound);
+    else
+        sb_printf(h->out, "    if (pg_a->%s < 0)\n        return cudaErrorInvalidValue;\n", n);
 }
 
 /* Extents not negative, bytes overflow-checked, the pointer not NULL and aligned. */

@@ -579,6 +579,9 @@ static void emit_size_cases(strbuf *o, const spec *s)
                         : c == 5 ? 3 * u + 7 + 2 * i : c == 6 ? 2 * u - 1 + i
                         : c == 7 ? primes[s->tile_rank - 1][i % s->tile_rank]
                         : c == 8 ? (u + 15) / 16 * 16 * past_ring + 16 * (i + 1) : big;
+            const long long bound = s->nsizes ? spec_size_bound(s, s->sizes[i]) : 0;
+            if (bound && v > bound)
+                v = bound;   /* the launcher refuses more (emit_bound_refusals) */
             sb_printf(o, "%s%lld", i ? ", " : "", v < 1 && c ? 1 : v);
         }
         sb_puts(o, "},\n");
@@ -831,6 +834,36 @@ static void emit_stream_calls(strbuf *o)
                "    PG_CHECK(pipert_stream_cache_destroy(pg_cache));\n");
 }
 
+/* A size past the bound of a tile that spans it whole is refused, with everything else
+ * in order (arrays of that size, a workspace): what a launch without the check would run. */
+static void emit_bound_refusals(strbuf *o, const spec *s)
+{
+    for (int i = 0; i < s->nsizes; ++i) {
+        const long long bound = spec_size_bound(s, s->sizes[i]);
+        if (!bound)
+            continue;
+        sb_printf(o, "    {\n        int64_t v[%d];\n        memcpy(v, pg_cases[1], sizeof v);\n"
+                     "        v[%d] = %lld;\n        struct %s_args a = pg_sized(v);\n"
+                     "        pg_buffers b;\n        pg_alloc(b, a);\n"
+                     "        pg_upload(b, a, pg_offsets[0]);\n", s->nsizes, i, bound + 1,
+                  s->name);
+        if (plan_has_workspace(s))
+            sb_printf(o, "        a.workspace_bytes = %s_workspace_bytes(&a, NULL);\n"
+                         "        PG_CHECK(cudaMalloc(&a.workspace, a.workspace_bytes ? "
+                         "a.workspace_bytes : 1));\n", s->name);
+        sb_printf(o, "        const cudaError_t e = %s_launch(&a, 0);\n"
+                     "        if (e == cudaErrorInvalidValue) {\n            ++pg_passes;\n"
+                     "        } else {\n            fprintf(stderr, \"FAIL %s = %lld (past "
+                     "its bound %lld): %%s, not cudaErrorInvalidValue\\n\", "
+                     "pipert_error_string(e));\n            ++pg_failures;\n        }\n"
+                     "        PG_CHECK(cudaDeviceSynchronize());\n", s->name, s->sizes[i],
+                  bound + 1, bound);
+        if (plan_has_workspace(s))
+            sb_puts(o, "        PG_CHECK(cudaFree(a.workspace));\n");
+        sb_puts(o, "        pg_free(b);\n    }\n");
+    }
+}
+
 static void emit_main(strbuf *o, const emit_unit *u)
 {
     const spec *s = u->spec;
@@ -868,6 +901,7 @@ static void emit_main(strbuf *o, const emit_unit *u)
                "    pg_case(pg_cases[5], 0, 0, true);\n");
     if (s->host_stream)
         emit_stream_calls(o);
+    emit_bound_refusals(o, s);
     sb_printf(o, "    printf(\"%s: %%d passed, %%d failed\", pg_passes, pg_failures);\n"
                  "    if (pg_left_out)\n"
                  "        printf(\", %%d left out over PG_TEST_MAX_WORK\", pg_left_out);\n"
@@ -1297,9 +1331,14 @@ void emit_bench(strbuf *o, const emit_unit *u)
     /* Default sizes: 2^28 elements for rank 1, 16384 per side for rank 2 and up, 4096
      * with an inner steps loop; the command line gives others, one per size symbol. */
     sb_printf(o, "int main(int argc, char **argv)\n{\n    int64_t v[%d] = {", s->nsizes ? s->nsizes : 1);
-    for (int i = 0; i < (s->nsizes ? s->nsizes : 1); ++i)
-        sb_printf(o, "%s%s", i ? ", " : "", s->has_steps ? "4096" : s->tile_rank == 1
-                  ? "1LL << 28" : s->tile_rank == 2 ? "16384" : "640");
+    for (int i = 0; i < (s->nsizes ? s->nsizes : 1); ++i) {
+        const long long bound = s->nsizes ? spec_size_bound(s, s->sizes[i]) : 0;
+        if (bound)
+            sb_printf(o, "%s%lld", i ? ", " : "", bound);
+        else
+            sb_printf(o, "%s%s", i ? ", " : "", s->has_steps ? "4096" : s->tile_rank == 1
+                      ? "1LL << 28" : s->tile_rank == 2 ? "16384" : "640");
+    }
     sb_printf(o, "};\n    if (argc > 1 && !strcmp(argv[1], \"--stream-ref\"))\n"
                  "        return pg_stream_ref(argc > 2 ? (size_t)atoll(argv[2]) : 1024);\n"
                  "    for (int i = 1; i < argc && i <= %d; ++i)\n        v[i - 1] = atoll(argv[i]);\n"

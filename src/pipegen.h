@@ -242,7 +242,9 @@ typedef struct ast_expr {
 typedef struct ast_extent {
     srcloc loc;
     const char *name;            /* NULL for a literal */
-    long long value;             /* the literal */
+    long long value;             /* the literal; a tile's `name <= value`: the bound */
+    bool bounded;                /* a tile's `name <= value` */
+    srcloc bound_loc;
 } ast_extent;
 
 #define AST_MAX_RANK 3
@@ -383,6 +385,7 @@ typedef struct ast_ranges {
 
 ast_extent ast_extent_int(srcloc loc, long long v);
 ast_extent ast_extent_name(srcloc loc, const char *name);
+ast_extent ast_extent_bounded(srcloc loc, const char *name, long long bound, srcloc bloc);
 void ast_dims_add(ast_dims *ds, ast_extent e);
 void ast_names_add(ast_names *ns, const char *name, srcloc loc);
 void ast_ranges_add(ast_ranges *rs, srcloc loc, ast_expr *origin, ast_expr *extent);
@@ -598,6 +601,8 @@ typedef struct spec {
     int tile_array;                  /* the array the tile is over */
     int tile_rank;
     long long tile[AST_MAX_RANK];    /* tile extents, dims[0] slowest */
+    const char *tile_bounded[AST_MAX_RANK]; /* `cols <= N`: the size symbol the tile spans
+                                       whole (its extent the bound N), else NULL */
     const char *tile_at[AST_MAX_RANK]; /* origin names (`at`, or reserved pg_orgD) */
 
     bool has_steps;                  /* steps k over K by B */
@@ -661,6 +666,8 @@ int spec_accum_word(const spec_accum *acc);
  * which the reductions fold; a reduction's result in bytes (argmin and argmax: the value
  * and a 64-bit index, as pg_arg). */
 long long spec_tile_rows(const spec *s);
+/* The bound of a size symbol a tile spans whole (`tile x[8][cols <= 4096]`: 4096), or 0. */
+long long spec_size_bound(const spec *s, const char *size);
 bool spec_reduce_is_arg(const spec_reduce *r);
 int spec_reduce_bytes(const spec_reduce *r);
 int spec_accum_copies(const spec_accum *acc, int threads);

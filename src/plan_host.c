@@ -67,8 +67,9 @@ static void plan_checks(host_planner *h)
 {
     const spec *s = h->s;
     plan_host_op(h, HOP_CHECK_ARGS, -1);
+    /* A size no array checks, or one a tile spans whole up to a bound, first. */
     for (int i = 0; i < s->nsizes; ++i)
-        if (!size_in_arrays(s, s->sizes[i]))
+        if (!size_in_arrays(s, s->sizes[i]) || spec_size_bound(s, s->sizes[i]))
             plan_host_op(h, HOP_CHECK_SIZE, i);
     for (int i = 0; i < s->narrays; ++i)
         plan_host_op(h, HOP_CHECK_ARRAY, i);
@@ -293,7 +294,10 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds)
     for (int i = 0; i < hp->nops; ++i) {
         const host_op *op = &hp->ops[i];
         fprintf(out, "  %s", op->kind == HOP_MODULE ? op->step->name : host_op_name(op->kind));
-        if (op->kind == HOP_CHECK_SIZE)
+        if (op->kind == HOP_CHECK_SIZE && spec_size_bound(s, s->sizes[op->index]))
+            fprintf(out, " %s <= %lld", s->sizes[op->index],
+                    spec_size_bound(s, s->sizes[op->index]));
+        else if (op->kind == HOP_CHECK_SIZE)
             fprintf(out, " %s", s->sizes[op->index]);
         else if (op->kind == HOP_CHECK_ARRAY || op->kind == HOP_CHECK_DISJOINT)
             fprintf(out, " %s", s->arrays[op->index].name);

@@ -396,6 +396,31 @@ static void check_scalar_item(checker *c, const ast_item *it)
     }
 }
 
+/* A tile extent is a literal, or `S <= N`: the whole of a dimension whose extent is the
+ * size symbol S, planned at its bound N (the launcher refuses a larger S). */
+static bool check_tile_extent(checker *c, const ast_extent *e, const spec_array *arr, int d)
+{
+    const ast_extent *ad = &arr->dims[d];
+    if (e->bounded && (!ad->name || strcmp(ad->name, e->name))) {
+        diag_error(c->d, e->loc, "a tile extent '%s <= N' spans the whole dimension: '%s' "
+                   "must be the extent of '%s' there, which is %s", e->name, e->name,
+                   arr->name, ad->name ? ad->name : arena_printf(c->a, "%lld", ad->value));
+        return false;
+    }
+    if (e->name && !e->bounded) {
+        diag_error(c->d, e->loc, "a tile extent is an integer literal, or a size symbol with "
+                   "its bound ('%s <= 4096': the whole dimension, planned at the bound)",
+                   e->name);
+        return false;
+    }
+    if (e->value <= 0 || e->value > (1 << 24)) {
+        diag_error(c->d, e->bounded ? e->bound_loc : e->loc, "tile extents%s must be between "
+                   "1 and 16777216", e->bounded ? "' bounds" : "");
+        return false;
+    }
+    return true;
+}
+
 static void check_tile(checker *c, const ast_item *it)
 {
     spec *s = c->s;
@@ -414,13 +439,9 @@ static void check_tile(checker *c, const ast_item *it)
                    it->rank, it->rank);
         return;
     }
-    for (int d = 0; d < it->rank; ++d) {
-        if (it->dims[d].name || it->dims[d].value <= 0 || it->dims[d].value > (1 << 24)) {
-            diag_error(c->d, it->dims[d].loc,
-                       "tile extents must be integer literals between 1 and 16777216");
+    for (int d = 0; d < it->rank; ++d)
+        if (!check_tile_extent(c, &it->dims[d], &s->arrays[arr], d))
             return;
-        }
-    }
     for (int d = 0; d < it->nat; ++d)
         if (!declare(c, it->at[d], it->at_loc[d], "a tile origin"))
             return;
@@ -428,6 +449,7 @@ static void check_tile(checker *c, const ast_item *it)
     s->tile_rank = it->rank;
     for (int d = 0; d < it->rank; ++d) {
         s->tile[d] = it->dims[d].value;
+        s->tile_bounded[d] = it->dims[d].bounded ? it->dims[d].name : NULL;
         /* Unnamed origins get reserved names so that regions and the emitter treat every
          * tile the same. */
         s->tile_at[d] = it->nat ? it->at[d] : arena_printf(c->a, "pg_org%d", d);
@@ -1627,11 +1649,17 @@ static void check_reductions(checker *c)
     const int last = s->tile_rank - 1;
     const spec_array *arr = &s->arrays[s->tile_array];
     const ast_extent *row = &arr->dims[last];
-    if (row->name || row->value > s->tile[last]) {
-        diag_error(c->d, r0->loc, "a reduction folds whole rows, but the tile's last extent "
-                   "(%lld) does not cover a row of '%s' (%s%s)", s->tile[last], arr->name,
-                   row->name ? "the size symbol " : "",
-                   row->name ? row->name : arena_printf(c->a, "%lld", row->value));
+    const bool whole = row->name ? s->tile_bounded[last] != NULL : row->value <= s->tile[last];
+    if (!whole) {
+        if (row->name)
+            diag_error(c->d, r0->loc, "a reduction folds whole rows, but the tile's last extent "
+                       "(%lld) does not cover a row of '%s' (the size symbol %s): give the tile "
+                       "'%s <= N', the whole row up to N", s->tile[last], arr->name, row->name,
+                       row->name);
+        else
+            diag_error(c->d, r0->loc, "a reduction folds whole rows, but the tile's last extent "
+                       "(%lld) does not cover a row of '%s' (%lld)", s->tile[last], arr->name,
+                       row->value);
         return;
     }
     long long rows = 1;

@@ -2,6 +2,8 @@
  * alone (the planner, the emitters and the verifier call these; sema fills the spec). */
 #include "pipegen.h"
 
+#include <string.h>
+
 int spec_accum_into(const spec *s, int array)
 {
     for (int i = 0; i < s->naccums; ++i)
@@ -26,6 +28,14 @@ int spec_accum_word(const spec_accum *acc)
 int spec_accum_copies(const spec_accum *acc, int threads)
 {
     return ast_type_class(acc->type) == TC_FLOAT ? threads / 32 : 1;
+}
+
+long long spec_size_bound(const spec *s, const char *size)
+{
+    for (int d = 0; d < s->tile_rank; ++d)
+        if (s->tile_bounded[d] && strcmp(s->tile_bounded[d], size) == 0)
+            return s->tile[d];
+    return 0;
 }
 
 long long spec_tile_rows(const spec *s)
