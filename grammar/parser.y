@@ -175,6 +175,11 @@ item
     | "reduce" type IDENT "combine" IDENT '(' names ')' BODY
                                { $$ = ast_reduce(ctx->a, ctx->d, @1, $2, @2, $3, @3, $5, @5, &$7,
                                                  $9, @9); }
+    | "reduce" type IDENT "combine" '(' names ')' BODY IDENT BODY '(' names ')' BODY
+                               { $$ = ast_reduce(ctx->a, ctx->d, @1, $2, @2, $3, @3, NULL, @5,
+                                                 &$12, $14, @14);
+                                 ast_reduce_custom(ctx->a, ctx->d, $$, &$6, $8, @8, $9, @9,
+                                                   $10, @10); }
     | "compute" "elementwise" '(' names ')' BODY
                                { $$ = ast_body(ctx->a, ctx->d, @1, BODY_ELEMENTWISE, &$4, $6, @6); }
     | "compute" "step" BODY    { $$ = ast_body(ctx->a, ctx->d, @1, BODY_STEP, NULL, $3, @3); }

@@ -469,6 +469,13 @@ ast_item *ast_accum(arena *a, diag_ctx *d, srcloc loc, elem_type t, srcloc tloc,
     return it;
 }
 
+/* A body's text location: the byte after its '{' ('{' is one byte, never a newline). */
+static srcloc body_text_loc(srcloc brace)
+{
+    brace.col++;
+    return brace;
+}
+
 ast_item *ast_body(arena *a, diag_ctx *d, srcloc loc, ast_body_kind k, const ast_names *idx,
                    const char *text, srcloc brace)
 {
@@ -481,8 +488,7 @@ ast_item *ast_body(arena *a, diag_ctx *d, srcloc loc, ast_body_kind k, const ast
         ast_check_over(d, idx->over, "a body has at most 3 index names");
     }
     it->text = text;
-    it->text_loc = brace;
-    it->text_loc.col++;   /* '{' is one byte, never a newline */
+    it->text_loc = body_text_loc(brace);
     return it;
 }
 
@@ -496,9 +502,29 @@ ast_item *ast_reduce(arena *a, diag_ctx *d, srcloc loc, elem_type t, srcloc tloc
     it->type_loc = tloc;
     it->name = name;
     it->name_loc = nloc;
-    it->combine = ast_combine_from_name(d, cloc, combine);
+    it->combine = combine ? ast_combine_from_name(d, cloc, combine) : COMBINE_CUSTOM;
     it->combine_loc = cloc;
     return it;
+}
+
+void ast_reduce_custom(arena *a, diag_ctx *d, ast_item *it, const ast_names *ab,
+                       const char *op, srcloc op_brace, const char *word, srcloc wloc,
+                       const char *identity, srcloc id_brace)
+{
+    (void)a;
+    if (ab->n != 2 || ab->over.line)
+        diag_error(d, ab->over.line ? ab->over : ab->n > 2 ? ab->loc[2] : ab->loc[0],
+                   "a combine names its two operands: 'combine (a, b) { ... }'");
+    if (strcmp(word, "identity"))
+        diag_error(d, wloc, "expected 'identity' after the combine's body, not '%s'", word);
+    for (int i = 0; i < 2 && i < ab->n; ++i) {
+        it->op_arg[i] = ab->name[i];
+        it->op_arg_loc[i] = ab->loc[i];
+    }
+    it->op_text = op;
+    it->op_text_loc = body_text_loc(op_brace);
+    it->id_text = identity;
+    it->id_text_loc = body_text_loc(id_brace);
 }
 
 ast_pipeline *ast_pipeline_new(arena *a, srcloc loc, const char *name, srcloc name_loc)
@@ -527,7 +553,8 @@ static const char *const dir_names[] = { "in", "out", "inout" };
 static const char *const cache_names[] = { "default", "ca", "cg" };
 static const char *const evict_names[] = { "default", "normal", "first", "last", "unchanged" };
 static const char *const fill_names[] = { "zero", "clamp", "mirror" };
-static const char *const combine_names[] = { "sum", "min", "max", "argmin", "argmax" };
+static const char *const combine_names[] = { "sum", "min", "max", "argmin", "argmax",
+                                             "custom" };
 static const char *const body_names[] = {
     "compute elementwise", "compute step", "prologue", "epilogue", "reference"
 };
@@ -697,8 +724,15 @@ static void dump_item_body(FILE *out, const ast_item *it)
         break;
     case IT_BODY: dump_body(out, it); break;
     case IT_REDUCE:
-        fprintf(out, "reduce %s %s combine %s", ast_type_name(it->type), it->name,
-                combine_names[it->combine]);
+        fprintf(out, "reduce %s %s combine", ast_type_name(it->type), it->name);
+        if (it->combine == COMBINE_CUSTOM) {
+            dump_names(out, it->op_arg, it->op_arg[1] ? 2 : it->op_arg[0] ? 1 : 0);
+            dump_text(out, it->op_text);
+            fputs(" identity", out);
+            dump_text(out, it->id_text);
+        } else {
+            fprintf(out, " %s", combine_names[it->combine]);
+        }
         dump_names(out, it->idx, it->nidx);
         dump_text(out, it->text);
         break;

@@ -856,36 +856,72 @@ static void emit_row_results(kctx *k, int n)
     }
 }
 
-static void emit_reduce_pass(kctx *k, int n)
+/* combine (a, b) { op }: the fold as a lambda the pass's cells and its reduction call. */
+static void emit_custom_fold(kctx *k, const spec_reduce *r)
 {
-    const spec_reduce *r = &k->s->reduces[n];
-    const char *t = reduce_ctype(k->out->arena, r);
-    const row_map m = row_mapping(k);
-    kp(k, "%s pg_rr_%s[%lld];\n", t, r->name, m.visits);
-    emit_row_loop(k, &m);
-    k->ind += 4;
-    emit_row_results(k, n);
-    if (spec_reduce_is_arg(r))
+    const char *t = elem_ctype(r->type);
+    kp(k, "const auto pg_custom_fold = [&](const %s %s, const %s %s) -> %s {\n    return (%s)(\n",
+       t, r->op_arg[0], t, r->op_arg[1], t, t);
+    emit_body(k->out, &r->op, &k->u->opts, "");
+    kp(k, "    );\n};\n");
+}
+
+static void emit_pass_start(kctx *k, const spec_reduce *r, const char *t)
+{
+    if (spec_reduce_is_arg(r)) {
         kp(k, "%s pg_acc = %s{%s, 0x7fffffffffffffffLL};\n", t, t,
            emit_identity(r->type, r->combine));
-    else
+    } else if (r->combine == COMBINE_CUSTOM) {
+        kp(k, "%s pg_acc = (%s)(\n", t, t);
+        emit_body(k->out, &r->identity, &k->u->opts, "");
+        kp(k, ");\n");
+    } else {
         kp(k, "%s pg_acc = %s;\n", t, emit_identity(r->type, r->combine));
-    emit_row_cells(k, print_fold, r);
-    kp(k, "pg_rr_%s[pg_i] = pg_acc;\n", r->name);
-    k->ind -= 4;
-    if (m.by_warp)
-        kp(k, "}\npg_warp_rows_reduce(pg_rr_%s, [](%s pg_x, %s pg_y) -> %s { return ", r->name,
-           t, t, t);
+    }
+}
+
+/* The threads' results of a pass folded into each row's: a warp's lanes, or the block. */
+static void emit_pass_combine(kctx *k, const spec_reduce *r, const row_map *m, const char *t)
+{
+    if (m->by_warp)
+        kp(k, "pg_warp_rows_reduce(pg_rr_%s, ", r->name);
     else
-        kp(k, "}\npg_rows_reduce<%lld, %d, %d>(pg_rr_%s, (%s *)(pg_smem + %lld), %s, "
-              "[](%s pg_x, %s pg_y) -> %s { return ", m.visits, compute_threads(k),
-           k->sc->producer_threads ? 2 : 0, r->name, t, k->sc->reduce_off, compute_tid(k), t,
-           t, t);
+        kp(k, "pg_rows_reduce<%lld, %d, %d>(pg_rr_%s, (%s *)(pg_smem + %lld), %s, ", m->visits,
+           compute_threads(k), k->sc->producer_threads ? 2 : 0, r->name, t, k->sc->reduce_off,
+           compute_tid(k));
+    sb_printf(k->out, "[&](%s pg_x, %s pg_y) -> %s { return ", t, t, t);
     if (spec_reduce_is_arg(r))
         sb_printf(k->out, "pg_arg_pick<%s>(pg_x, pg_y)", reduce_pick(r));
     else
         emit_fold(k->out, r->combine, "pg_x", "pg_y");
     sb_puts(k->out, "; });\n");
+}
+
+static void emit_reduce_pass(kctx *k, int n)
+{
+    const spec_reduce *r = &k->s->reduces[n];
+    const char *t = reduce_ctype(k->out->arena, r);
+    const row_map m = row_mapping(k);
+    const bool custom = r->combine == COMBINE_CUSTOM;
+    kp(k, "%s pg_rr_%s[%lld];\n", t, r->name, m.visits);
+    if (custom) {
+        kp(k, "{\n");
+        k->ind += 4;
+        emit_custom_fold(k, r);
+    }
+    emit_row_loop(k, &m);
+    k->ind += 4;
+    emit_row_results(k, n);
+    emit_pass_start(k, r, t);
+    emit_row_cells(k, print_fold, r);
+    kp(k, "pg_rr_%s[pg_i] = pg_acc;\n", r->name);
+    k->ind -= 4;
+    kp(k, "}\n");
+    emit_pass_combine(k, r, &m, t);
+    if (custom) {
+        k->ind -= 4;
+        kp(k, "}\n");
+    }
 }
 
 static void emit_rows(kctx *k)
@@ -1165,6 +1201,8 @@ void emit_fold(strbuf *out, ast_combine combine, const char *x, const char *y)
     case COMBINE_SUM: sb_printf(out, "%s + %s", x, y); break;
     case COMBINE_MIN: case COMBINE_ARGMIN: sb_printf(out, "(%s < %s ? %s : %s)", y, x, y, x); break;
     case COMBINE_MAX: case COMBINE_ARGMAX: sb_printf(out, "(%s > %s ? %s : %s)", y, x, y, x); break;
+    /* A reduction's own fold: the lambda emit_custom_fold declares where it is used. */
+    case COMBINE_CUSTOM: sb_printf(out, "pg_custom_fold(%s, %s)", x, y); break;
     }
 }
 

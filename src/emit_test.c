@@ -114,13 +114,22 @@ static void emit_reference_reduce(strbuf *o, const emit_unit *u, const spec_redu
     const spec_accum as_accum = {.type = r->type, .combine = r->combine == COMBINE_ARGMIN
                                  ? COMBINE_MIN : r->combine == COMBINE_ARGMAX ? COMBINE_MAX
                                  : r->combine};
-    const bool arg = spec_reduce_is_arg(r);
-    if (arg)
+    const bool arg = spec_reduce_is_arg(r), custom = r->combine == COMBINE_CUSTOM;
+    if (arg) {
         sb_printf(o, "        struct { %s value; long long index; } %s = {%s, -1};\n", t,
                   r->name, ref_accum_identity(&as_accum));
-    else
+    } else if (custom) {
+        sb_printf(o, "        %s %s = (%s)(\n", t, r->name, t);
+        emit_body(o, &r->identity, &u->opts, "");
+        sb_printf(o, "        );\n        {\n        const auto pg_custom_fold = [&](const %s %s, "
+                     "const %s %s) -> %s {\n            return (%s)(\n", t, r->op_arg[0], t,
+                  r->op_arg[1], t, t);
+        emit_body(o, &r->op, &u->opts, "");
+        sb_puts(o, "            );\n        };\n");
+    } else {
         sb_printf(o, "        %s %s = %s;\n", ref_accum_ctype(r->type), r->name,
                   ref_accum_identity(&as_accum));
+    }
     sb_printf(o, "        for (int64_t %s = 0; %s < ", row, row);
     emit_extent(o, &s->arrays[s->tile_array].dims[s->tile_rank - 1], "");
     sb_printf(o, "; ++%s) {\n            const %s pg_v = (%s)(\n", row, t, t);
@@ -135,7 +144,7 @@ static void emit_reference_reduce(strbuf *o, const emit_unit *u, const spec_redu
         emit_fold(o, r->combine, r->name, "pg_v");
         sb_puts(o, ";\n");
     }
-    sb_puts(o, "        }\n");
+    sb_puts(o, custom ? "        }\n        }\n" : "        }\n");
 }
 
 /* An accumulator of the reference, at its identity; an array one static, since it may be

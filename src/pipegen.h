@@ -265,7 +265,8 @@ typedef enum ast_evict { EVICT_DEFAULT, EVICT_NORMAL, EVICT_FIRST, EVICT_LAST, E
  * element mirrored about the edge element (mirror: -1 reads 1). */
 typedef enum ast_halo_fill { HALO_ZERO, HALO_CLAMP, HALO_MIRROR } ast_halo_fill;
 typedef enum ast_combine {
-    COMBINE_SUM, COMBINE_MIN, COMBINE_MAX, COMBINE_ARGMIN, COMBINE_ARGMAX
+    COMBINE_SUM, COMBINE_MIN, COMBINE_MAX, COMBINE_ARGMIN, COMBINE_ARGMAX,
+    COMBINE_CUSTOM                   /* reduce ... combine (a, b) { op } identity { e } */
 } ast_combine;
 typedef enum ast_body_kind {
     BODY_ELEMENTWISE,   /* compute elementwise (i[, j[, k]]) { ... } */
@@ -335,6 +336,11 @@ typedef struct ast_item {
     /* IT_ACCUM: accum TYPE NAME[extent] combine OP into ARRAY; (rank 0 or 1 in rank/dims) */
     ast_combine combine; srcloc combine_loc;
     const char *into; srcloc into_loc;
+
+    /* IT_REDUCE with combine (a, b) { op } identity { e }: COMBINE_CUSTOM */
+    const char *op_arg[2]; srcloc op_arg_loc[2];
+    const char *op_text; srcloc op_text_loc;
+    const char *id_text; srcloc id_text_loc;
 
     /* IT_BODY */
     ast_body_kind body_kind;
@@ -438,6 +444,10 @@ ast_item *ast_accum(arena *a, diag_ctx *d, srcloc loc, elem_type t, srcloc tloc,
 ast_item *ast_reduce(arena *a, diag_ctx *d, srcloc loc, elem_type t, srcloc tloc,
                      const char *name, srcloc nloc, const char *combine, srcloc cloc,
                      const ast_names *idx, const char *text, srcloc brace);
+/* combine (a, b) { op } identity { e }: the user's fold of a reduction. */
+void ast_reduce_custom(arena *a, diag_ctx *d, ast_item *it, const ast_names *ab,
+                       const char *op, srcloc op_brace, const char *word, srcloc wloc,
+                       const char *identity, srcloc id_brace);
 /* idx may be NULL (no index list); brace is the location of the body's '{'. */
 ast_item *ast_body(arena *a, diag_ctx *d, srcloc loc, ast_body_kind k, const ast_names *idx,
                    const char *text, srcloc brace);
@@ -562,6 +572,10 @@ typedef struct spec_reduce {
     elem_type type;
     ast_combine combine;
     spec_body expr;                  /* its index names are the compute's */
+    /* COMBINE_CUSTOM: the fold of op_arg[0] and op_arg[1] (an expression, associative and
+     * commutative), and its identity (an expression) */
+    const char *op_arg[2];
+    spec_body op, identity;
 } spec_reduce;
 
 /* The checked spec: everything later phases need, resolved and validated. */

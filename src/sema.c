@@ -1132,25 +1132,57 @@ static bool check_body_indices(checker *c, const ast_item *it, spec_body *b)
     return true;
 }
 
-/* A reduction's body is pasted as an expression, `pg_v = (BODY);`: a statement in it (a
- * ';' outside its literals and comments) or nothing at all would not compile there. */
-static bool check_reduce_expression(checker *c, const ast_item *it)
+/* A reduction's bodies are pasted as expressions (`pg_v = (BODY);`): a statement in one (a
+ * ';' outside its literals and comments) or nothing at all would not compile there. what:
+ * the body's role, for the message. */
+static bool check_expression(checker *c, const ast_item *it, const char *text, srcloc at,
+                             const char *what, const char *example)
 {
-    body_scan b = {.t = it->text, .n = strlen(it->text), .line_start = true};
+    ast_item where = *it;
+    where.text = text;
+    where.text_loc = at;
+    body_scan b = {.t = text, .n = strlen(text), .line_start = true};
     size_t s, len;
     bool any = false;
     while (scan_token(&b, &s, &len)) {
         if (b.t[s] == ';') {
-            diag_error(c->d, body_loc(it, s), "the body of reduction '%s' is an expression, "
-                       "folded for each element: no ';' (write '{ x[r][c] * w }')", it->name);
+            diag_error(c->d, body_loc(&where, s), "%s of reduction '%s' is an expression: no "
+                       "';' (write '%s')", what, it->name, example);
             return false;
         }
         any = true;
     }
     if (!any)
-        diag_error(c->d, it->text_loc, "the body of reduction '%s' is empty: give the "
-                   "expression folded for each element", it->name);
+        diag_error(c->d, at, "%s of reduction '%s' is empty: give its expression", what,
+                   it->name);
     return any;
+}
+
+/* combine (a, b) { op } identity { e }: two operand names that hide nothing, and two
+ * expressions. */
+static bool check_custom_combine(checker *c, const ast_item *it, spec_reduce *r)
+{
+    for (int i = 0; i < 2; ++i) {
+        if (!it->op_arg[i])
+            return false;   /* the parser said so */
+        if (!check_name(c, it->op_arg[i], it->op_arg_loc[i]))
+            return false;
+        const struct decl *prev = find_decl(c, it->op_arg[i]);
+        if (prev) {
+            diag_error(c->d, it->op_arg_loc[i], "operand '%s' hides %s of that name",
+                       it->op_arg[i], prev->what);
+            return false;
+        }
+        r->op_arg[i] = it->op_arg[i];
+    }
+    if (!strcmp(it->op_arg[0], it->op_arg[1])) {
+        diag_error(c->d, it->op_arg_loc[1], "the combine's operands need two names");
+        return false;
+    }
+    r->op = (spec_body){.loc = it->op_text_loc, .text = it->op_text};
+    r->identity = (spec_body){.loc = it->id_text_loc, .text = it->id_text};
+    return check_expression(c, it, it->op_text, it->op_text_loc, "the combine", "{ a * b }")
+           && check_expression(c, it, it->id_text, it->id_text_loc, "the identity", "{ 1 }");
 }
 
 /* A reduction folds in its own type along a row: half and bfloat16 would round at every
@@ -1160,7 +1192,8 @@ static void check_reduce(checker *c, const ast_item *it)
     spec *s = c->s;
     spec_body b;
     if (!declare(c, it->name, it->name_loc, "a reduction") || !check_scalar(c, it, "a reduction")
-        || !check_body_indices(c, it, &b) || !check_reduce_expression(c, it))
+        || !check_body_indices(c, it, &b)
+        || !check_expression(c, it, it->text, it->text_loc, "the body", "{ x[r][c] * w }"))
         return;
     if (it->type == TY_HALF || it->type == TY_BF16) {
         diag_error(c->d, it->type_loc, "a reduction folds in float, double or an integer type, "
@@ -1168,9 +1201,13 @@ static void check_reduce(checker *c, const ast_item *it)
                    ast_type_name(it->type), ast_type_name(it->type));
         return;
     }
+    spec_reduce r = {.loc = it->name_loc, .name = it->name, .type = it->type,
+                     .combine = it->combine, .expr = b};
+    if (it->combine == COMBINE_CUSTOM && !check_custom_combine(c, it, &r))
+        return;
     s->reduces = arena_grow(c->a, s->reduces, &c->cap_reduces, s->nreduces + 1,
                             sizeof *s->reduces);
-    s->reduces[s->nreduces++] = (spec_reduce){it->name_loc, it->name, it->type, it->combine, b};
+    s->reduces[s->nreduces++] = r;
 }
 
 static void check_body(checker *c, const ast_item *it)
