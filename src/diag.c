@@ -22,7 +22,7 @@ static const char *const kind_colors[] = { "\033[01;31m", "\033[01;35m", "\033[0
 #define SGR_RESET "\033[m"
 
 static const char *const warn_names[W__COUNT] = {
-    [W_STAGES] = "stages", [W_HINTS] = "hints",
+    [W_STAGES] = "stages", [W_HINTS] = "hints", [W_PERF] = "perf",
 };
 
 /* One report, its message already formatted. */

@@ -71,6 +71,7 @@ static const char usage[] =
     "                      --inject-fault and --watchdog: see a fault trap on the GPU)\n"
     "  -Wstages            warn about 'stages N' slots a block never fills\n"
     "  -Whints             warn about cache, prefetch, evict hints the lowering ignores\n"
+    "  -Wperf              warn about plans with a measured performance cliff\n"
     "  -Wno-NAME           no warnings of class NAME\n"
     "  -w                  no warnings at all\n"
     "  -Werror             make every warning an error\n"
@@ -709,6 +710,9 @@ static int plan_all(run *r)
             sc->smem_bytes, sc->threads);
         r->u.scheds[r->u.nscheds++] = sc;
     }
+    lint_perf(&r->d, s);
+    if (r->d.errors)   /* -Werror */
+        return 1;
     return plan_launcher(r);
 }
 

@@ -67,6 +67,7 @@ typedef struct srcloc {
 typedef enum diag_warn {
     W_STAGES,           /* -Wstages: `stages N` slots a block never fills */
     W_HINTS,            /* -Whints: cache, prefetch or evict hints the lowering ignores */
+    W_PERF,             /* -Wperf: a plan with a measured performance cliff (lint.c) */
     W__COUNT
 } diag_warn;
 
@@ -604,7 +605,7 @@ typedef struct spec {
                                         keep (registers), __launch_bounds__'s second value;
                                         0: not given */
     ast_grid grid;                   /* default GRID_PER_TILE */
-    srcloc grid_loc;
+    srcloc grid_loc;                 /* the `grid` item that chose it (line 0: none did) */
     int cluster;                     /* `cluster N`: blocks per cluster (1, 2, 4, 8; default
                                         1). Under tensor with producer warps (sm_90+) they
                                         take tiles adjacent in the tile's first dimension
@@ -666,6 +667,9 @@ mech sema_mech(diag_ctx *d, diag_origin o, const char *name);
 
 /* ====================================================================== spec.c */
 
+/* Whether text holds name as a whole word anywhere, comments and preprocessor lines
+ * included (a macro may write the array): a miss is certain, a hit may not be a use. */
+bool spec_text_names(const char *text, const char *name);
 /* The accumulator whose output array is `array`, or -1. */
 int spec_accum_into(const spec *s, int array);
 /* The workspace holds each block's partials, 8 bytes an element: accumulator k's start at
@@ -1125,6 +1129,12 @@ mech mech_resolve(const spec *s, mech m, int sm);
 mech mech_resolve_first(const spec *s, mech m, int sm);
 /* The hints (1 << HINT_*) either of auto's lowerings on sm takes. */
 unsigned mech_auto_hints(const spec *s, int sm);
+
+/* ====================================================================== lint.c */
+
+/* -Wperf: warnings on a planned spec whose shape has a measured cliff (after planning:
+ * the grid and the lowering are final). */
+void lint_perf(diag_ctx *d, const spec *s);
 
 /* ====================================================================== emit*.c */
 

@@ -1271,8 +1271,10 @@ static void apply_overrides(checker *c)
 {
     spec *s = c->s;
     const target *t = c->tgt;
-    if (t->grid.opt)
+    if (t->grid.opt) {
         s->grid = (ast_grid)t->grid.value;
+        s->grid_loc = (srcloc){0};   /* no longer the spec's item */
+    }
     if (t->producer_warps.opt)
         s->producer_warps = t->producer_warps.value;
     if (t->lower.opt)
@@ -1600,17 +1602,6 @@ static void check_host_stream(checker *c)
     }
 }
 
-/* Whether text holds name as a whole word anywhere, comments and preprocessor lines
- * included (a macro may write the array): a miss is certain, a hit may not be a use. */
-static bool text_names(const char *text, const char *name)
-{
-    size_t len = strlen(name);
-    for (const char *p = text ? strstr(text, name) : NULL; p; p = strstr(p + 1, name))
-        if ((p == text || !word_char(p[-1])) && !word_char(p[len]))
-            return true;
-    return false;
-}
-
 /* An 'out' array is written by the device bodies or an accumulator's combine, nothing else:
  * the kernel declares an array only where a body names it. One that no body names would
  * come back as the caller left it. */
@@ -1620,9 +1611,9 @@ static void check_outputs_written(checker *c)
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];
         if (arr->dir != DIR_OUT || spec_accum_into(s, i) >= 0
-            || text_names(s->compute.text, arr->name)
-            || (s->has_prologue && text_names(s->prologue.text, arr->name))
-            || (s->has_epilogue && text_names(s->epilogue.text, arr->name)))
+            || spec_text_names(s->compute.text, arr->name)
+            || (s->has_prologue && spec_text_names(s->prologue.text, arr->name))
+            || (s->has_epilogue && spec_text_names(s->epilogue.text, arr->name)))
             continue;
         diag_error(c->d, arr->loc, "'%s' is an 'out' array that no compute, prologue or "
                    "epilogue body names: nothing would write it (the caller would get back "

@@ -67,7 +67,7 @@ c_help() {
     for o in "-o FILE" "--output FILE" "--header FILE" "--lower NAME" "--arch LIST" \
              "--grid KIND" "--list-lowerings" "--verify" "--emit-test FILE" "--emit-bench FILE" \
              "-MD" "-MF FILE" "-MT TARGET" "-MQ TARGET" "-MP" "--no-lines" "--dump-ast" \
-             "--dump-ir" "--version" "-h, --help" "-Wstages" "-Whints" "-Wno-NAME" "-Werror" \
+             "--dump-ir" "--version" "-h, --help" "-Wstages" "-Whints" "-Wperf" "-Wno-NAME" "-Werror" \
              "-w " "-fdiagnostics-color" "-fdiagnostics-format" "-ffile-prefix-map" "--  "; do
         expect_out_has "$o"
     done
@@ -1272,6 +1272,39 @@ c_warning_hints() {
         [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning for '$names': $err"
     done
     rm -f h.pipe t.pipe m.pipe
+}
+
+c_warning_perf_bins_per_tile() {
+    # Array accumulators on a per-tile grid, said at the grid item (or the accumulator, for
+    # --grid): every block combines all its bins for one tile. Their default grid: none.
+    sed 's/^  grid    persistent;/  grid    per_tile;/' "$root/samples/histogram/histogram.pipe" >p.pipe
+    pg p.pipe --verify
+    expect_status 0
+    expect_err_has "p.pipe:10:3: warning: array accumulator 'count' on the per-tile grid: every block clears, writes and combines all 256 of its bins"
+    expect_err_has "[-Wperf]"
+    [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning: $err"
+    pg "$root/samples/histogram/histogram.pipe" --grid=per_tile --verify
+    expect_status 0; expect_err_has "histogram.pipe:13:18: warning: array accumulator 'count'"
+    grep -v '^  grid' p.pipe >q.pipe
+    pg q.pipe --verify; expect_status 0; expect_no_err
+    pg p.pipe --verify -Wno-perf; expect_status 0; expect_no_err
+    pg p.pipe --verify -Werror; expect_status 1; expect_err_has "error: array accumulator"
+    rm -f p.pipe q.pipe
+}
+
+c_warning_perf_unstaged_in_rows() {
+    # An input read from global memory in the row passes: said at its declaration, once an
+    # array; staged (as the sample does), nothing.
+    sed '/^  stage   g\[0 : 1024\], b\[0 : 1024\];/d' "$root/samples/layernorm/layernorm.pipe" >l.pipe
+    pg l.pipe --verify
+    expect_status 0
+    expect_err_has "l.pipe:9:13: warning: 'g' is read from global memory in the row passes, again for every row"
+    expect_err_has "l.pipe:10:13: warning: 'b' is read from global memory in the row passes"
+    [ "$(grep -c 'warning: ' <<<"$err")" = 2 ] || fail "not one warning an array: $err"
+    pg "$root/samples/layernorm/layernorm.pipe" --verify; expect_status 0; expect_no_err
+    # Without reductions a compute that reads an unstaged vector is no row pass.
+    pg "$root/samples/saxpy/saxpy.pipe" --verify; expect_status 0; expect_no_err
+    rm -f l.pipe
 }
 c_arch_lists_valid_names() {
     local a
