@@ -21,7 +21,7 @@ B = build
 # The phases (src/), then the mechanism modules (src/mech/: the registry and one file per
 # lowering, sharing src/mech/mech.h).
 MECHS = $(sort $(patsubst src/mech/%.c,%,$(wildcard src/mech/*.c)))
-SRC = arena diag arch ast reserved sema spec plan plan_host verify verify_host lint emit_text emit emit_kernel emit_test \
+SRC = arena diag arch ast reserved sema spec plan plan_host verify verify_host lint wisdom emit_text emit emit_kernel emit_test \
       output main $(MECHS:%=mech/%)
 HDRS = src/pipegen.h src/mech/mech.h src/mech/lowerings.h
 OBJ = $(SRC:%=$(B)/obj/%.o) $(B)/obj/lexer.o $(B)/obj/parser.o

@@ -1,5 +1,5 @@
 /* arena: bump allocation in large chunks, freed all at once (the compiler's memory policy),
- * and strbuf, the growable text buffer the emitters write into. */
+ * strbuf, the growable text buffer the emitters write into, and the text hash. */
 #include "pipegen.h"
 
 #include <stdlib.h>
@@ -157,4 +157,14 @@ void sb_printf(strbuf *sb, const char *fmt, ...)
     va_start(ap, fmt);
     sb_vprintf(sb, fmt, ap);
     va_end(ap);
+}
+
+/* 64-bit FNV-1a: deterministic, and two texts that differ in any byte differ in it but by
+ * a 2^-64 chance (the stamp of a header, the key of a spec's wisdom). */
+unsigned long long text_hash(const char *data, size_t len)
+{
+    unsigned long long h = 14695981039346656037ull;
+    for (size_t i = 0; i < len; ++i)
+        h = (h ^ (unsigned char)data[i]) * 1099511628211ull;
+    return h;
 }

@@ -673,6 +673,9 @@ static void emit_schedule_comment(strbuf *out, const sched *sc, const char *also
                    "shared memory\n * per block, %d threads, %s grid.\n",
               sc->sm, also, mech_name(sc->mech), sc->nslots, sc->smem_bytes, sc->threads,
               sc->grid == GRID_PERSISTENT ? "persistent" : "one block per work item");
+    if (sc->chosen_by)
+        sb_printf(out, " * Lowering chosen by wisdom %s:%d (measured on %s, %s).\n",
+                  sc->wisdom_path, sc->chosen_by->line, sc->chosen_by->gpu, sc->chosen_by->size);
     if (sc->regs_launch)
         sb_printf(out, " * Registers a thread: %d at launch; setmaxnreg: the producers keep %d, "
                        "the consumers take %d.\n", sc->regs_launch, sc->regs_producer,

@@ -85,19 +85,9 @@ void emit_stamp_define(strbuf *out, const emit_opts *o)
     sb_printf(out, "#define %sSTAMP " STAMP_ZERO "\n", o->guard);
 }
 
-/* 64-bit FNV-1a: deterministic (the same header, the same stamp; goldens stay stable),
- * and two headers that differ in any byte differ in it but by a 2^-64 chance. */
-static unsigned long long stamp_hash(const char *data, size_t len)
-{
-    unsigned long long h = 14695981039346656037ull;
-    for (size_t i = 0; i < len; ++i)
-        h = (h ^ (unsigned char)data[i]) * 1099511628211ull;
-    return h;
-}
-
 unsigned long long emit_stamp_resolve(strbuf *header, const emit_opts *o)
 {
-    unsigned long long h = stamp_hash(header->data, header->len);
+    unsigned long long h = text_hash(header->data, header->len);   /* goldens stay stable */
     /* The define is printed after the include guard, before any text of the spec: the
      * first match is it. */
     char *at = strstr(header->data, arena_printf(header->arena, "#define %sSTAMP ", o->guard));

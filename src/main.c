@@ -36,6 +36,8 @@ typedef struct options {
     const char *fault_opt;       /* --inject-fault as written */
     bool no_verify;              /* --no-verify: write even an unproven schedule (testing) */
     bool verbose;                /* -v: the version and each step on standard error */
+    const char *wisdom;          /* --wisdom, else $PIPEGEN_WISDOM (NULL: none) */
+    bool spec_hash;              /* --spec-hash */
     long long watchdog;          /* --watchdog[=CYCLES] */
     target tgt;                  /* --arch, and the overrides --lower, --grid, --producer-warps */
 } options;
@@ -61,6 +63,9 @@ static const char usage[] =
     "  --list-lowerings    list the lowerings and exit\n"
     "  --arch LIST         target architectures, e.g. sm_80,sm_90 (default sm_80,sm_90)\n"
     "  --grid KIND         per_tile or persistent, overriding the spec's 'grid'\n"
+    "  --wisdom FILE       auto takes the lowering a tuning run recorded for the spec and\n"
+    "                      target in FILE (default: $PIPEGEN_WISDOM, where set)\n"
+    "  --spec-hash         print the spec's hash (the key of its wisdom records) and exit\n"
     "  --producer-warps N  warp-specialize: N warps copy, the others compute\n"
     "  --watchdog[=CYCLES] barrier waits trap with a message after CYCLES (default 2e9)\n"
     "  --verify            check the spec and prove its schedules; write nothing\n"
@@ -172,7 +177,7 @@ typedef enum opt_id {
     O_OUTPUT, O_HEADER, O_EMIT_TEST, O_EMIT_BENCH, O_MD, O_MF, O_MT, O_MQ, O_MP, O_NO_LINES,
     O_PREFIX_MAP, O_LOWER, O_LIST_LOWERINGS, O_ARCH, O_GRID, O_PRODUCER_WARPS, O_WATCHDOG,
     O_VERIFY, O_DUMP_AST, O_DUMP_IR, O_INJECT_FAULT, O_NO_VERIFY, O_WARN, O_NO_WARNINGS,
-    O_COLOR, O_FORMAT, O_VERSION, O_HELP, O_VERBOSE,
+    O_COLOR, O_FORMAT, O_VERSION, O_HELP, O_VERBOSE, O_WISDOM, O_SPEC_HASH,
 } opt_id;
 
 static const struct opt {
@@ -195,6 +200,7 @@ static const struct opt {
     {"-fdiagnostics-color", ARG_OPTIONAL, O_COLOR},
     {"-fdiagnostics-format", ARG_EQUALS, O_FORMAT}, {"--version", ARG_NONE, O_VERSION},
     {"-h", ARG_NONE, O_HELP}, {"--help", ARG_NONE, O_HELP}, {"-v", ARG_NONE, O_VERBOSE},
+    {"--wisdom", ARG_REQUIRED, O_WISDOM}, {"--spec-hash", ARG_NONE, O_SPEC_HASH},
 };
 enum { NOPTS = sizeof opt_table / sizeof opt_table[0] };
 
@@ -376,6 +382,7 @@ static bool set_value_opt(options *o, const opt_use *u, diag_ctx *d)
     const char *v = u->value;
     switch (u->opt->id) {
     case O_OUTPUT: o->output = v; return true;
+    case O_WISDOM: o->wisdom = v; return true;
     case O_HEADER: o->header = v; return true;
     case O_EMIT_TEST: o->test_out = v; return true;
     case O_EMIT_BENCH: o->bench_out = v; return true;
@@ -420,6 +427,7 @@ static int apply_opt(options *o, const opt_use *u, diag_ctx *d)
     case O_DUMP_IR: o->dump_ir = true; break;
     case O_NO_WARNINGS: d->no_warnings = true; break;
     case O_VERBOSE: o->verbose = true; break;
+    case O_SPEC_HASH: o->spec_hash = true; break;
     case O_VERSION: printf("pipegen %s\n", PIPEGEN_VERSION); return DONE_OK;
     case O_HELP: fputs(usage, stdout); return DONE_OK;
     case O_LIST_LOWERINGS: list_lowerings(); return DONE_OK;
@@ -648,6 +656,8 @@ typedef struct run {
     options o;
     spec s;
     emit_unit u;
+    unsigned long long spec_hash;   /* of the spec's bytes: its wisdom records' key */
+    wisdom wisdom;                  /* path NULL: none given */
 } run;
 
 /* The spec as the outputs name it (#line, banner): <stdin>, or its path with
@@ -684,6 +694,63 @@ static int plan_launcher(run *r)
     return verify_host(&r->d, &r->s, hp) || r->o.no_verify ? 0 : 1;
 }
 
+/* The wisdom file of --wisdom or $PIPEGEN_WISDOM, its errors quoted from it; false after
+ * one. */
+static bool load_wisdom(run *r)
+{
+    const char *path = r->o.wisdom;
+    if (!path && getenv("PIPEGEN_WISDOM") && *getenv("PIPEGEN_WISDOM"))
+        path = getenv("PIPEGEN_WISDOM");
+    if (!path)
+        return true;
+    say(&r->o, &r->d, " reading wisdom %s\n", path);
+    size_t len = 0;
+    const char *text = read_file(r->a, path, path, &len, &r->d);
+    if (!text)
+        return false;
+    if (memchr(text, '\0', len)) {
+        diag_fatal_noloc(&r->d, "cannot read wisdom '%s': a NUL byte (not a text file)", path);
+        return false;
+    }
+    const char *file = r->d.file, *src = r->d.src;
+    const size_t src_len = r->d.src_len;
+    diag_set_source(&r->d, path, text, len);
+    bool ok = wisdom_parse(r->a, &r->d, path, text, &r->wisdom);
+    diag_set_source(&r->d, file, src, src_len);
+    return ok;
+}
+
+/* The schedule for target i: where the spec leaves the lowering to auto and the wisdom
+ * holds a record for the spec and the target, the record's lowering (a record whose
+ * lowering no longer plans the spec gives way to auto's rule, with a note). */
+static sched *plan_target(run *r, int i)
+{
+    const spec *s = &r->s;
+    const int sm = r->o.tgt.sm[i];
+    const bool specific = r->o.tgt.specific[i], ask = r->wisdom.path && mech_is_auto(s->mech);
+    const wisdom_record *rec = ask ? wisdom_choice(&r->wisdom, &r->d, r->spec_hash, sm,
+                                                   specific) : NULL;
+    if (ask && !rec)
+        diag_note(&r->d, (srcloc){0}, "wisdom '%s' holds no record for this spec (%016llx) "
+                  "and sm_%d%s: auto's own rule chooses", r->wisdom.path, r->spec_hash, sm,
+                  specific ? "a" : "");
+    if (rec) {
+        diag_ctx quiet;
+        diag_init(&quiet, NULL, r->d.file, r->d.src, r->d.src_len);
+        sched *sc = plan_schedule(r->a, &quiet, s, rec->lowering, sm, specific);
+        if (sc && !quiet.errors) {
+            sc->chosen_by = rec;
+            sc->wisdom_path = out_c_escape(r->a, base_name(r->wisdom.path));
+            return sc;
+        }
+        diag_note(&r->d, (srcloc){r->wisdom.path, rec->line, 1}, "this record's lowering, "
+                  "%s, does not plan the spec for sm_%d%s (--lower=%s says why): auto's own "
+                  "rule chooses", mech_name(rec->lowering), sm, specific ? "a" : "",
+                  mech_name(rec->lowering));
+    }
+    return plan_schedule(r->a, &r->d, s, s->mech, sm, specific);
+}
+
 /* Returns the exit status: 0, 1 on an error, 2 for a fault that does not apply. */
 static int plan_all(run *r)
 {
@@ -691,7 +758,7 @@ static int plan_all(run *r)
     r->u.spec = s;
     r->u.scheds = arena_alloc(r->a, sizeof(sched *) * MAX_ARCHS);
     for (int i = 0; i < r->o.tgt.narch; ++i) {
-        sched *sc = plan_schedule(r->a, &r->d, s, s->mech, r->o.tgt.sm[i], r->o.tgt.specific[i]);
+        sched *sc = plan_target(r, i);
         if (!sc)
             return 1;
         if (r->o.fault != FAULT_NONE && r->o.fault < FAULT_DROP_ARRAY_CHECK
@@ -736,8 +803,8 @@ static void dep_quoted(strbuf *sb, const char *name)
 }
 
 /* Targets: the -MT (as given) and -MQ (quoted) ones, or else every output file; the spec
- * is the prerequisite (none from standard input), with -MP also a phony target so that
- * make does not stop when it is renamed or deleted. */
+ * (none from standard input) and the wisdom file are the prerequisites, with -MP also
+ * phony targets so that make does not stop when one is renamed or deleted. */
 static void write_depfile(run *r, strbuf *sb, const output *outs, int n)
 {
     const options *o = &r->o;
@@ -759,15 +826,20 @@ static void write_depfile(run *r, strbuf *sb, const output *outs, int n)
         sep = " ";
     }
     bool from_file = strcmp(o->input, "-") != 0;
-    sb_puts(sb, from_file ? ": " : ":");
-    if (from_file)
-        dep_quoted(sb, o->input);
+    const char *prereqs[2] = {from_file ? o->input : NULL, r->wisdom.path};
+    sb_puts(sb, ":");
+    for (int i = 0; i < 2; ++i)
+        if (prereqs[i]) {
+            sb_puts(sb, " ");
+            dep_quoted(sb, prereqs[i]);
+        }
     sb_puts(sb, "\n");
-    if (o->dep_phony && from_file) {
-        sb_puts(sb, "\n");
-        dep_quoted(sb, o->input);
-        sb_puts(sb, ":\n");
-    }
+    for (int i = 0; i < 2 && o->dep_phony; ++i)
+        if (prereqs[i]) {
+            sb_puts(sb, "\n");
+            dep_quoted(sb, prereqs[i]);
+            sb_puts(sb, ":\n");
+        }
 }
 
 /* A driver (test or bench) at path, when asked for: its #line directives lead back into
@@ -849,6 +921,11 @@ static int compile(run *r)
     if (!src)
         return 1;
     diag_set_source(&r->d, name, src, len);
+    r->spec_hash = text_hash(src, len);
+    if (r->o.spec_hash) {
+        printf("%016llx\n", r->spec_hash);
+        return 0;
+    }
     ast_file *f = parse_source(r->a, &r->d, name, src, len);
     if (r->d.errors)
         return 1;
@@ -856,7 +933,7 @@ static int compile(run *r)
         ast_dump(stdout, f);
         return 0;
     }
-    if (!sema_check(r->a, &r->d, f, &r->o.tgt, &r->s))
+    if (!sema_check(r->a, &r->d, f, &r->o.tgt, &r->s) || !load_wisdom(r))
         return 1;
     r->s.file = out_c_escape(r->a, base_name(spec_name(r)));   /* for the banner */
     int status = plan_all(r);

@@ -54,6 +54,7 @@ void sb_puts(strbuf *sb, const char *s);
 void sb_putn(strbuf *sb, const char *s, size_t n);
 void sb_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(strbuf *sb, const char *fmt, va_list ap);
+unsigned long long text_hash(const char *data, size_t len);     /* 64-bit FNV-1a */
 
 /* ====================================================================== diag.c */
 
@@ -877,6 +878,9 @@ typedef struct sched {
     long long smem_bytes;    /* dynamic shared memory per block */
     long long *accum_off;    /* per accumulator: where an array one's bins start in dynamic
                                 shared memory, after the ring's slots */
+    const struct wisdom_record *chosen_by; /* the wisdom record that chose an auto spec's
+                                lowering for this target (NULL: auto's own rule) */
+    const char *wisdom_path; /* ... and its file, as given */
     long long reduce_off;    /* the reductions' exchange of the warps' row results, after
                                 the bins (one at a time: each reduction's for all rows) */
     int smem_align;          /* the alignment the slots' offsets assume of dynamic shared
@@ -1129,6 +1133,31 @@ mech mech_resolve(const spec *s, mech m, int sm);
 mech mech_resolve_first(const spec *s, mech m, int sm);
 /* The hints (1 << HINT_*) either of auto's lowerings on sm takes. */
 unsigned mech_auto_hints(const spec *s, int sm);
+
+/* ==================================================================== wisdom.c */
+
+/* A tuning run's record (wisdom.c has the format): for the spec of hash `hash` and target
+ * sm (sm_NNa where specific), auto takes `lowering`. */
+typedef struct wisdom_record {
+    int line;
+    unsigned long long hash;
+    int sm;
+    bool specific;
+    const char *gpu, *size;          /* as measured: the device's name, the size class */
+    mech lowering;
+} wisdom_record;
+
+typedef struct wisdom {
+    const char *path;                /* as given */
+    wisdom_record *recs; int n;
+} wisdom;
+
+/* Parse text (NUL-terminated) read from path; false after reporting an error at its
+ * line and column (diagnostics in path: the caller points the diag_ctx at the text). */
+bool wisdom_parse(arena *a, diag_ctx *d, const char *path, const char *text, wisdom *w);
+/* The first record for the spec and target, or NULL; a note for each later one. */
+const wisdom_record *wisdom_choice(const wisdom *w, diag_ctx *d, unsigned long long hash,
+                                   int sm, bool specific);
 
 /* ====================================================================== lint.c */
 

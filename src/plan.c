@@ -517,6 +517,9 @@ void ir_dump(FILE *out, const sched *sc)
     if (sc->claim_ring)
         sb_printf(&sb, " claim_ring=%d", sc->claim_ring);
     sb_puts(&sb, "\n");
+    if (sc->chosen_by)
+        sb_printf(&sb, "wisdom: %s:%d (%s, %s)\n", sc->wisdom_path, sc->chosen_by->line,
+                  sc->chosen_by->gpu, sc->chosen_by->size);
     for (int i = 0; i < sc->spec->nstaged; ++i)
         if (sc->copy[i].multicast)
             sb_printf(&sb, "multicast %s\n", sc->spec->arrays[sc->spec->stages[i].array].name);

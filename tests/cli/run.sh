@@ -1274,6 +1274,86 @@ c_warning_hints() {
     rm -f h.pipe t.pipe m.pipe
 }
 
+c_wisdom_chooses() {
+    # A record for the spec and sm_90 decides auto's lowering there (--dump-ir, the .cu's
+    # schedule comment); sm_80 has none: a note, and auto's rule. The depfile names the file.
+    local h
+    pg saxpy.pipe --spec-hash
+    expect_status 0; expect_no_err
+    [[ $out =~ ^[0-9a-f]{16}$ ]] || fail "spec hash '$out'"
+    h=$out
+    pg saxpy.pipe --spec-hash; expect_out "$h"
+    printf '# a comment line\n%s sm_90 NVIDIA_H100 L2x16 tensor cp.async=0.95 tensor=0.99 # best\n' "$h" >w.wis
+    pg saxpy.pipe --wisdom=w.wis --dump-ir
+    expect_status 0
+    expect_out_has "schedule saxpy mech=cp.async sm_80"
+    expect_out_has "schedule saxpy mech=tensor sm_90"
+    expect_out_has "wisdom: w.wis:2 (NVIDIA_H100, L2x16)"
+    expect_err_has "note: wisdom 'w.wis' holds no record for this spec ($h) and sm_80: auto's own rule chooses"
+    pg saxpy.pipe --wisdom w.wis -o k.cu -MD -MP
+    expect_status 0
+    expect_file_has k.cu "Lowering chosen by wisdom w.wis:2 (measured on NVIDIA_H100, L2x16)."
+    expect_file_has k.cu.d "k.cu k.cuh: saxpy.pipe w.wis"
+    expect_file_has k.cu.d "w.wis:"
+    # The same spec, flags and wisdom: the same bytes.
+    cp k.cu k1.cu
+    pg saxpy.pipe --wisdom w.wis -o k.cu
+    cmp -s k.cu k1.cu || fail "not deterministic"
+    # From the environment; --wisdom wins over it; an explicit lowering asks no wisdom.
+    PIPEGEN_WISDOM=w.wis pg saxpy.pipe --dump-ir; expect_out_has "mech=tensor sm_90"
+    printf '%s sm_90 X L bulk\n' "$h" >v.wis
+    PIPEGEN_WISDOM=v.wis pg saxpy.pipe --wisdom=w.wis --dump-ir; expect_out_has "mech=tensor sm_90"
+    pg saxpy.pipe --wisdom=w.wis --lower=cp.async --dump-ir
+    expect_status 0; expect_no_err; expect_out_has "mech=cp.async sm_90"
+    rm -f w.wis v.wis k.cu k.cuh k1.cu k.cu.d
+}
+
+c_wisdom_ignored() {
+    # Records for another spec, a second GPU's record, a lowering that no longer plans the
+    # spec: notes, never errors, and auto's own rule.
+    local h
+    pg saxpy.pipe --spec-hash; h=$out
+    printf '0123456789abcdef sm_90 GPU L tensor\n%s sm_90 GPU_A L cp.async.mbarrier\n%s sm_90 GPU_B L bulk\n' "$h" "$h" >w.wis
+    pg saxpy.pipe --wisdom=w.wis --dump-ir
+    expect_status 0
+    expect_out_has "mech=cp.async.mbarrier sm_90"
+    expect_err_has "w.wis:3:1: note: a second record for this spec and sm_90 (GPU_B, L) is ignored: line 2, the first, chose"
+    printf 'pipeline m {\n  in uint8 x[n][4];\n  out uint8 z[n][4];\n  tile z[256][4];\n  stage x;\n  compute elementwise (i, c) { z[i][c] = x[i][c]; }\n}\n' >m.pipe
+    pg m.pipe --spec-hash; h=$out
+    printf '%s sm_90 GPU L tensor\n' "$h" >w.wis
+    pg m.pipe --wisdom=w.wis --arch=sm_90 --dump-ir
+    expect_status 0
+    expect_out_has "schedule m mech=cp.async sm_90"
+    expect_err_has "w.wis:1:1: note: this record's lowering, tensor, does not plan the spec for sm_90 (--lower=tensor says why): auto's own rule chooses"
+    rm -f w.wis m.pipe
+}
+
+c_wisdom_errors() {
+    # A malformed record: its line and column, the line quoted, exit 1 and no output.
+    local bad want
+    while IFS='|' read -r bad want; do
+        printf '# tuned\n%s\n' "$bad" >w.wis
+        pg saxpy.pipe --wisdom=w.wis -o k.cu
+        expect_status 1
+        expect_err_has "$want"
+        [ -e k.cu ] && fail "k.cu written for '$bad'"
+    done <<'CASES'
+0123456789abcdef sm_90 GPU|w.wis:2:27: error: a wisdom record has five fields and the ratios: HASH ARCH GPU SIZE LOWERING (this one ends after 3)
+0123456789abcdeg sm_90 GPU L tensor|w.wis:2:1: error: '0123456789abcdeg' is not a spec hash (16 hex digits, pipegen --spec-hash)
+0123456789abcdef sm_91 GPU L tensor|w.wis:2:18: error: 'sm_91' is not an architecture (sm_90, sm_90a)
+0123456789abcdef sm_90 GPU L auto|w.wis:2:30: error: 'auto' is not a lowering (pipegen --list-lowerings)
+0123456789abcdef sm_90 GPU L cpasync|w.wis:2:30: error: 'cpasync' is not a lowering (pipegen --list-lowerings)
+CASES
+    pg saxpy.pipe --wisdom=w.wis -o k.cu; expect_err_has "0123456789abcdef sm_90 GPU L cpasync"; expect_err_has "                             ^"
+    pg saxpy.pipe --wisdom=nonexistent.wis -o k.cu
+    expect_status 1; expect_err_has "pipegen: error: cannot read 'nonexistent.wis': No such file or directory"
+    printf 'a\0b\n' >z.wis
+    pg saxpy.pipe --wisdom=z.wis -o k.cu
+    expect_status 1; expect_err_has "a NUL byte"
+    rm -f w.wis z.wis
+    expect_files
+}
+
 c_warning_perf_bins_per_tile() {
     # Array accumulators on a per-tile grid, said at the grid item (or the accumulator, for
     # --grid): every block combines all its bins for one tile. Their default grid: none.

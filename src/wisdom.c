@@ -1,0 +1,122 @@
+/* wisdom: what a tuning run measured, read back for `auto` (--wisdom=FILE or
+ * PIPEGEN_WISDOM; docs/cli.md, "Wisdom"). The file is text, one record a line, '#' to the
+ * end of a line a comment:
+ *
+ *   HASH ARCH GPU SIZE LOWERING [LOWERING=RATIO ...]
+ *
+ * HASH the spec's 16 hex digits (pipegen --spec-hash: FNV-1a of its bytes), ARCH the
+ * target it was measured for (sm_90, sm_90a), GPU the device's name ('_' for spaces),
+ * SIZE the size class measured, LOWERING the choice, then each candidate's ratio to the
+ * same-shape reference. A record decides auto's lowering for its spec and target; the
+ * others are the file's business: a record for another spec is not an error. */
+#include "pipegen.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The next field of the line at *p (blanks before it skipped; a '#' ends the line):
+ * its text and column, NULL at the end of the line. */
+static const char *next_field(arena *a, const char **p, const char *line, int *col)
+{
+    const char *s = *p;
+    while (*s == ' ' || *s == '\t' || *s == '\r')
+        ++s;
+    if (!*s || *s == '\n' || *s == '#')
+        return NULL;
+    const char *e = s;
+    while (*e && *e != ' ' && *e != '\t' && *e != '\r' && *e != '\n' && *e != '#')
+        ++e;
+    *p = e;
+    *col = (int)(s - line) + 1;
+    return arena_strndup(a, s, (size_t)(e - s));
+}
+
+static bool parse_hash(const char *f, unsigned long long *h)
+{
+    char *end;
+    if (strlen(f) != 16)
+        return false;
+    *h = strtoull(f, &end, 16);
+    return *end == '\0' && f[0] != '-' && f[0] != '+';
+}
+
+static bool parse_arch_field(const char *f, int *sm, bool *specific)
+{
+    char *end;
+    if (strncmp(f, "sm_", 3) || f[3] < '1' || f[3] > '9')
+        return false;
+    long v = strtol(f + 3, &end, 10);
+    *specific = *end == 'a';
+    if (*specific)
+        ++end;
+    *sm = (int)v;
+    return *end == '\0' && v < 1000 && arch_find(*sm);
+}
+
+/* One record from the line (which holds at least one field); false after an error. */
+static bool parse_record(arena *a, diag_ctx *d, srcloc at, const char *line, wisdom_record *r)
+{
+    const char *p = line, *f[5];
+    int col[5];
+    for (int i = 0; i < 5; ++i) {
+        f[i] = next_field(a, &p, line, &col[i]);
+        if (!f[i]) {
+            at.col = (int)(p - line) + 1;
+            diag_error(d, at, "a wisdom record has five fields and the ratios: HASH ARCH GPU "
+                       "SIZE LOWERING (this one ends after %d)", i);
+            return false;
+        }
+    }
+    static const char *const what[] = {"a spec hash (16 hex digits, pipegen --spec-hash)",
+                                       "an architecture (sm_90, sm_90a)", NULL, NULL,
+                                       "a lowering (pipegen --list-lowerings)"};
+    r->lowering = mech_from_name(f[4]);
+    bool ok[5] = {parse_hash(f[0], &r->hash), parse_arch_field(f[1], &r->sm, &r->specific),
+                  true, true, mech_known(r->lowering) && !mech_is_auto(r->lowering)};
+    for (int i = 0; i < 5; ++i)
+        if (!ok[i]) {
+            at.col = col[i];
+            diag_error(d, at, "'%s' is not %s", f[i], what[i]);
+            return false;
+        }
+    r->line = at.line;
+    r->gpu = f[2];
+    r->size = f[3];
+    return true;
+}
+
+bool wisdom_parse(arena *a, diag_ctx *d, const char *path, const char *text, wisdom *w)
+{
+    *w = (wisdom){.path = path};
+    int cap = 0, line = 1;
+    for (const char *s = text; *s; ++line) {
+        const char *nl = strchr(s, '\n'), *p = s;
+        int col;
+        if (next_field(a, &p, s, &col)) {
+            w->recs = arena_grow(a, w->recs, &cap, w->n + 1, sizeof *w->recs);
+            if (!parse_record(a, d, (srcloc){path, line, 1}, s, &w->recs[w->n]))
+                return false;
+            ++w->n;
+        }
+        s = nl ? nl + 1 : s + strlen(s);
+    }
+    return true;
+}
+
+const wisdom_record *wisdom_choice(const wisdom *w, diag_ctx *d, unsigned long long hash,
+                                   int sm, bool specific)
+{
+    const wisdom_record *first = NULL;
+    for (int i = 0; i < w->n; ++i) {
+        const wisdom_record *r = &w->recs[i];
+        if (r->hash != hash || r->sm != sm || r->specific != specific)
+            continue;
+        if (!first)
+            first = r;
+        else
+            diag_note(d, (srcloc){w->path, r->line, 1}, "a second record for this spec and "
+                      "sm_%d%s (%s, %s) is ignored: line %d, the first, chose", sm,
+                      specific ? "a" : "", r->gpu, r->size, first->line);
+    }
+    return first;
+}
