@@ -265,7 +265,7 @@ CMAKEDIR = $(LIBDIR)/cmake/pipegen
 MAN1DIR  = $(PREFIX)/share/man/man1
 SHAREDIR = $(PREFIX)/share/pipegen
 MANIFEST = $(SHAREDIR)/install_manifest.txt
-INSTALLED = $(BINDIR)/pipegen $(LIBDIR)/libpipert.a $(LIBDIR)/libpipert.so.$(VERSION) \
+INSTALLED = $(BINDIR)/pipegen $(BINDIR)/pipegen-tune $(LIBDIR)/libpipert.a $(LIBDIR)/libpipert.so.$(VERSION) \
             $(LIBDIR)/$(SONAME) $(LIBDIR)/libpipert.so $(INCDIR)/pipert.h \
             $(DEVICE_HEADERS:runtime/%=$(INCDIR)/%) $(PCDIR)/pipert.pc \
             $(CMAKEDIR)/pipegenConfig.cmake $(CMAKEDIR)/pipegenConfigVersion.cmake \
@@ -274,6 +274,7 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR) $(DESTDIR)$(PCDIR) \
 	    $(DESTDIR)$(CMAKEDIR) $(DESTDIR)$(MAN1DIR) $(DESTDIR)$(SHAREDIR)
 	install -m 755 $(B)/pipegen $(DESTDIR)$(BINDIR)/pipegen
+	install -m 755 tools/pipegen-tune $(DESTDIR)$(BINDIR)/pipegen-tune
 	install -m 644 $(B)/libpipert.a $(DESTDIR)$(LIBDIR)/libpipert.a
 	install -m 755 $(B)/libpipert.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libpipert.so.$(VERSION)
 	ln -sf libpipert.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)

@@ -698,10 +698,10 @@ static int plan_launcher(run *r)
  * one. */
 static bool load_wisdom(run *r)
 {
-    const char *path = r->o.wisdom;
+    const char *path = r->o.wisdom;   /* --wisdom= (empty): none, whatever the environment */
     if (!path && getenv("PIPEGEN_WISDOM") && *getenv("PIPEGEN_WISDOM"))
         path = getenv("PIPEGEN_WISDOM");
-    if (!path)
+    if (!path || !*path)
         return true;
     say(&r->o, &r->d, " reading wisdom %s\n", path);
     size_t len = 0;

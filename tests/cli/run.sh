@@ -1303,6 +1303,7 @@ c_wisdom_chooses() {
     PIPEGEN_WISDOM=w.wis pg saxpy.pipe --dump-ir; expect_out_has "mech=tensor sm_90"
     printf '%s sm_90 X L bulk\n' "$h" >v.wis
     PIPEGEN_WISDOM=v.wis pg saxpy.pipe --wisdom=w.wis --dump-ir; expect_out_has "mech=tensor sm_90"
+    PIPEGEN_WISDOM=w.wis pg saxpy.pipe --wisdom= --dump-ir; expect_no_err; expect_out_has "mech=cp.async sm_90"
     pg saxpy.pipe --wisdom=w.wis --lower=cp.async --dump-ir
     expect_status 0; expect_no_err; expect_out_has "mech=cp.async sm_90"
     rm -f w.wis v.wis k.cu k.cuh k1.cu k.cu.d
@@ -1352,6 +1353,31 @@ CASES
     expect_status 1; expect_err_has "a NUL byte"
     rm -f w.wis z.wis
     expect_files
+}
+
+c_tune_candidates() {
+    # pipegen-tune's candidates: every implemented lowering but auto that plans the spec
+    # (PIPEGEN_TUNE_DRYRUN: no GPU needed), a refusal said with its reason; without a GPU
+    # the run says so and exits 77; a spec with errors stops it with them.
+    local tune=$root/tools/pipegen-tune
+    PIPEGEN=$pipegen PIPEGEN_TUNE_DRYRUN=1 "$tune" saxpy.pipe >t.out 2>&1
+    [ $? = 0 ] || fail "dry run: $(cat t.out)"
+    grep -q '^candidate cp.async$' t.out || fail "no cp.async candidate: $(cat t.out)"
+    grep -q '^candidate tensor$' t.out || fail "no tensor candidate: $(cat t.out)"
+    grep -q 'candidate auto' t.out && fail "auto is a candidate"
+    printf 'pipeline m {\n  in uint8 x[n][4];\n  out uint8 z[n][4];\n  tile z[256][4];\n  stage x;\n  compute elementwise (i, c) { z[i][c] = x[i][c]; }\n}\n' >m.pipe
+    PIPEGEN=$pipegen PIPEGEN_TUNE_DRYRUN=1 "$tune" m.pipe --lowerings "cp.async tensor" >t.out 2>&1
+    grep -q '^skip tensor: a region whose rows or origin steps are not a multiple of 16 bytes' t.out \
+        || fail "tensor's refusal: $(cat t.out)"
+    grep -q '^candidate cp.async$' t.out || fail "cp.async: $(cat t.out)"
+    PIPEGEN=$pipegen PIPEGEN_TUNE_DRYRUN=1 "$tune" bad.pipe >t.out 2>&1
+    [ $? = 1 ] && grep -q 'error' t.out || fail "a spec with errors: $(cat t.out)"
+    if ! command -v nvidia-smi >/dev/null; then
+        PIPEGEN=$pipegen "$tune" saxpy.pipe >t.out 2>&1
+        [ $? = 77 ] && grep -q 'no GPU on this machine' t.out || fail "no GPU: $(cat t.out)"
+        [ -e pipegen.wisdom ] && fail "a wisdom file written without a measurement"
+    fi
+    rm -f t.out m.pipe
 }
 
 c_warning_perf_bins_per_tile() {

@@ -49,7 +49,7 @@ skip() { skipped=$*; }
 # What `make install` must put there, and nothing else.
 expected_files() {
     local h
-    printf '%s\n' bin/pipegen lib/libpipert.a "lib/libpipert.so.$version" \
+    printf '%s\n' bin/pipegen bin/pipegen-tune lib/libpipert.a "lib/libpipert.so.$version" \
         "lib/libpipert.so.$major" lib/libpipert.so include/pipegen/pipert.h lib/pkgconfig/pipert.pc \
         lib/cmake/pipegen/pipegenConfig.cmake lib/cmake/pipegen/pipegenConfigVersion.cmake \
         lib/cmake/pipegen/pipegenGenerate.cmake share/man/man1/pipegen.1 share/pipegen/install_manifest.txt
@@ -99,6 +99,7 @@ c_install() {
     [ "$(ls -A "$dest")" = opt ] && [ "$(ls -A "$dest/opt")" = pipegen-test ] \
         || fail "make install wrote outside PREFIX: $(cd "$dest" && find . -maxdepth 2 | tr '\n' ' ')"
     [ "$(stat -c %a "$inst/bin/pipegen")" = 755 ] || fail "bin/pipegen is not mode 755"
+    [ "$(stat -c %a "$inst/bin/pipegen-tune")" = 755 ] || fail "bin/pipegen-tune is not mode 755"
     [ "$(stat -c %a "$inst/lib/libpipert.so.$version")" = 755 ] || fail "the shared library is not mode 755"
     local f
     for f in lib/libpipert.a include/pipegen/pipert.h lib/pkgconfig/pipert.pc share/man/man1/pipegen.1 \
@@ -309,7 +310,7 @@ c_cmake_example() {
     [ -x "$ex/b/scale" ] || fail "no scale binary"
     [ -f "$ex/b/pipegen/scale.cu" ] && [ -f "$ex/b/pipegen/scale.cuh" ] || fail "no generated scale.cu, scale.cuh"
     [ -f "$ex/b/pipegen/scale.cu.d" ] || fail "pipegen wrote no depfile"
-    grep -q "pipegen $ex/scale.pipe -o $ex/b/pipegen/scale.cu --arch=sm_80 -MD -MF $ex/b/pipegen/scale.cu.d --lower=cp.async -ffile-prefix-map=$ex/= -ffile-prefix-map=$ex/b/=\$" \
+    grep -q "pipegen $ex/scale.pipe -o $ex/b/pipegen/scale.cu --arch=sm_80 -MD -MF $ex/b/pipegen/scale.cu.d --lower=cp.async --wisdom= -ffile-prefix-map=$ex/= -ffile-prefix-map=$ex/b/=\$" \
         "$case_dir/out" || fail "pipegen_generate did not run pipegen as expected: $(grep -m 1 'bin/pipegen' "$case_dir/out")"
     # Relocatable: the spec named relative to the source tree, no absolute path.
     grep -q '^#line [0-9]* "scale.pipe"$' "$ex/b/pipegen/scale.cu" || fail "no #line into scale.pipe (relative)"
