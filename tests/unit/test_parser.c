@@ -661,7 +661,7 @@ START_TEST(contextual_words)
                  "  stage x cache cx evict sometimes halo 1 clampy;\n"
                  "                                          ^\n"
                  "t.pipe:3:25: error: unknown combine operator 'avg' "
-                 "(expected sum, min or max)\n"
+                 "(expected sum, min, max, argmin or argmax)\n"
                  "  accum float s combine avg into q;\n"
                  "                        ^\n",
                  4);
