@@ -27,8 +27,9 @@
 #     every architecture, and with their own on both grids (so each lowering meets each
 #     grid and each architecture, reductions included, without compiling every pair twice);
 #     a sample's variant (samples/NAME/OTHER.pipe, e.g. sgemm_roles) as a golden spec;
-#     a sample's host_stream variant (NAME_host), and the samples that only types or
-#     borders set apart (hash, rgba, blur and variants), with their own lowering only; an own
+#     a sample's host_stream variant (NAME_host), and the samples that only types,
+#     borders, array accumulators or row reductions set apart (tests/lib.sh), with their
+#     own lowering only (and on their own grid only, drivers included); an own
 #     lowering that mixes lowerings over the architectures on the persistent grid only.
 # A lowering that reports a spec feature as "not implemented yet" (or planned by another
 # lowering) is a skip, not a failure.
@@ -84,9 +85,10 @@ if [ "${1:-}" = --job ]; then
     for a in ${archs//,/ }; do
         gen_archs+=${gen_archs:+,}$a$(feat "$a")
     done
-    # The matrix runs specs under lowerings they were not written for: the hints such a
-    # lowering ignores are expected, and any other output fails the job.
-    gen=("$pipegen" "$spec" "${lower_opt[@]}" --grid="$grid" --arch="$gen_archs" -Wno-hints)
+    # The matrix runs specs under lowerings and grids they were not written for: the hints
+    # such a lowering ignores and the performance lint of such a grid (array accumulators
+    # per tile) are expected, and any other output fails the job.
+    gen=("$pipegen" "$spec" "${lower_opt[@]}" --grid="$grid" --arch="$gen_archs" -Wno-hints -Wno-perf)
 
     # 1. generate
     echo "+ ${gen[*]} -o $dir/$name.cu ..." >>"$log"
@@ -254,8 +256,9 @@ for spec in "${specs[@]}"; do
     # The spec's own lowering: when it resolves to one implemented lowering M for every
     # architecture and writes the very source --lower=M writes, the run with M stands for
     # it (the same source is not compiled twice).
-    own=default mixed=0
+    own=default mixed=0 own_grid=
     if [ "${COMPILE_FULL:-0}" != 1 ]; then
+        own_grid=$("$pipegen" "$spec" --dump-ir 2>/dev/null | sed -n 's/^schedule .* grid=\([a-z_]*\).*/\1/p' | head -n 1)
         m=$("$pipegen" "$spec" --dump-ir 2>/dev/null | sed -n 's/^schedule .* mech=\([^ ]*\) sm_.*/\1/p' | sort -u)
         [ "$(wc -l <<<"$m")" -gt 1 ] && mixed=1
         if [ -n "$m" ] && [ "$(wc -l <<<"$m")" = 1 ] && [[ " ${lowerings[*]} " == *" $m "* ]] \
@@ -274,6 +277,9 @@ for spec in "${specs[@]}"; do
         is_schedule_twin "$name" && [ "${COMPILE_FULL:-0}" != 1 ] && [ "$lower" != "$own" ] \
             && continue
         for grid in per_tile persistent; do
+            # A twin's own lowering on its own grid only: the other grid is its sibling's.
+            is_schedule_twin "$name" && [ "${COMPILE_FULL:-0}" != 1 ] && [ -n "$own_grid" ] \
+                && [ $grid != "$own_grid" ] && continue
             # Golden specs (features rather than workloads): every lowering on the
             # persistent grid, their own lowering on both; samples the other way round, so
             # that every lowering meets both grids (with and without accumulators) once.
@@ -290,7 +296,8 @@ for spec in "${specs[@]}"; do
                 continue
             fi
             checks=ptx,host
-            if [ "${COMPILE_FULL:-0}" = 1 ] || { [ "$lower" = "$own" ] && [ $grid = persistent ]; }; then
+            if [ "${COMPILE_FULL:-0}" = 1 ] || { [ "$lower" = "$own" ] && [ $grid = persistent ]; } \
+               || { is_schedule_twin "$name" && [ "$lower" = "$own" ]; }; then
                 checks+=,drivers
             fi
             # A golden spec under another lowering than its own: the newest architecture
