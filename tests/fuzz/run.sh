@@ -2,7 +2,8 @@
 # Deterministic mutation fuzzing of pipegen (meant for the ASan/UBSan build).
 #
 # Seeds: samples/*/*.pipe and tests/fuzz/seeds/*.pipe (FUZZ_RICH mutants each, default
-# 300) and tests/errors/*.pipe (FUZZ_PER_ERROR each, default 20). mutate.c makes the
+# 300) and tests/errors/*.pipe (FUZZ_PER_ERROR each, default 12: an error case's mutants
+# mostly meet the error paths its neighbours' do). mutate.c makes the
 # mutants (the same ones on every run). Each is compiled with `PIPEGEN MUTANT -o x.cu`
 # under a timeout; a run fails when the exit status is not 0 or 1 (crash, hang, sanitizer
 # abort) or when stderr shows anything from a sanitizer. Failing inputs are kept in
@@ -16,7 +17,7 @@ set -u
 suite_start fuzz PIPEGEN "$@"
 here=$root/tests/fuzz
 rich=${FUZZ_RICH:-300}
-per_error=${FUZZ_PER_ERROR:-20}
+per_error=${FUZZ_PER_ERROR:-12}
 jobs=${FUZZ_JOBS:-2}
 limit=${FUZZ_TIMEOUT:-10}
 keep=${FUZZ_KEEP:-/tmp/pipegen-fuzz-failures}
