@@ -1,5 +1,5 @@
 /* arena: bump allocation in large chunks, freed all at once (the compiler's memory policy),
- * strbuf, the growable text buffer the emitters write into, and the text hash. */
+ * strbuf, the growable text buffer the emitters write into, and the text helpers. */
 #include "pipegen.h"
 
 #include <stdlib.h>
@@ -167,4 +167,19 @@ unsigned long long text_hash(const char *data, size_t len)
     for (size_t i = 0; i < len; ++i)
         h = (h ^ (unsigned char)data[i]) * 1099511628211ull;
     return h;
+}
+
+bool text_word_char(char ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')
+           || ch == '_';
+}
+
+bool text_names(const char *text, const char *name)
+{
+    size_t len = strlen(name);
+    for (const char *p = text ? strstr(text, name) : NULL; p; p = strstr(p + 1, name))
+        if ((p == text || !text_word_char(p[-1])) && !text_word_char(p[len]))
+            return true;
+    return false;
 }

@@ -818,9 +818,14 @@ static const char *reduce_ctype(arena *a, const spec_reduce *r)
     return spec_reduce_is_arg(r) ? arena_printf(a, "pg_arg<%s>", t) : t;
 }
 
-static const char *reduce_pick(const spec_reduce *r)
+/* The fold of two of a reduction's results x and y (pg_arg for argmin and argmax). */
+static void emit_reduce_fold(strbuf *out, const spec_reduce *r, const char *x, const char *y)
 {
-    return r->combine == COMBINE_ARGMAX ? "true" : "false";
+    if (spec_reduce_is_arg(r))
+        sb_printf(out, "pg_arg_pick<%s>(%s, %s)", r->combine == COMBINE_ARGMAX ? "true" : "false",
+                  x, y);
+    else
+        emit_fold(out, r->combine, x, y);
 }
 
 /* One cell of a reduction's pass: its expression folded into the row's pg_acc (argmin and
@@ -831,11 +836,11 @@ static void print_fold(kctx *k, const spec_reduce *r)
     kp(k, "{\n    const %s pg_v = (%s)(\n", t, t);
     emit_body(k->out, &r->expr, &k->u->opts, "");
     kp(k, "    );\n    pg_acc = ");
-    if (spec_reduce_is_arg(r))
-        sb_printf(k->out, "pg_arg_pick<%s>(pg_acc, %s{pg_v, (long long)%s})", reduce_pick(r),
-                  reduce_ctype(k->out->arena, r), k->s->compute.idx[k->s->tile_rank - 1]);
-    else
-        emit_fold(k->out, r->combine, "pg_acc", "pg_v");
+    const char *v = spec_reduce_is_arg(r)
+        ? arena_printf(k->out->arena, "%s{pg_v, (long long)%s}", reduce_ctype(k->out->arena, r),
+                       k->s->compute.idx[k->s->tile_rank - 1])
+        : "pg_v";
+    emit_reduce_fold(k->out, r, "pg_acc", v);
     sb_puts(k->out, ";\n");
     kp(k, "}\n");
 }
@@ -890,10 +895,7 @@ static void emit_pass_combine(kctx *k, const spec_reduce *r, const row_map *m, c
            compute_threads(k), k->sc->producer_threads ? 2 : 0, r->name, t, k->sc->reduce_off,
            compute_tid(k));
     sb_printf(k->out, "[&](%s pg_x, %s pg_y) -> %s { return ", t, t, t);
-    if (spec_reduce_is_arg(r))
-        sb_printf(k->out, "pg_arg_pick<%s>(pg_x, pg_y)", reduce_pick(r));
-    else
-        emit_fold(k->out, r->combine, "pg_x", "pg_y");
+    emit_reduce_fold(k->out, r, "pg_x", "pg_y");
     sb_puts(k->out, "; });\n");
 }
 

@@ -27,15 +27,15 @@ static const char *ref_accum_ctype(elem_type t)
     }
 }
 
-/* The identity of a reference accumulator, as the device's (emit_accum_identity) once the
+/* The identity of a reference accumulator or reduction, as the device's (emit_accum_identity) once the
  * result is converted to the accumulator's type: an integer's min starts at its type's
  * greatest value, not at INFINITY (whose conversion to an integer is undefined). */
-static const char *ref_accum_identity(const spec_accum *acc)
+static const char *ref_identity(elem_type t, ast_combine combine)
 {
-    bool is_float = ast_type_class(acc->type) == TC_FLOAT;
-    switch (acc->combine) {
-    case COMBINE_MIN: return is_float ? "INFINITY" : ast_type_max(acc->type);
-    case COMBINE_MAX: return is_float ? "-INFINITY" : ast_type_min(acc->type);
+    bool is_float = ast_type_class(t) == TC_FLOAT;
+    switch (combine) {
+    case COMBINE_MIN: case COMBINE_ARGMIN: return is_float ? "INFINITY" : ast_type_max(t);
+    case COMBINE_MAX: case COMBINE_ARGMAX: return is_float ? "-INFINITY" : ast_type_min(t);
     default: return "0";
     }
 }
@@ -111,13 +111,10 @@ static void emit_reference_reduce(strbuf *o, const emit_unit *u, const spec_redu
 {
     const spec *s = u->spec;
     const char *row = s->reference.idx[s->reference.nidx - 1], *t = ast_type_ctype(r->type);
-    const spec_accum as_accum = {.type = r->type, .combine = r->combine == COMBINE_ARGMIN
-                                 ? COMBINE_MIN : r->combine == COMBINE_ARGMAX ? COMBINE_MAX
-                                 : r->combine};
     const bool arg = spec_reduce_is_arg(r), custom = r->combine == COMBINE_CUSTOM;
     if (arg) {
         sb_printf(o, "        struct { %s value; long long index; } %s = {%s, -1};\n", t,
-                  r->name, ref_accum_identity(&as_accum));
+                  r->name, ref_identity(r->type, r->combine));
     } else if (custom) {
         sb_printf(o, "        %s %s = (%s)(\n", t, r->name, t);
         emit_body(o, &r->identity, &u->opts, "");
@@ -128,7 +125,7 @@ static void emit_reference_reduce(strbuf *o, const emit_unit *u, const spec_redu
         sb_puts(o, "            );\n        };\n");
     } else {
         sb_printf(o, "        %s %s = %s;\n", ref_accum_ctype(r->type), r->name,
-                  ref_accum_identity(&as_accum));
+                  ref_identity(r->type, r->combine));
     }
     sb_printf(o, "        for (int64_t %s = 0; %s < ", row, row);
     emit_extent(o, &s->arrays[s->tile_array].dims[s->tile_rank - 1], "");
@@ -151,7 +148,7 @@ static void emit_reference_reduce(strbuf *o, const emit_unit *u, const spec_redu
  * larger than a stack should hold. */
 static void emit_reference_accum(strbuf *o, const spec_accum *acc)
 {
-    const char *t = ref_accum_ctype(acc->type), *id = ref_accum_identity(acc);
+    const char *t = ref_accum_ctype(acc->type), *id = ref_identity(acc->type, acc->combine);
     if (!acc->is_array) {
         sb_printf(o, "    %s %s = %s;\n", t, acc->name, id);
         return;

@@ -27,10 +27,10 @@ static void lint_bins_per_tile(diag_ctx *d, const spec *s)
 /* Whether the row passes (a reduction's expression or the compute) name array a. */
 static bool rows_read(const spec *s, const spec_array *a)
 {
-    if (spec_text_names(s->compute.text, a->name))
+    if (text_names(s->compute.text, a->name))
         return true;
     for (int i = 0; i < s->nreduces; ++i)
-        if (spec_text_names(s->reduces[i].expr.text, a->name))
+        if (text_names(s->reduces[i].expr.text, a->name))
             return true;
     return false;
 }

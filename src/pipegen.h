@@ -55,6 +55,10 @@ void sb_putn(strbuf *sb, const char *s, size_t n);
 void sb_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void sb_vprintf(strbuf *sb, const char *fmt, va_list ap);
 unsigned long long text_hash(const char *data, size_t len);     /* 64-bit FNV-1a */
+bool text_word_char(char ch);                                   /* [A-Za-z0-9_] */
+/* Whether text holds name as a whole word anywhere, comments and preprocessor lines
+ * included (a macro may write the array): a miss is certain, a hit may not be a use. */
+bool text_names(const char *text, const char *name);
 
 /* ====================================================================== diag.c */
 
@@ -668,9 +672,6 @@ mech sema_mech(diag_ctx *d, diag_origin o, const char *name);
 
 /* ====================================================================== spec.c */
 
-/* Whether text holds name as a whole word anywhere, comments and preprocessor lines
- * included (a macro may write the array): a miss is certain, a hit may not be a use. */
-bool spec_text_names(const char *text, const char *name);
 /* The accumulator whose output array is `array`, or -1. */
 int spec_accum_into(const spec *s, int array);
 /* The workspace holds each block's partials, 8 bytes an element: accumulator k's start at

@@ -848,12 +848,6 @@ typedef struct body_scan {
     bool line_start;              /* nothing but blanks since the last newline */
 } body_scan;
 
-static bool word_char(char ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')
-           || ch == '_';
-}
-
 static bool is_word(const char *w, size_t len, const char *kw)
 {
     return strlen(kw) == len && !strncmp(w, kw, len);
@@ -901,9 +895,9 @@ static bool scan_token(body_scan *b, size_t *start, size_t *len)
         return false;
     size_t s = b->i;
     char ch = b->t[s];
-    if (word_char(ch)) {
+    if (text_word_char(ch)) {
         bool num = ch >= '0' && ch <= '9';
-        while (b->i < b->n && (word_char(b->t[b->i]) || (num && b->t[b->i] == '.')
+        while (b->i < b->n && (text_word_char(b->t[b->i]) || (num && b->t[b->i] == '.')
                || (num && (b->t[b->i] == '+' || b->t[b->i] == '-')
                    && strchr("eEpP", b->t[b->i - 1]))))
             ++b->i;
@@ -999,11 +993,10 @@ static bool jump_allowed(const jump_ctx *j, bool is_break)
 }
 
 /* Where the token at offset s of a body's text is. */
-static srcloc body_loc(const ast_item *it, size_t s)
+static srcloc text_loc_at(const char *text, srcloc at, size_t s)
 {
-    srcloc at = it->text_loc;
     for (size_t k = 0; k < s; ++k) {
-        if (it->text[k] == '\n') {
+        if (text[k] == '\n') {
             at.line++;
             at.col = 1;
         } else {
@@ -1056,7 +1049,7 @@ static void check_body_returns(checker *c, const ast_item *it)
         } else if (len == 2 && tok[1] == '>') {
             /* After a lambda's parameters or a specifier (mutable, noexcept); after any
              * other word it is a member access, which a ')' or ';' ends. */
-            trailing = prev && (*prev == ')' || word_char(*prev));
+            trailing = prev && (*prev == ')' || text_word_char(*prev));
         } else if (ch == ';' || ch == ',' || ch == '=') {
             trailing = false;
         } else if (ch == '{') {
@@ -1067,7 +1060,7 @@ static void check_body_returns(checker *c, const ast_item *it)
                 func = true;
             else if (*prev == ')')
                 func = !closed_ctrl;
-            else if (word_char(*prev))
+            else if (text_word_char(*prev))
                 func = !is_word(prev, prev_len, "else") && !is_word(prev, prev_len, "do")
                        && !is_word(prev, prev_len, "try");
             else
@@ -1088,11 +1081,11 @@ static void check_body_returns(checker *c, const ast_item *it)
             /* a block ends the one-statement contexts it was the statement of */
             jumps.ended = true;
         } else if (nfunc == 0 && is_word(tok, len, "return")) {
-            report_body_return(c, it, body_loc(it, s));
+            report_body_return(c, it, text_loc_at(it->text, it->text_loc, s));
         } else if (nfunc == 0 && (is_word(tok, len, "break") || is_word(tok, len, "continue"))) {
             bool is_break = *tok == 'b';
             if (!jump_allowed(&jumps, is_break))
-                report_body_jump(c, it, body_loc(it, s), is_break);
+                report_body_jump(c, it, text_loc_at(it->text, it->text_loc, s), is_break);
         } else if (is_word(tok, len, "do")) {
             jumps.pending = 2;
         }
@@ -1138,15 +1131,12 @@ static bool check_body_indices(checker *c, const ast_item *it, spec_body *b)
 static bool check_expression(checker *c, const ast_item *it, const char *text, srcloc at,
                              const char *what, const char *example)
 {
-    ast_item where = *it;
-    where.text = text;
-    where.text_loc = at;
     body_scan b = {.t = text, .n = strlen(text), .line_start = true};
     size_t s, len;
     bool any = false;
     while (scan_token(&b, &s, &len)) {
         if (b.t[s] == ';') {
-            diag_error(c->d, body_loc(&where, s), "%s of reduction '%s' is an expression: no "
+            diag_error(c->d, text_loc_at(text, at, s), "%s of reduction '%s' is an expression: no "
                        "';' (write '%s')", what, it->name, example);
             return false;
         }
@@ -1611,9 +1601,9 @@ static void check_outputs_written(checker *c)
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];
         if (arr->dir != DIR_OUT || spec_accum_into(s, i) >= 0
-            || spec_text_names(s->compute.text, arr->name)
-            || (s->has_prologue && spec_text_names(s->prologue.text, arr->name))
-            || (s->has_epilogue && spec_text_names(s->epilogue.text, arr->name)))
+            || text_names(s->compute.text, arr->name)
+            || (s->has_prologue && text_names(s->prologue.text, arr->name))
+            || (s->has_epilogue && text_names(s->epilogue.text, arr->name)))
             continue;
         diag_error(c->d, arr->loc, "'%s' is an 'out' array that no compute, prologue or "
                    "epilogue body names: nothing would write it (the caller would get back "

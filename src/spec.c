@@ -4,21 +4,6 @@
 
 #include <string.h>
 
-static bool word_char(char ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9')
-           || ch == '_';
-}
-
-bool spec_text_names(const char *text, const char *name)
-{
-    size_t len = strlen(name);
-    for (const char *p = text ? strstr(text, name) : NULL; p; p = strstr(p + 1, name))
-        if ((p == text || !word_char(p[-1])) && !word_char(p[len]))
-            return true;
-    return false;
-}
-
 int spec_accum_into(const spec *s, int array)
 {
     for (int i = 0; i < s->naccums; ++i)
