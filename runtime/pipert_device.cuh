@@ -463,6 +463,21 @@ struct pg_acc_array {
     }
 };
 
+/* An accumulator by column as a body sees it in one of its thread's columns: NAME[c] is
+ * that column's register (the planner proved every index is the column, so k is c). */
+template <class T>
+struct pg_acc_column {
+    T &reg;
+    struct ref {
+        T &reg;
+        __device__ __forceinline__ void operator+=(T v) const { reg += v; }
+        __device__ __forceinline__ void operator-=(T v) const { reg -= v; }
+        __device__ __forceinline__ void operator++() const { reg += (T)1; }
+        __device__ __forceinline__ void operator++(int) const { reg += (T)1; }
+    };
+    __device__ __forceinline__ ref operator[](long long) const { return ref{reg}; }
+};
+
 /* out[e] = the sum of part[p * N + e] over the parts p, in a fixed tree (the same bits on
  * every run): a block takes 32 elements at a time, its warp w the parts w, w + NT/32, ...
  * in order, and then warp 0 the warps' sums in warp order. */

@@ -682,6 +682,35 @@ static void emit_cell(kctx *k, const char *ind)
     emit_body(k->out, &s->compute, &k->u->opts, "");
 }
 
+/* The columns a computing thread owns where an accumulator is by column (every one by
+ * column has the tile's row length as its extent, so the same count), else 0. */
+static int column_slots(const kctx *k)
+{
+    for (int i = 0; k->sc->accum_off && i < k->s->naccums; ++i)
+        if (k->sc->accum_regs[i])
+            return k->sc->accum_regs[i];
+    return 0;
+}
+
+/* With an accumulator by column, each computing thread walks its own columns (tid, tid +
+ * computing threads, ...), each down the tile's rows, and NAME is that column's register:
+ * the loop over them unrolled, so that pg_cols_NAME[pg_j] is a register, never memory. */
+static void emit_elementwise_columns(kctx *k)
+{
+    const spec *s = k->s;
+    const int slots = column_slots(k), cnt = compute_threads(k);
+    kp(k, "#pragma unroll\nfor (int pg_j = 0; pg_j < %d; ++pg_j) {\n"
+          "    const int pg_l1 = %s + pg_j * %d;\n    if (pg_l1 < pg_lim1) {\n", slots,
+       compute_tid(k), cnt);
+    for (int i = 0; i < s->naccums; ++i)
+        if (k->sc->accum_regs[i])
+            kp(k, "        const pg_acc_column<%s> %s{pg_cols_%s[pg_j]};\n",
+               elem_ctype(s->accums[i].type), s->accums[i].name, s->accums[i].name);
+    kp(k, "#pragma unroll 4\n        for (int pg_l0 = 0; pg_l0 < pg_lim0; ++pg_l0) {\n");
+    emit_cell(k, "            ");
+    kp(k, "        }\n    }\n}\n");
+}
+
 /* compute elementwise: the tile's cells are dealt to the compute threads in order, the
  * fastest dimension fastest; cells outside the array are skipped. Positions inside the
  * tile are ints, checked against pg_limD, so that only the body's own indexing is 64-bit.
@@ -698,6 +727,10 @@ static void emit_elementwise(kctx *k)
     const char *tid = compute_tid(k);
     long long n = 1, inner = 1;
     emit_tile_limits(k);
+    if (column_slots(k)) {
+        emit_elementwise_columns(k);
+        return;
+    }
     if (s->tile_rank == 2 && cnt % s->tile[1] == 0) {
         kp(k, "const int pg_l1 = %s %% %lld;\nif (pg_l1 < pg_lim1) {\n", tid, s->tile[1]);
         kp(k, "#pragma unroll 4\n    for (int pg_l0 = %s / %lld; pg_l0 < pg_lim0; "
@@ -1218,7 +1251,8 @@ static void emit_fold_functor(strbuf *out, const spec_accum *acc)
 
 /* The accumulators as the bodies see them: a scalar one a register of each thread; an
  * array one its block's bins in shared memory (the planner's accum_off), cleared before
- * any body runs. */
+ * any body runs, or by column its thread's registers pg_cols_NAME (the compute's loop
+ * over the thread's columns names the one of its column NAME: emit_elementwise_columns). */
 static void emit_accum_decls(kctx *k)
 {
     const spec *s = k->s;
@@ -1228,6 +1262,12 @@ static void emit_accum_decls(kctx *k)
         const char *t = elem_ctype(acc->type);
         if (!acc->is_array) {
             kp(k, "%s %s = %s;\n", t, acc->name, emit_accum_identity(acc));
+            continue;
+        }
+        if (k->sc->accum_regs[i]) {
+            kp(k, "%s pg_cols_%s[%d];\n#pragma unroll\nfor (int pg_j = 0; pg_j < %d; ++pg_j)\n"
+                  "    pg_cols_%s[pg_j] = %s;\n", t, acc->name, k->sc->accum_regs[i],
+               k->sc->accum_regs[i], acc->name, emit_accum_identity(acc));
             continue;
         }
         kp(k, "const pg_acc_array<%s, %d, %d> %s{(pg_acc_word<%s>::type *)(pg_smem + %lld)};\n"
@@ -1248,12 +1288,26 @@ static const char *accum_parts(arena *a, const spec *s, int i, const char *parts
                         q, elem_ctype(s->accums[i].type), q, parts, 8 * spec_accum_slot(s, i));
 }
 
-static bool has_array_accum(const spec *s)
+/* Whether an array accumulator keeps bins in shared memory (one in registers does not). */
+static bool has_shared_bins(const kctx *k)
 {
-    for (int i = 0; i < s->naccums; ++i)
-        if (s->accums[i].is_array)
+    for (int i = 0; i < k->s->naccums; ++i)
+        if (k->s->accums[i].is_array && !k->sc->accum_regs[i])
             return true;
     return false;
+}
+
+/* An accumulator by column: each computing thread writes its columns' registers as the
+ * block's partial of them (a thread of no column: none). */
+static void emit_column_partials(kctx *k, int i, const char *part)
+{
+    const spec_accum *acc = &k->s->accums[i];
+    const char *tid = compute_tid(k);
+    kp(k, "#pragma unroll\nfor (int pg_j = 0; pg_j < %d; ++pg_j) {\n"
+          "    const int pg_col = %s + pg_j * %d;\n    if (%s%s < %d)\n"
+          "        %s[(size_t)blockIdx.x * %d + pg_col] = pg_cols_%s[pg_j];\n}\n",
+       k->sc->accum_regs[i], tid, compute_threads(k), k->sc->producer_threads ? "pg_col >= 0 && " : "",
+       "pg_col", acc->extent, part, acc->extent, acc->name);
 }
 
 /* Each block folds its threads' accumulators in a fixed tree (an array one: its bins) and
@@ -1262,11 +1316,15 @@ static void emit_accum_partials(kctx *k)
 {
     const spec *s = k->s;
     const int nt = k->sc->threads;
-    if (has_array_accum(s))
+    if (has_shared_bins(k))
         kp(k, "__syncthreads();\n");
     for (int i = 0; i < s->naccums; ++i) {
         const spec_accum *acc = &s->accums[i];
         const char *t = elem_ctype(acc->type), *part = accum_parts(k->out->arena, s, i, "gridDim.x", false);
+        if (acc->is_array && k->sc->accum_regs[i]) {
+            emit_column_partials(k, i, part);
+            continue;
+        }
         if (acc->is_array) {
             kp(k, "%s.flush<%d>(%s + (size_t)blockIdx.x * %d);\n", acc->name, nt, part,
                acc->extent);

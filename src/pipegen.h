@@ -691,6 +691,11 @@ long long spec_size_bound(const spec *s, const char *size);
 bool spec_reduce_is_arg(const spec_reduce *r);
 int spec_reduce_bytes(const spec_reduce *r);
 int spec_accum_copies(const spec_accum *acc, int threads);
+/* Whether accumulator i is only ever added to at the column the compute's cell is in
+ * (`acc[c] += ...`, c the last index, in an elementwise compute and nowhere else), its
+ * extent the tile's row length and the tiled array's whole: then each bin has one owner,
+ * the thread that walks its column (the planner may keep it in registers). */
+bool spec_accum_by_column(const spec *s, int i);
 /* Slots of the deepest ring: `stages` (its first depth), or 1 where each block runs a
  * single step. The planner may take a later depth per architecture (plan_ring_slots). */
 int spec_ring_slots(const spec *s);
@@ -878,7 +883,10 @@ typedef struct sched {
     int regs_consumer;       /* ... and what each consumer thread takes (setmaxnreg.inc) */
     long long smem_bytes;    /* dynamic shared memory per block */
     long long *accum_off;    /* per accumulator: where an array one's bins start in dynamic
-                                shared memory, after the ring's slots */
+                                shared memory, after the ring's slots; -1: in registers */
+    int *accum_regs;         /* ... the registers each computing thread keeps of one in
+                                registers (by column, spec_accum_by_column: the thread owns
+                                the columns tid, tid + computing threads, ...), else 0 */
     const struct wisdom_record *chosen_by; /* the wisdom record that chose an auto spec's
                                 lowering for this target (NULL: auto's own rule) */
     const char *wisdom_path; /* ... and its file, as given */
@@ -1089,7 +1097,7 @@ void host_dump(FILE *out, const host_plan *hp, sched *const *scheds);
  *     them, an OP_FENCE before it) ahead of any barrier operation.
  *   - A stage whose copy_plan has nslots == 1 uses slot 0 for every step.
  * Rules reported, each once per schedule, as "[mech] RULE: ...": IR, RAW, WAR, parity,
- * arrivals, expect_tx, fence, init, deadlock, drain, registers.
+ * arrivals, expect_tx, fence, init, deadlock, drain, registers, accum.
  */
 
 typedef enum fault_kind {
@@ -1097,6 +1105,7 @@ typedef enum fault_kind {
     FAULT_EXPECT_TX_SHORT, FAULT_EXPECT_TX_LONG, FAULT_DROP_FENCE, FAULT_ONE_SLOT_SHORT,
     FAULT_DROP_RELEASE, FAULT_DROP_ARRIVE, FAULT_EARLY_RELEASE, FAULT_LOCAL_RELEASE,
     FAULT_CLUSTER_COUNT_SHORT, FAULT_CLAIM_RING_SHORT, FAULT_REGS_OVER,
+    FAULT_ACCUM_REGS_SHORT, FAULT_BINS_ON_RING,
     /* faults of the host plan */
     FAULT_DROP_ARRAY_CHECK, FAULT_LATE_SELECT, FAULT_DROP_PARAM,
     /* faults of its chunk ring */

@@ -30,6 +30,74 @@ int spec_accum_copies(const spec_accum *acc, int threads)
     return ast_type_class(acc->type) == TC_FLOAT ? threads / 32 : 1;
 }
 
+static const char *skip_blank(const char *p)
+{
+    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+        ++p;
+    return p;
+}
+
+/* Each whole-word occurrence of name in text, in turn: *at its first byte; false at the end. */
+static bool next_word(const char *text, const char *name, const char **at)
+{
+    const size_t len = strlen(name);
+    for (const char *p = strstr(*at ? *at + 1 : text, name); p; p = strstr(p + 1, name))
+        if ((p == text || !text_word_char(p[-1])) && !text_word_char(p[len])) {
+            *at = p;
+            return true;
+        }
+    return false;
+}
+
+/* Whether every use of name in text is name[index]. */
+static bool only_indexed_by(const char *text, const char *name, const char *index)
+{
+    const size_t len = strlen(index);
+    for (const char *at = NULL; next_word(text, name, &at);) {
+        const char *p = skip_blank(at + strlen(name));
+        if (*p != '[')
+            return false;
+        p = skip_blank(p + 1);
+        if (strncmp(p, index, len) != 0 || text_word_char(p[len]) || *skip_blank(p + len) != ']')
+            return false;
+    }
+    return true;
+}
+
+/* Whether text may declare or assign name again: an occurrence after a type word, a `*` or
+ * an `&` (a declarator), before a single `=`, `(` or `{` (an initializer), or in a binding
+ * list. Errs towards yes: `2 * c` says yes. */
+static bool may_rebind(const char *text, const char *name)
+{
+    for (const char *at = NULL; next_word(text, name, &at);) {
+        const char *b = at;
+        while (b > text && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\n' || b[-1] == '\r'))
+            --b;
+        const char before = b > text ? b[-1] : '\0';
+        const char *after = skip_blank(at + strlen(name));
+        if (text_word_char(before) || before == '*' || before == '&'
+            || (after[0] == '=' && after[1] != '=') || after[0] == '(' || after[0] == '{'
+            || (before == ',' && after[0] == ']'))
+            return true;
+    }
+    return false;
+}
+
+bool spec_accum_by_column(const spec *s, int i)
+{
+    const spec_accum *acc = &s->accums[i];
+    if (!acc->is_array || !s->has_compute || s->compute_kind != BODY_ELEMENTWISE
+        || s->tile_rank != 2 || s->nreduces || s->tile_array < 0)
+        return false;
+    const ast_extent *cols = &s->arrays[s->tile_array].dims[1];
+    if (cols->name || cols->value != s->tile[1] || acc->extent != s->tile[1])
+        return false;
+    const char *body = s->compute.text, *col = s->compute.idx[1];
+    return !strchr(body, '#') && !text_names(s->prologue.text, acc->name)
+           && !text_names(s->epilogue.text, acc->name) && only_indexed_by(body, acc->name, col)
+           && !may_rebind(body, col);
+}
+
 long long spec_size_bound(const spec *s, const char *size)
 {
     for (int d = 0; d < s->tile_rank; ++d)

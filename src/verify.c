@@ -39,6 +39,7 @@ static const char *const fault_names[FAULT__COUNT] = {
     [FAULT_EARLY_RELEASE] = "early-release", [FAULT_LOCAL_RELEASE] = "local-release",
     [FAULT_CLUSTER_COUNT_SHORT] = "cluster-count-short",
     [FAULT_CLAIM_RING_SHORT] = "claim-ring-short", [FAULT_REGS_OVER] = "regs-over",
+    [FAULT_ACCUM_REGS_SHORT] = "accum-regs-short", [FAULT_BINS_ON_RING] = "bins-on-ring",
     [FAULT_DROP_ARRAY_CHECK] = "drop-array-check",
     [FAULT_LATE_SELECT] = "late-select", [FAULT_DROP_PARAM] = "drop-param-source",
     [FAULT_CHUNK_BUFFERS_SHORT] = "chunk-buffers-short",
@@ -65,14 +66,14 @@ enum {
 
 typedef enum vrule {
     R_IR, R_RAW, R_WAR, R_PARITY, R_ARRIVALS, R_EXPECT_TX, R_FENCE, R_INIT, R_DEADLOCK,
-    R_DRAIN, R_REGISTERS, R__COUNT
+    R_DRAIN, R_REGISTERS, R_ACCUM, R__COUNT
 } vrule;
 
 static const char *const rule_names[R__COUNT] = {
     [R_IR] = "IR", [R_RAW] = "RAW", [R_WAR] = "WAR", [R_PARITY] = "parity",
     [R_ARRIVALS] = "arrivals", [R_EXPECT_TX] = "expect_tx", [R_FENCE] = "fence",
     [R_INIT] = "init", [R_DEADLOCK] = "deadlock", [R_DRAIN] = "drain",
-    [R_REGISTERS] = "registers",
+    [R_REGISTERS] = "registers", [R_ACCUM] = "accum",
 };
 
 typedef struct vclock {
@@ -1211,6 +1212,47 @@ static void check_registers(vreport *rep)
                   sc->threads, launch, pool);
 }
 
+/* Where the ring's slots end in shared memory. */
+static long long ring_end(const sched *sc)
+{
+    long long end = 0;
+    for (int i = 0; i < sc->spec->nstaged; ++i) {
+        const long long e = sc->copy[i].off + sc->copy[i].slot_bytes * sc->copy[i].nslots;
+        end = e > end ? e : end;
+    }
+    return end;
+}
+
+/* The array accumulators' places: one in registers is by column (each index its column,
+ * which the spec proves) with an owner for every column; shared bins lie past the ring's
+ * slots (which the copies overwrite while the bins add) and inside the block's memory. */
+static void check_accums(vreport *rep)
+{
+    const sched *sc = rep->sc;
+    const spec *s = sc->spec;
+    const int cnt = sc->threads - sc->producer_threads;
+    for (int i = 0; sc->accum_off && i < s->naccums && !rep->broken; ++i) {
+        const spec_accum *acc = &s->accums[i];
+        const long long bytes = (long long)spec_accum_copies(acc, sc->threads) * acc->extent
+                                * spec_accum_word(acc);
+        if (!acc->is_array)
+            continue;
+        if (sc->accum_off[i] < 0 && !spec_accum_by_column(s, i))
+            vfail_pre(rep, R_ACCUM, "accumulator '%s' is kept in registers by column, but not "
+                      "every index of it is the column", acc->name);
+        else if (sc->accum_off[i] < 0 && (long long)sc->accum_regs[i] * cnt < acc->extent)
+            vfail_pre(rep, R_ACCUM, "accumulator '%s' by column keeps %d registers in each of "
+                      "%d computing threads: its columns from %lld on have no owner",
+                      acc->name, sc->accum_regs[i], cnt, (long long)sc->accum_regs[i] * cnt);
+        else if (sc->accum_off[i] >= 0
+                 && (sc->accum_off[i] < ring_end(sc) || sc->accum_off[i] + bytes > sc->smem_bytes))
+            vfail_pre(rep, R_ACCUM, "the bins of accumulator '%s', at [%lld, %lld) of shared "
+                      "memory, overlap the ring's slots, which end at %lld, or pass the block's "
+                      "%lld bytes", acc->name, sc->accum_off[i], sc->accum_off[i] + bytes,
+                      ring_end(sc), sc->smem_bytes);
+    }
+}
+
 /* What the simulation relies on; a schedule that breaks it is reported as such. */
 static bool check_ir(vreport *rep)
 {
@@ -1274,6 +1316,8 @@ static bool check_ir(vreport *rep)
                   sc->empty_arrivals);
     if (!rep->broken)
         check_registers(rep);
+    if (!rep->broken)
+        check_accums(rep);
     return !rep->broken;
 }
 
@@ -1505,6 +1549,30 @@ static bool inject_local_release(sched *sc)
     return any;
 }
 
+/* The first accumulator by column keeps one register a thread fewer: its last columns'
+ * sums are lost. */
+static bool inject_accum_regs_short(sched *sc)
+{
+    for (int i = 0; sc->accum_off && i < sc->spec->naccums; ++i)
+        if (sc->accum_regs[i]) {
+            sc->accum_regs[i]--;
+            return true;
+        }
+    return false;
+}
+
+/* The first accumulator's shared bins start in the ring's last slot. */
+static bool inject_bins_on_ring(sched *sc)
+{
+    const long long end = ring_end(sc);
+    for (int i = 0; sc->accum_off && end > 0 && i < sc->spec->naccums; ++i)
+        if (sc->spec->accums[i].is_array && sc->accum_off[i] >= 0) {
+            sc->accum_off[i] = end - 16;
+            return true;
+        }
+    return false;
+}
+
 bool verify_inject(sched *sc, fault_kind k)
 {
     ir_op *op;
@@ -1539,6 +1607,8 @@ bool verify_inject(sched *sc, fault_kind k)
             return false;
         sc->regs_consumer += 8;
         return true;
+    case FAULT_ACCUM_REGS_SHORT: return inject_accum_regs_short(sc);
+    case FAULT_BINS_ON_RING: return inject_bins_on_ring(sc);
     case FAULT_DROP_RELEASE: return drop_first(sc, is_release);
     case FAULT_DROP_ARRIVE: return drop_first(sc, is_full_arrive) || drop_first(sc, is_any_arrive);
     case FAULT_EARLY_RELEASE: return move_release_early(sc);
