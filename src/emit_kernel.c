@@ -1298,16 +1298,18 @@ static bool has_shared_bins(const kctx *k)
 }
 
 /* An accumulator by column: each computing thread writes its columns' registers as the
- * block's partial of them (a thread of no column: none). */
+ * block's partial of them (a producer, whose pg_ctid is negative, none: pg_ctid plus a
+ * multiple of the computing threads would name a consumer's column). */
 static void emit_column_partials(kctx *k, int i, const char *part)
 {
     const spec_accum *acc = &k->s->accums[i];
     const char *tid = compute_tid(k);
     kp(k, "#pragma unroll\nfor (int pg_j = 0; pg_j < %d; ++pg_j) {\n"
-          "    const int pg_col = %s + pg_j * %d;\n    if (%s%s < %d)\n"
+          "    const int pg_col = %s + pg_j * %d;\n    if (%spg_col < %d)\n"
           "        %s[(size_t)blockIdx.x * %d + pg_col] = pg_cols_%s[pg_j];\n}\n",
-       k->sc->accum_regs[i], tid, compute_threads(k), k->sc->producer_threads ? "pg_col >= 0 && " : "",
-       "pg_col", acc->extent, part, acc->extent, acc->name);
+       k->sc->accum_regs[i], tid, compute_threads(k),
+       k->sc->producer_threads ? "pg_ctid >= 0 && " : "", acc->extent, part, acc->extent,
+       acc->name);
 }
 
 /* Each block folds its threads' accumulators in a fixed tree (an array one: its bins) and

@@ -10,7 +10,7 @@
 #include "pipert_device.cuh"
 #include "pipert_cp_async.cuh"
 
-/* Schedule for sm_80 (also sm_90), lowering cp.async: a ring of 3 slot(s), 7424 bytes of shared memory
+/* Schedule for sm_80 (also sm_90), lowering cp.async: a ring of 3 slot(s), 8192 bytes of shared memory
  * per block, 128 threads, persistent grid.
  *   prologue p in [0,2): copy step=p if<trips; commit step=p
  *   loop t in [0,trips): wait 1; barrier; copy step=t+2 if<trips; commit step=t+2; compute step=t
@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(128) colstats_sm80(const struct colstats_args 
     #pragma unroll
     for (int pg_j = 0; pg_j < 3; ++pg_j)
         pg_cols_cnt[pg_j] = 0;
-    const pg_acc_array<float, 8, 4> m{(pg_acc_word<float>::type *)(pg_smem + 7296)};
+    const pg_acc_array<float, 8, 4> m{(pg_acc_word<float>::type *)(pg_smem + 8064)};
     m.clear<128>();
     __syncthreads();
     for (int64_t pg_p = 0; pg_p < 2; ++pg_p) {
@@ -54,14 +54,14 @@ __global__ void __launch_bounds__(128) colstats_sm80(const struct colstats_args 
             const int64_t pg_step = pg_p;
             if (pg_step < pg_trips) {
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                const int64_t pg_tiles1 = ((int64_t)300 + 299) / 300;
-                const int64_t pg_org1 = pg_mod(pg_rest, pg_tiles1) * 300;
+                const int64_t pg_tiles1 = ((int64_t)320 + 319) / 320;
+                const int64_t pg_org1 = pg_mod(pg_rest, pg_tiles1) * 320;
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t pg_org0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_x, 1, 2, 1200LL, 1200LL, 128>(pg_smem + 0 + pg_slot * 2432, pg_g_x,
+                pg_region<pg_vec_x, 1, 2, 1280LL, 1296LL, 128>(pg_smem + 0 + pg_slot * 2688, pg_g_x,
                     0, (pg_org0), (pg_org1) * 4,
-                    1, rows, (int64_t)300 * 4, threadIdx.x,
+                    1, rows, (int64_t)320 * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -74,14 +74,14 @@ __global__ void __launch_bounds__(128) colstats_sm80(const struct colstats_args 
             const int64_t pg_step = pg_t + 2;
             if (pg_step < pg_trips) {
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-                const int64_t pg_tiles1 = ((int64_t)300 + 299) / 300;
-                const int64_t pg_org1 = pg_mod(pg_rest, pg_tiles1) * 300;
+                const int64_t pg_tiles1 = ((int64_t)320 + 319) / 320;
+                const int64_t pg_org1 = pg_mod(pg_rest, pg_tiles1) * 320;
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t pg_org0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_x, 1, 2, 1200LL, 1200LL, 128>(pg_smem + 0 + pg_slot * 2432, pg_g_x,
+                pg_region<pg_vec_x, 1, 2, 1280LL, 1296LL, 128>(pg_smem + 0 + pg_slot * 2688, pg_g_x,
                     0, (pg_org0), (pg_org1) * 4,
-                    1, rows, (int64_t)300 * 4, threadIdx.x,
+                    1, rows, (int64_t)320 * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
             }
         }
@@ -89,16 +89,16 @@ __global__ void __launch_bounds__(128) colstats_sm80(const struct colstats_args 
         {
             const int64_t pg_step = pg_t;
             int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
-            const int64_t pg_tiles1 = ((int64_t)300 + 299) / 300;
-            const int64_t pg_org1 = pg_mod(pg_rest, pg_tiles1) * 300;
+            const int64_t pg_tiles1 = ((int64_t)320 + 319) / 320;
+            const int64_t pg_org1 = pg_mod(pg_rest, pg_tiles1) * 320;
             pg_rest = pg_div(pg_rest, pg_tiles1);
             const int64_t pg_org0 = pg_rest * 2;
             const int pg_slot = (int)(pg_step % 3);
-            const pg_sview2<const float, 300> x{(const float *)(pg_smem + 0 + pg_slot * 2432), (pg_org0), (pg_org1)};
+            const pg_sview2<const float, 324> x{(const float *)(pg_smem + 0 + pg_slot * 2688), (pg_org0), (pg_org1)};
             const int64_t pg_rest0 = rows - pg_org0;
             const int pg_lim0 = pg_rest0 < 2 ? (int)pg_rest0 : 2;
-            const int64_t pg_rest1 = (int64_t)300 - pg_org1;
-            const int pg_lim1 = pg_rest1 < 300 ? (int)pg_rest1 : 300;
+            const int64_t pg_rest1 = (int64_t)320 - pg_org1;
+            const int pg_lim1 = pg_rest1 < 320 ? (int)pg_rest1 : 320;
             #pragma unroll
             for (int pg_j = 0; pg_j < 3; ++pg_j) {
                 const int pg_l1 = (int)threadIdx.x + pg_j * 128;
@@ -125,30 +125,30 @@ __global__ void __launch_bounds__(128) colstats_sm80(const struct colstats_args 
     #pragma unroll
     for (int pg_j = 0; pg_j < 3; ++pg_j) {
         const int pg_col = (int)threadIdx.x + pg_j * 128;
-        if (pg_col < 300)
-            ((float *)((unsigned char *)pg_args.workspace + (size_t)gridDim.x * 0))[(size_t)blockIdx.x * 300 + pg_col] = pg_cols_acc[pg_j];
+        if (pg_col < 320)
+            ((float *)((unsigned char *)pg_args.workspace + (size_t)gridDim.x * 0))[(size_t)blockIdx.x * 320 + pg_col] = pg_cols_acc[pg_j];
     }
     #pragma unroll
     for (int pg_j = 0; pg_j < 3; ++pg_j) {
         const int pg_col = (int)threadIdx.x + pg_j * 128;
-        if (pg_col < 300)
-            ((int *)((unsigned char *)pg_args.workspace + (size_t)gridDim.x * 2400))[(size_t)blockIdx.x * 300 + pg_col] = pg_cols_cnt[pg_j];
+        if (pg_col < 320)
+            ((int *)((unsigned char *)pg_args.workspace + (size_t)gridDim.x * 2560))[(size_t)blockIdx.x * 320 + pg_col] = pg_cols_cnt[pg_j];
     }
-    m.flush<128>(((float *)((unsigned char *)pg_args.workspace + (size_t)gridDim.x * 4800)) + (size_t)blockIdx.x * 8);
+    m.flush<128>(((float *)((unsigned char *)pg_args.workspace + (size_t)gridDim.x * 5120)) + (size_t)blockIdx.x * 8);
 }
 
 static pipert_kernel colstats_k[1][3] = {
-    {{(const void *)colstats_sm80<16>, 128, 7424, {0}, {0}, {0}},
-     {(const void *)colstats_sm80<8>, 128, 7424, {0}, {0}, {0}},
-     {(const void *)colstats_sm80<4>, 128, 7424, {0}, {0}, {0}}},
+    {{(const void *)colstats_sm80<16>, 128, 8192, {0}, {0}, {0}},
+     {(const void *)colstats_sm80<8>, 128, 8192, {0}, {0}, {0}},
+     {(const void *)colstats_sm80<4>, 128, 8192, {0}, {0}, {0}}},
 };
 static const int colstats_sm[1] = {80};
 
 __global__ void __launch_bounds__(256) colstats_combine(const struct colstats_args pg_args, unsigned pg_parts)
 {
-    pg_acc_combine<float, 300, 256>(((const float *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 0)), pg_parts, pg_args.s);
-    pg_acc_combine<int, 300, 256>(((const int *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 2400)), pg_parts, pg_args.neg);
-    pg_acc_combine<float, 8, 256>(((const float *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 4800)), pg_parts, pg_args.mod8);
+    pg_acc_combine<float, 320, 256>(((const float *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 0)), pg_parts, pg_args.s);
+    pg_acc_combine<int, 320, 256>(((const int *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 2560)), pg_parts, pg_args.neg);
+    pg_acc_combine<float, 8, 256>(((const float *)((const unsigned char *)pg_args.workspace + (size_t)pg_parts * 5120)), pg_parts, pg_args.mod8);
 }
 
 static cudaError_t colstats_combine_launch(const struct colstats_args *pg_a, unsigned pg_parts, cudaStream_t pg_stream)
@@ -163,11 +163,11 @@ extern "C" cudaError_t colstats_launch_ex(const struct colstats_args *pg_a, cuda
     if (!pg_a)
         return cudaErrorInvalidValue;
     size_t pg_bytes_x;
-    PIPERT_TRY(pipert_check_array(pg_a->x, pg_a->rows, (int64_t)300, 1, 4, &pg_bytes_x));
+    PIPERT_TRY(pipert_check_array(pg_a->x, pg_a->rows, (int64_t)320, 1, 4, &pg_bytes_x));
     size_t pg_bytes_s;
-    PIPERT_TRY(pipert_check_array(pg_a->s, (int64_t)300, 1, 1, 4, &pg_bytes_s));
+    PIPERT_TRY(pipert_check_array(pg_a->s, (int64_t)320, 1, 1, 4, &pg_bytes_s));
     size_t pg_bytes_neg;
-    PIPERT_TRY(pipert_check_array(pg_a->neg, (int64_t)300, 1, 1, 4, &pg_bytes_neg));
+    PIPERT_TRY(pipert_check_array(pg_a->neg, (int64_t)320, 1, 1, 4, &pg_bytes_neg));
     size_t pg_bytes_mod8;
     PIPERT_TRY(pipert_check_array(pg_a->mod8, (int64_t)8, 1, 1, 4, &pg_bytes_mod8));
     if (pipert_ranges_overlap(pg_a->s, pg_bytes_s, pg_a->x, pg_bytes_x))
@@ -182,12 +182,12 @@ extern "C" cudaError_t colstats_launch_ex(const struct colstats_args *pg_a, cuda
         return cudaErrorInvalidValue;
     if (pipert_ranges_overlap(pg_a->mod8, pg_bytes_mod8, pg_a->x, pg_bytes_x))
         return cudaErrorInvalidValue;
-    const int64_t pg_ntiles = pipert_div_up(pg_a->rows, 2) * pipert_div_up((int64_t)300, 300);
+    const int64_t pg_ntiles = pipert_div_up(pg_a->rows, 2) * pipert_div_up((int64_t)320, 320);
     if (pg_ntiles == 0 && !(pg_opts && pg_opts->grid_blocks))
         return colstats_combine_launch(pg_a, 0, pg_stream);
     unsigned pg_vec = 16;
     pg_vec = pipert_min_align(pg_vec, pg_a->x);
-    pg_vec = pipert_min_align(pg_vec, (const void *)(uintptr_t)((int64_t)300 * 4));
+    pg_vec = pipert_min_align(pg_vec, (const void *)(uintptr_t)((int64_t)320 * 4));
     pipert_caps pg_caps;
     pipert_kernel *pg_k;
     PIPERT_TRY(pipert_current_caps(&pg_caps));
@@ -195,7 +195,7 @@ extern "C" cudaError_t colstats_launch_ex(const struct colstats_args *pg_a, cuda
     unsigned pg_grid = pipert_persistent_grid(pg_k, &pg_caps, pg_ntiles);
     if (pg_opts && pg_opts->grid_blocks)
         pg_grid = pg_opts->grid_blocks;
-    PIPERT_TRY(pipert_check_workspace(pg_a->workspace, pg_a->workspace_bytes, (size_t)pg_grid * 4864));
+    PIPERT_TRY(pipert_check_workspace(pg_a->workspace, pg_a->workspace_bytes, (size_t)pg_grid * 5184));
     typedef void (*pg_fn)(const struct colstats_args, const int64_t);
     ((pg_fn)pg_k->func)<<<pg_grid, pg_k->threads, pg_k->smem_bytes, pg_stream>>>(*pg_a, pg_ntiles);
     PIPERT_TRY(cudaGetLastError());
@@ -213,8 +213,8 @@ extern "C" size_t colstats_workspace_bytes(const struct colstats_args *pg_a,
 {
     if (!pg_a)
         return 0;
-    int64_t pg_ntiles = pipert_div_up(pg_a->rows, 2) * pipert_div_up((int64_t)300, 300);
+    int64_t pg_ntiles = pipert_div_up(pg_a->rows, 2) * pipert_div_up((int64_t)320, 320);
     if (pg_opts && (int64_t)pg_opts->grid_blocks > pg_ntiles)
         pg_ntiles = pg_opts->grid_blocks;
-    return (size_t)(pg_ntiles > 0 ? pg_ntiles : 1) * 4864;
+    return (size_t)(pg_ntiles > 0 ? pg_ntiles : 1) * 5184;
 }
