@@ -105,9 +105,21 @@ static bool is_staged_product(const spec *s)
     return operands >= 2;
 }
 
+/* An elementwise compute over a staged tile of rank 2 or more, no row reductions, no
+ * producer warps: tensor ran these at or above cp.async on the H100, one process each
+ * (docs/lowerings.md): blur 0.82 against 0.72 per tile, rgba 1.00 against 0.90, colsum
+ * 0.97 against 0.94; jacobi2d and transpose within 1-2% either way. The row reductions
+ * ran slower under tensor (layernorm 0.96 against 1.01), rank-1 streams alike or slower
+ * (a histogram of bytes 0.53 against 0.56). */
+static bool is_tiled_elementwise(const spec *s)
+{
+    return s->compute_kind == BODY_ELEMENTWISE && s->tile_rank >= 2 && !s->nreduces
+           && !s->producer_warps && s->nstaged > 0;
+}
+
 mech mech_auto_first(const spec *s, int sm)
 {
-    if (mech_runs_on(MECH_TENSOR, sm) && is_staged_product(s))
+    if (mech_runs_on(MECH_TENSOR, sm) && (is_staged_product(s) || is_tiled_elementwise(s)))
         return MECH_TENSOR;
     return mech_auto(s, sm);
 }
