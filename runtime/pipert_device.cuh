@@ -413,9 +413,13 @@ __device__ __forceinline__ void pg_acc_add_ordered(T *bins, unsigned k, T v)
         atomicAdd(&bins[k], v);
 }
 
-template <class T, int N, int COPIES>
+/* COPIES copies of N bins: a copy a warp, one after another (floating point), or with
+ * LANES a copy a lane, interleaved (integers: bin k of lane l at k * 32 + l, so that a
+ * warp's atomics fall in 32 banks whatever bins they hit). */
+template <class T, int N, int COPIES, bool LANES = false>
 struct pg_acc_array {
     typedef typename pg_acc_word<T>::type word;
+    static constexpr int STRIDE = LANES ? 32 : 1;
     word *bins;
 
     struct ref {
@@ -427,7 +431,7 @@ struct pg_acc_array {
             if ((unsigned long long)k >= (unsigned long long)N)
                 return;
             if (pg_acc_exact<word>::value)
-                atomicAdd(&bins[k], (word)v);
+                atomicAdd(&bins[k * STRIDE], (word)v);
             else
                 pg_acc_add_ordered<word>(bins, (unsigned)k, (word)v);
         }
@@ -438,6 +442,8 @@ struct pg_acc_array {
 
     __device__ __forceinline__ ref operator[](long long k) const
     {
+        if (LANES)
+            return ref{bins + (threadIdx.x & 31), k};
         return ref{bins + (COPIES > 1 ? (int)(threadIdx.x >> 5) * N : 0), k};
     }
 
@@ -450,14 +456,20 @@ struct pg_acc_array {
     }
 
     /* By every thread of the block after its last add and a __syncthreads: the block's
-     * bins, its copies added in order, into part[0, N). */
+     * bins, its copies added in order, into part[0, N). The lanes' copies of a bin are
+     * integers, added in any order: thread e starts at lane e, so that a warp's reads fall
+     * in 32 banks. */
     template <int NT>
     __device__ __forceinline__ void flush(T *part) const
     {
         for (int e = threadIdx.x; e < N; e += NT) {
-            word r = bins[e];
-            for (int c = 1; c < COPIES; ++c)
-                r += bins[c * N + e];
+            word r = 0;
+            if (LANES)
+                for (int c = 0; c < 32; ++c)
+                    r += bins[e * 32 + ((c + e) & 31)];
+            else
+                for (int c = 0; c < COPIES; ++c)
+                    r += bins[c * N + e];
             part[e] = (T)r;
         }
     }

@@ -1276,9 +1276,10 @@ static void emit_accum_decls(kctx *k)
                k->sc->accum_regs[i], acc->name, emit_accum_identity(acc));
             continue;
         }
-        kp(k, "const pg_acc_array<%s, %d, %d> %s{(pg_acc_word<%s>::type *)(pg_smem + %lld)};\n"
+        kp(k, "const pg_acc_array<%s, %d, %d%s> %s{(pg_acc_word<%s>::type *)(pg_smem + %lld)};\n"
               "%s.clear<%d>();\n", t, acc->extent, spec_accum_copies(acc, k->sc->threads),
-           acc->name, t, k->sc->accum_off[i], acc->name, k->sc->threads);
+           spec_accum_lanes(acc) ? ", true" : "", acc->name, t, k->sc->accum_off[i], acc->name,
+           k->sc->threads);
         bins = true;
     }
     if (bins)

@@ -682,6 +682,10 @@ int spec_accum_slot(const spec *s, int k);
  * (integers: shared atomics) or one per warp of `threads` (floating point, whose order
  * of addition must not depend on which warp comes first). */
 int spec_accum_word(const spec_accum *acc);
+/* Whether integer bins keep a copy a lane, interleaved (bin k of lane l at word k * 32 +
+ * l): a warp's atomic adds then fall in 32 banks, whatever bins they hit. Where the 32
+ * copies fit in 32 KB; else one copy. */
+bool spec_accum_lanes(const spec_accum *acc);
 /* The tile's rows: the product of its extents but the last (1 for rank 1), along each of
  * which the reductions fold; a reduction's result in bytes (argmin and argmax: the value
  * and a 64-bit index, as pg_arg). */

@@ -565,9 +565,11 @@ void ir_dump(FILE *out, const sched *sc)
             sb_printf(&sb, "accum %s: by column, %d registers a computing thread\n",
                       sc->spec->accums[i].name, sc->accum_regs[i]);
         else if (sc->spec->accums[i].is_array) {
-            const int copies = spec_accum_copies(&sc->spec->accums[i], sc->threads);
-            sb_printf(&sb, "accum %s: bins at shared +%lld, %d %s\n", sc->spec->accums[i].name,
-                      sc->accum_off[i], copies, copies == 1 ? "copy" : "copies");
+            const spec_accum *acc = &sc->spec->accums[i];
+            const int copies = spec_accum_copies(acc, sc->threads);
+            sb_printf(&sb, "accum %s: bins at shared +%lld, %s\n", acc->name, sc->accum_off[i],
+                      spec_accum_lanes(acc) ? "a copy a lane, interleaved"
+                      : copies == 1 ? "1 copy" : arena_printf(a, "%d copies, a warp each", copies));
         }
     for (int i = 0; i < sc->nsecs; ++i) {
         const ir_section *sec = &sc->secs[i];

@@ -25,9 +25,20 @@ int spec_accum_word(const spec_accum *acc)
     return ast_type_size(acc->type) == 8 ? 8 : 4;
 }
 
+/* Integer bins a copy a lane where the copies fit in this many bytes of shared memory. */
+enum { SPEC_LANE_BINS_BYTES = 32 * 1024 };
+
+bool spec_accum_lanes(const spec_accum *acc)
+{
+    return ast_type_class(acc->type) != TC_FLOAT
+           && (long long)acc->extent * 32 * spec_accum_word(acc) <= SPEC_LANE_BINS_BYTES;
+}
+
 int spec_accum_copies(const spec_accum *acc, int threads)
 {
-    return ast_type_class(acc->type) == TC_FLOAT ? threads / 32 : 1;
+    if (ast_type_class(acc->type) == TC_FLOAT)
+        return threads / 32;
+    return spec_accum_lanes(acc) ? 32 : 1;
 }
 
 static const char *skip_blank(const char *p)

@@ -10,7 +10,7 @@
 #include "pipert_device.cuh"
 #include "pipert_cp_async.cuh"
 
-/* Schedule for sm_80 (also sm_90), lowering cp.async: a ring of 3 slot(s), 32032 bytes of shared memory
+/* Schedule for sm_80 (also sm_90), lowering cp.async: a ring of 3 slot(s), 64768 bytes of shared memory
  * per block, 128 threads, persistent grid.
  *   prologue p in [0,2): copy step=p if<trips; commit step=p
  *   loop t in [0,trips): wait 1; barrier; copy step=t+2 if<trips; commit step=t+2; compute step=t
@@ -40,12 +40,12 @@ __global__ void __launch_bounds__(128) accum_arrays_sm80(const struct accum_arra
     const int64_t pg_trips = (int64_t)blockIdx.x < pg_ntiles ? (pg_ntiles - 1 - (int64_t)blockIdx.x) / gridDim.x + 1 : 0;
     constexpr int pg_vec_x = VEC < 1 ? 1 : (VEC > 16 ? 16 : VEC);
     constexpr int pg_vec_w = VEC < 4 ? 4 : (VEC > 16 ? 16 : VEC);
-    const pg_acc_array<unsigned int, 256, 1> count{(pg_acc_word<unsigned int>::type *)(pg_smem + 30720)};
+    const pg_acc_array<unsigned int, 256, 32, true> count{(pg_acc_word<unsigned int>::type *)(pg_smem + 30720)};
     count.clear<128>();
-    const pg_acc_array<float, 16, 4> wacc{(pg_acc_word<float>::type *)(pg_smem + 31744)};
+    const pg_acc_array<float, 16, 4> wacc{(pg_acc_word<float>::type *)(pg_smem + 63488)};
     wacc.clear<128>();
     float t = 0.0f;
-    const pg_acc_array<long long, 4, 1> sb{(pg_acc_word<long long>::type *)(pg_smem + 32000)};
+    const pg_acc_array<long long, 4, 32, true> sb{(pg_acc_word<long long>::type *)(pg_smem + 63744)};
     sb.clear<128>();
     __syncthreads();
     for (int64_t pg_p = 0; pg_p < 2; ++pg_p) {
@@ -123,11 +123,11 @@ __global__ void __launch_bounds__(128) accum_arrays_sm80(const struct accum_arra
 }
 
 static pipert_kernel accum_arrays_k[1][5] = {
-    {{(const void *)accum_arrays_sm80<16>, 128, 32032, {0}, {0}, {0}},
-     {(const void *)accum_arrays_sm80<8>, 128, 32032, {0}, {0}, {0}},
-     {(const void *)accum_arrays_sm80<4>, 128, 32032, {0}, {0}, {0}},
-     {(const void *)accum_arrays_sm80<2>, 128, 32032, {0}, {0}, {0}},
-     {(const void *)accum_arrays_sm80<1>, 128, 32032, {0}, {0}, {0}}},
+    {{(const void *)accum_arrays_sm80<16>, 128, 64768, {0}, {0}, {0}},
+     {(const void *)accum_arrays_sm80<8>, 128, 64768, {0}, {0}, {0}},
+     {(const void *)accum_arrays_sm80<4>, 128, 64768, {0}, {0}, {0}},
+     {(const void *)accum_arrays_sm80<2>, 128, 64768, {0}, {0}, {0}},
+     {(const void *)accum_arrays_sm80<1>, 128, 64768, {0}, {0}, {0}}},
 };
 static const int accum_arrays_sm[1] = {80};
 
