@@ -1380,6 +1380,40 @@ c_tune_candidates() {
     rm -f t.out m.pipe
 }
 
+c_tune_run_stubbed() {
+    # A whole tuning run with a stub GPU (nvidia-smi) and a stub nvcc whose drivers say
+    # what a lowering measured (tensor 1.021, cp.async 0.787) or that its test failed
+    # (bulk): the table ranked, the failed one never chosen, and one record with every
+    # ratio, which --wisdom then reads.
+    local tune=$root/tools/pipegen-tune bin=$PWD/stubbin
+    mkdir -p "$bin"
+    printf '#!/bin/sh\ncase "$*" in *compute_cap*) echo 9.0 ;; *name*) echo Stub GPU ;; esac\n' \
+        >"$bin/nvidia-smi"
+    cat >"$bin/nvcc" <<'STUB'
+#!/bin/sh
+while [ $# -gt 0 ]; do [ "$1" = -o ] && o=$2; shift; done
+l=$(basename "$(dirname "$o")")
+case $(basename "$o") in
+test) [ "$l" = bulk ] && printf '#!/bin/sh\necho FAIL sizes 3\nexit 1\n' >"$o" || printf '#!/bin/sh\n' >"$o" ;;
+bench) case $l in tensor) r=1.021 ;; cp.async) r=0.787 ;; *) r=0.5 ;; esac
+       printf '#!/bin/sh\necho BENCH x ratio_sameshape=%s\n' "$r" >"$o" ;;
+esac
+chmod +x "$o"
+STUB
+    chmod +x "$bin/nvidia-smi" "$bin/nvcc"
+    PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc "$tune" -o t.wis --lowerings "cp.async bulk tensor" \
+        saxpy.pipe >t.out 2>&1
+    [ $? = 0 ] || fail "tuning run: $(cat t.out)"
+    grep -q 'bulk: its test FAILED, not a candidate: FAIL sizes 3' t.out || fail "bulk: $(cat t.out)"
+    grep -q '^   1  tensor  *1.021$' t.out && grep -q '^   2  cp.async  *0.787$' t.out \
+        || fail "the table: $(cat t.out)"
+    grep -q " sm_90 Stub_GPU default tensor tensor=1.021 cp.async=0.787$" t.wis \
+        || fail "the record: $(cat t.wis)"
+    pg saxpy.pipe --wisdom=t.wis --dump-ir
+    expect_status 0; expect_out_has "mech=tensor sm_90"; expect_out_has "wisdom: t.wis:2"
+    rm -rf "$bin" t.out t.wis
+}
+
 c_warning_perf_bins_per_tile() {
     # Array accumulators on a per-tile grid, said at the grid item (or the accumulator, for
     # --grid): every block combines all its bins for one tile. Their default grid: none.
