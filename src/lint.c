@@ -51,8 +51,29 @@ static void lint_unstaged_in_rows(diag_ctx *d, const spec *s)
     }
 }
 
+/* Cells a computing thread walks of a row, below which the block's row passes measured
+ * far off the copy rate. */
+enum { LINT_MIN_ROW_CELLS = 8 };
+
+/* Row reductions where the whole block walks each row (fewer rows in the tile than
+ * computing warps) with few cells a thread: the passes' barriers are not hidden. */
+static void lint_thin_rows(diag_ctx *d, const spec *s)
+{
+    const int computing = s->threads - 32 * s->producer_warps;
+    const long long len = s->tile[s->tile_rank - 1];
+    if (!s->nreduces || spec_tile_rows(s) >= computing / 32 || len / computing >= LINT_MIN_ROW_CELLS)
+        return;
+    diag_warning(d, W_PERF, s->reduces[0].loc, "the block walks each row of %lld cells over %d "
+                 "computing threads, %lld a thread: too few to hide the barriers of the row "
+                 "passes (softmax, a row of 1024: over 256 threads 0.70 of cudaMemcpy, over 64 "
+                 "threads 0.99, H100); give the block fewer threads (%d to 16 cells a thread) "
+                 "or the tile a row for every warp", len, computing, len / computing,
+                 LINT_MIN_ROW_CELLS);
+}
+
 void lint_perf(diag_ctx *d, const spec *s)
 {
     lint_bins_per_tile(d, s);
     lint_unstaged_in_rows(d, s);
+    lint_thin_rows(d, s);
 }

@@ -1414,6 +1414,22 @@ STUB
     rm -rf "$bin" t.out t.wis
 }
 
+c_warning_perf_thin_rows() {
+    # Row passes the block walks with fewer than 8 cells a computing thread, said at the
+    # first reduction; 8 cells a thread, or a row a warp, say nothing.
+    sed 's/^  threads 64;/  threads 256;/' "$root/samples/softmax/softmax.pipe" >p.pipe
+    pg p.pipe --verify
+    expect_status 0
+    expect_err_has "p.pipe:14:16: warning: the block walks each row of 1024 cells over 256 computing threads, 4 a thread"
+    expect_err_has "[-Wperf]"
+    sed 's/^  threads 64;/  threads 128;/' "$root/samples/softmax/softmax.pipe" >q.pipe
+    pg q.pipe --verify; expect_status 0; expect_no_err
+    sed 's/^  threads 64;/  threads 256;/; s/x\[1\]\[1024\]/x[8][1024]/' "$root/samples/softmax/softmax.pipe" >q.pipe
+    pg q.pipe --verify; expect_status 0; expect_no_err
+    pg "$root/samples/softmax/softmax.pipe" --verify; expect_status 0; expect_no_err
+    rm -f p.pipe q.pipe
+}
+
 c_warning_perf_bins_per_tile() {
     # Array accumulators on a per-tile grid, said at the grid item (or the accumulator, for
     # --grid): every block combines all its bins for one tile. Their default grid: none.
