@@ -1414,6 +1414,33 @@ STUB
     rm -rf "$bin" t.out t.wis
 }
 
+c_accum_by_column() {
+    # An accumulator is kept by column in registers only where every use is NAME[c] (c the
+    # compute's last index) over a tile spanning its rows; any other use, a comment or a
+    # macro naming it, or a body that may declare c again keeps shared bins.
+    local body want
+    while IFS='|' read -r body want; do
+        sed "s|^    acc\[c\] += x\[r\]\[c\];$|    $body|" "$root/samples/colsum/colsum.pipe" >p.pipe
+        sed -i '/^  reference/,/^  }/d' p.pipe
+        pg p.pipe --dump-ir
+        expect_status 0
+        expect_out_has "accum acc: $want"
+    done <<'CASES'
+acc[c] += x[r][c];|by column, 4 registers a computing thread
+acc[ c ] -= x[r][c]; acc[c]++;|by column, 4 registers a computing thread
+acc[c + 1] += x[r][c];|bins at shared
+acc[1023 - c] += x[r][c];|bins at shared
+acc[r] += x[r][c];|bins at shared
+{ int c = 0; acc[c] += x[r][c]; }|bins at shared
+{ const long long c = 7; acc[c] += 1.0f; }|bins at shared
+acc[c] += x[r][c]; // acc[0] too|bins at shared
+auto &a = acc; a[c] += x[r][c];|bins at shared
+CASES
+    sed 's/^  tile    x\[8\]\[1024\];/  tile    x[8][512];/' "$root/samples/colsum/colsum.pipe" >p.pipe
+    pg p.pipe --dump-ir; expect_status 0; expect_out_has "accum acc: bins at shared"
+    rm -f p.pipe
+}
+
 c_warning_perf_thin_rows() {
     # Row passes the block walks with fewer than 8 cells a computing thread, said at the
     # first reduction; 8 cells a thread, or a row a warp, say nothing.
