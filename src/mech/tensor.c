@@ -126,6 +126,15 @@ static void lay_out(planner *p, int si, int nslots)
         *cp = narrow;
 }
 
+/* A region's extents as copied, slowest first: "34 x 136". */
+static const char *region_shape(arena *a, const copy_plan *cp, int rank)
+{
+    const char *shape = "";
+    for (int d = 0; d < rank; ++d)
+        shape = arena_printf(a, "%s%s%lld", shape, d ? " x " : "", cp->extent[d]);
+    return shape;
+}
+
 /* Every staged input's region must be copied in 16-byte rows (its origin and row kept
  * 16-byte aligned: the launch's 16-byte variant is the one that copies by tensor) and be
  * tiled by boxes. Others could copy as bulk does below 16 bytes, every time; this version
@@ -150,10 +159,11 @@ static bool check_region(planner *p, int si)
                    "bytes as copied): give another span, or swizzle 0", cp->swizzle,
                    cp->swizzle, name, rows, cp->row_bytes);
     else
-        diag_error(p->d, st->loc, "a region that no equal boxes of at most 256 elements per "
-                   "dimension, 128-byte aligned in shared memory, tile ('%s') is not "
-                   "implemented yet by lowering 'tensor' (docs/lowerings.md lists what each "
-                   "lowering supports)", name);
+        diag_error(p->d, st->loc, "a region that equal boxes of at most 256 elements a "
+                   "dimension, each 128-byte aligned in shared memory, do not tile ('%s': %s "
+                   "elements as copied) is not implemented yet by lowering 'tensor' "
+                   "(docs/lowerings.md lists what each lowering supports)", name,
+                   region_shape(p->a, cp, st->rank));
     return false;
 }
 
