@@ -2,7 +2,7 @@
 # Deterministic mutation fuzzing of pipegen (meant for the ASan/UBSan build).
 #
 # Seeds: samples/*/*.pipe and tests/fuzz/seeds/*.pipe (FUZZ_RICH mutants each, default
-# 300) and tests/errors/*.pipe (FUZZ_PER_ERROR each, default 12: an error case's mutants
+# 300; a sample's variant half as many) and tests/errors/*.pipe (FUZZ_PER_ERROR each, default 12: an error case's mutants
 # mostly meet the error paths its neighbours' do). mutate.c makes the
 # mutants (the same ones on every run). Each is compiled with `PIPEGEN MUTANT -o x.cu`
 # under a timeout; a run fails when the exit status is not 0 or 1 (crash, hang, sanitizer
@@ -37,8 +37,15 @@ make_mutants() {   # SEED COUNT
     }
     printf '%s\tm%d\n' "$1" "$n" >>"$tmp/seeds.tsv"
 }
+# A sample's variant (samples/NAME/OTHER.pipe: softmax4k, blur_mirror, ...) differs from
+# NAME in a few items: half as many of its mutants.
 for seed in "$root"/samples/*/*.pipe "$here"/seeds/*.pipe; do
-    make_mutants "$seed" "$rich"
+    dir=$(basename "$(dirname "$seed")")
+    if [ "$dir" != seeds ] && [ "$dir" != "$(basename "$seed" .pipe)" ]; then
+        make_mutants "$seed" $((rich / 2))
+    else
+        make_mutants "$seed" "$rich"
+    fi
 done
 for seed in "$root"/tests/errors/*.pipe; do
     make_mutants "$seed" "$per_error"
