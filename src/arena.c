@@ -175,11 +175,19 @@ bool text_word_char(char ch)
            || ch == '_';
 }
 
+bool text_next_word(const char *text, const char *name, const char **at)
+{
+    const size_t len = strlen(name);
+    for (const char *p = strstr(*at ? *at + 1 : text, name); p; p = strstr(p + 1, name))
+        if ((p == text || !text_word_char(p[-1])) && !text_word_char(p[len])) {
+            *at = p;
+            return true;
+        }
+    return false;
+}
+
 bool text_names(const char *text, const char *name)
 {
-    size_t len = strlen(name);
-    for (const char *p = text ? strstr(text, name) : NULL; p; p = strstr(p + 1, name))
-        if ((p == text || !text_word_char(p[-1])) && !text_word_char(p[len]))
-            return true;
-    return false;
+    const char *at = NULL;
+    return text && text_next_word(text, name, &at);
 }

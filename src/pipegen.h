@@ -59,6 +59,9 @@ bool text_word_char(char ch);                                   /* [A-Za-z0-9_] 
 /* Whether text holds name as a whole word anywhere, comments and preprocessor lines
  * included (a macro may write the array): a miss is certain, a hit may not be a use. */
 bool text_names(const char *text, const char *name);
+/* Each whole-word occurrence of name in text, in turn: *at (NULL to start) its first byte;
+ * false after the last. */
+bool text_next_word(const char *text, const char *name, const char **at);
 
 /* ====================================================================== diag.c */
 
@@ -695,6 +698,8 @@ long long spec_size_bound(const spec *s, const char *size);
 bool spec_reduce_is_arg(const spec_reduce *r);
 int spec_reduce_bytes(const spec_reduce *r);
 int spec_accum_copies(const spec_accum *acc, int threads);
+/* The shared memory an array accumulator's bins take: every copy of every bin. */
+long long spec_accum_bin_bytes(const spec_accum *acc, int threads);
 /* Whether accumulator i is only ever added to at the column the compute's cell is in
  * (`acc[c] += ...`, c the last index, in an elementwise compute and nowhere else), its
  * extent the tile's row length and the tiled array's whole: then each bin has one owner,

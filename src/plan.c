@@ -192,8 +192,8 @@ static void plan_stage(planner *p, int i, int nslots)
 /* An accumulator by column in registers: each computing thread keeps the bins of the
  * columns it walks, added in row order with no atomics and no shared memory. Measured on
  * H100, colsum (4 x 1024 float tiles), of the same-shape reference: shared bins, a copy a
- * warp, 0.63; registers 0.94 under cp.async, 0.97 under tensor (8 x 1024: 0.97, 1.00). Up to this many a thread;
- * beyond, shared bins. */
+ * warp, 0.63; registers 0.94 under cp.async, 0.97 under tensor (8 x 1024 tiles: 0.97,
+ * 1.00). Up to this many a thread; beyond, shared bins. */
 enum { PLAN_MAX_ACCUM_REGS = 8 };
 
 /* Whether accumulator i lives in registers: decided with the fewest computing threads any
@@ -232,8 +232,7 @@ static long long plan_accum_bins(planner *p, long long off)
             continue;
         off = round_up(off, 16);
         sc->accum_off[i] = off;
-        off += (long long)spec_accum_copies(acc, sc->threads) * acc->extent
-               * spec_accum_word(acc);
+        off += spec_accum_bin_bytes(acc, sc->threads);
     }
     return off;
 }

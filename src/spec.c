@@ -41,30 +41,25 @@ int spec_accum_copies(const spec_accum *acc, int threads)
     return spec_accum_lanes(acc) ? 32 : 1;
 }
 
-static const char *skip_blank(const char *p)
+long long spec_accum_bin_bytes(const spec_accum *acc, int threads)
 {
-    while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-        ++p;
-    return p;
+    return (long long)spec_accum_copies(acc, threads) * acc->extent * spec_accum_word(acc);
 }
 
-/* Each whole-word occurrence of name in text, in turn: *at its first byte; false at the end. */
-static bool next_word(const char *text, const char *name, const char **at)
+static bool is_blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; }
+
+static const char *skip_blank(const char *p)
 {
-    const size_t len = strlen(name);
-    for (const char *p = strstr(*at ? *at + 1 : text, name); p; p = strstr(p + 1, name))
-        if ((p == text || !text_word_char(p[-1])) && !text_word_char(p[len])) {
-            *at = p;
-            return true;
-        }
-    return false;
+    while (is_blank(*p))
+        ++p;
+    return p;
 }
 
 /* Whether every use of name in text is name[index]. */
 static bool only_indexed_by(const char *text, const char *name, const char *index)
 {
     const size_t len = strlen(index);
-    for (const char *at = NULL; next_word(text, name, &at);) {
+    for (const char *at = NULL; text_next_word(text, name, &at);) {
         const char *p = skip_blank(at + strlen(name));
         if (*p != '[')
             return false;
@@ -80,9 +75,9 @@ static bool only_indexed_by(const char *text, const char *name, const char *inde
  * list. Errs towards yes: `2 * c` says yes. */
 static bool may_rebind(const char *text, const char *name)
 {
-    for (const char *at = NULL; next_word(text, name, &at);) {
+    for (const char *at = NULL; text_next_word(text, name, &at);) {
         const char *b = at;
-        while (b > text && (b[-1] == ' ' || b[-1] == '\t' || b[-1] == '\n' || b[-1] == '\r'))
+        while (b > text && is_blank(b[-1]))
             --b;
         const char before = b > text ? b[-1] : '\0';
         const char *after = skip_blank(at + strlen(name));

@@ -1233,8 +1233,7 @@ static void check_accums(vreport *rep)
     const int cnt = sc->threads - sc->producer_threads;
     for (int i = 0; sc->accum_off && i < s->naccums && !rep->broken; ++i) {
         const spec_accum *acc = &s->accums[i];
-        const long long bytes = (long long)spec_accum_copies(acc, sc->threads) * acc->extent
-                                * spec_accum_word(acc);
+        const long long bytes = spec_accum_bin_bytes(acc, sc->threads);
         if (!acc->is_array)
             continue;
         if (sc->accum_off[i] < 0 && !spec_accum_by_column(s, i))
