@@ -47,6 +47,11 @@ __device__ __forceinline__ void pg_api_edges(unsigned char *dst, const unsigned 
                                              int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
                                              int64_t n1, int64_t n2b, int tid, int lo, int hi)
 {
+    /* Where the API copied every row whole (every tile but those at an edge), nothing is
+     * left: the walk over the region's chunks below, a division per chunk, took jacobi2d
+     * under bulk per tile from 0.65 to 0.58 of cudaMemcpy (H200, same process). */
+    if (VEC >= 4 && lo == 0 && hi == ROWBYTES && pg_rows_inside<P, R>(o0, o1, n0, n1))
+        return;
     pg_region<VEC, P, R, ROWBYTES, PITCH, NT>(
         dst, base, o0, o1, o2b, n0, n1, n2b, tid,
         [=](unsigned char *d, const unsigned char *s, int v) {

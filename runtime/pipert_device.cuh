@@ -276,23 +276,26 @@ __device__ __forceinline__ bool pg_row_in(int row, int64_t o0, int64_t o1, int64
     return *g0 >= 0 && *g0 < n0 && *g1 >= 0 && *g1 < n1;
 }
 
-template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT, class Copy>
-__device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned char *base,
-                                          int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
-                                          int64_t n1, int64_t n2b, int tid, Copy copy)
+/* The chunks of a region; INSIDE: the caller has seen the whole region lie inside the
+ * array, so that every chunk is whole and nothing is checked per chunk. */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT, bool INSIDE,
+          class Copy>
+__device__ __forceinline__ void pg_region_chunks(unsigned char *dst, const unsigned char *base,
+                                                 int64_t o0, int64_t o1, int64_t o2b,
+                                                 int64_t n0, int64_t n1, int64_t n2b, int tid,
+                                                 Copy copy)
 {
-    static_assert(ROWBYTES % VEC == 0, "region rows must be a multiple of the copy width");
-    static_assert(PITCH % VEC == 0, "shared rows must keep the copy width's alignment");
     constexpr int CPR = (int)(ROWBYTES / VEC), ROWS = P * R;
     if constexpr (NT % CPR == 0) {
         /* Each thread keeps one column and walks the rows: no division per chunk. */
         const int col = tid % CPR;
         const int64_t gb = o2b + (int64_t)col * VEC;
-        const int cvalid = pg_valid<VEC>(gb, n2b);
+        const int cvalid = INSIDE ? VEC : pg_valid<VEC>(gb, n2b);
 #pragma unroll
         for (int row = tid / CPR; row < ROWS; row += NT / CPR) {
             int64_t g0, g1;
-            const int valid = pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1) ? cvalid : 0;
+            const bool in = pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1);
+            const int valid = INSIDE ? VEC : (in ? cvalid : 0);
             copy(dst + row * PITCH + col * VEC,
                  valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
         }
@@ -303,7 +306,8 @@ __device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned cha
         for (int c = tid; c < ROWS * CPR; c += NT) {
             const int64_t gb = o2b + (int64_t)col * VEC;
             int64_t g0, g1;
-            const int valid = pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1) ? pg_valid<VEC>(gb, n2b) : 0;
+            const bool in = pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1);
+            const int valid = INSIDE ? VEC : (in ? pg_valid<VEC>(gb, n2b) : 0);
             copy(dst + row * PITCH + col * VEC, valid ? base + (g0 * n1 + g1) * n2b + gb : base,
                  valid);
             col += NT % CPR;
@@ -311,6 +315,32 @@ __device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned cha
             col -= col >= CPR ? CPR : 0;
         }
     }
+}
+
+/* Whether every row of a region (P planes x R rows from (o0, o1)) lies inside the array. */
+template <int P, int R>
+__device__ __forceinline__ bool pg_rows_inside(int64_t o0, int64_t o1, int64_t n0, int64_t n1)
+{
+    return o0 >= 0 && o0 + P <= n0 && o1 >= 0 && o1 + R <= n1;
+}
+
+/* A region wholly inside its array (every tile but those at an edge) takes the loop that
+ * checks nothing per chunk: the checks and the branch around a part chunk's byte copy,
+ * inlined at every unrolled chunk, held jacobi2d under cp.async per tile at 0.74 of
+ * cudaMemcpy against 0.88 with this split (H200, same process). */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT, class Copy>
+__device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned char *base,
+                                          int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
+                                          int64_t n1, int64_t n2b, int tid, Copy copy)
+{
+    static_assert(ROWBYTES % VEC == 0, "region rows must be a multiple of the copy width");
+    static_assert(PITCH % VEC == 0, "shared rows must keep the copy width's alignment");
+    if (pg_rows_inside<P, R>(o0, o1, n0, n1) && o2b >= 0 && o2b + ROWBYTES <= n2b)
+        pg_region_chunks<VEC, P, R, ROWBYTES, PITCH, NT, true>(dst, base, o0, o1, o2b, n0, n1,
+                                                               n2b, tid, copy);
+    else
+        pg_region_chunks<VEC, P, R, ROWBYTES, PITCH, NT, false>(dst, base, o0, o1, o2b, n0,
+                                                                n1, n2b, tid, copy);
 }
 
 /* Write a staged output's region back: the mirror of pg_region, with ordinary stores;

@@ -716,14 +716,12 @@ static void emit_elementwise_columns(kctx *k)
  * tile are ints, checked against pg_limD, so that only the body's own indexing is 64-bit.
  * Where the consumers are a whole number of rows of a rank-2 tile, each thread keeps one
  * column and walks rows: the column, its bound and whatever the body computes from it
- * alone stay out of the loop (measured on H100: jacobi2d under sync 0.86 -> 0.93), and
- * a block of consecutive rows rather than every (threads / row length)-th, so that
- * neighbouring rows' addresses share their arithmetic (H100, same process: blur under
- * cp.async persistent 0.68 -> 0.76, tensor per tile 0.75 -> 0.82; jacobi2d, transpose
- * and rgba unchanged). A
- * rank-1 tile's bound is the loop's own: no guard in the body, which nvcc otherwise
- * predicates (measured on H100, same process: saxpy sync per tile 0.976 -> 0.995,
- * cp.async persistent 0.941 -> 0.951). */
+ * alone stay out of the loop (measured on H100: jacobi2d under sync 0.86 -> 0.93); the
+ * thread takes every (threads / row length)-th row (a block of consecutive rows instead
+ * measured the same on blur and 2.7% slower on jacobi2d under cp.async per tile, H200,
+ * same process). A rank-1 tile's bound is the loop's own: no guard in the body, which
+ * nvcc otherwise predicates (measured on H100, same process: saxpy sync per tile 0.976
+ * -> 0.995, cp.async persistent 0.941 -> 0.951). */
 static void emit_elementwise(kctx *k)
 {
     const spec *s = k->s;
@@ -736,11 +734,9 @@ static void emit_elementwise(kctx *k)
         return;
     }
     if (s->tile_rank == 2 && cnt % s->tile[1] == 0) {
-        const long long groups = cnt / s->tile[1], rows = (s->tile[0] + groups - 1) / groups;
-        kp(k, "const int pg_l1 = %s %% %lld;\nconst int pg_r0 = %s / %lld * %lld;\n"
-              "const int pg_r1 = pg_r0 + %lld < pg_lim0 ? pg_r0 + %lld : pg_lim0;\n"
-              "if (pg_l1 < pg_lim1) {\n", tid, s->tile[1], tid, s->tile[1], rows, rows, rows);
-        kp(k, "#pragma unroll 4\n    for (int pg_l0 = pg_r0; pg_l0 < pg_r1; ++pg_l0) {\n");
+        kp(k, "const int pg_l1 = %s %% %lld;\nif (pg_l1 < pg_lim1) {\n", tid, s->tile[1]);
+        kp(k, "#pragma unroll 4\n    for (int pg_l0 = %s / %lld; pg_l0 < pg_lim0; pg_l0 += %d) {\n",
+           tid, s->tile[1], (int)(cnt / s->tile[1]));
         emit_cell(k, "        ");
         kp(k, "    }\n}\n");
         return;

@@ -98,11 +98,9 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
             const int64_t pg_rest1 = nx - x0;
             const int pg_lim1 = pg_rest1 < 64 ? (int)pg_rest1 : 64;
             const int pg_l1 = (int)threadIdx.x % 64;
-            const int pg_r0 = (int)threadIdx.x / 64 * 4;
-            const int pg_r1 = pg_r0 + 4 < pg_lim0 ? pg_r0 + 4 : pg_lim0;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_r0; pg_l0 < pg_r1; ++pg_l0) {
+                for (int pg_l0 = (int)threadIdx.x / 64; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t j = y0 + pg_l0;
                     const int64_t i = x0 + pg_l1;
 #line 16 "halo_march.pipe"
@@ -110,7 +108,7 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
     v[j][i] = u[j][i - 1] + u[j][i + 1] - u[j - 1][i] - u[j + 1][i];
     w[j][i] = u[j][i];
   
-#line 114 "halo_march.cu"
+#line 112 "halo_march.cu"
                 }
             }
         }
@@ -217,11 +215,9 @@ __global__ void __launch_bounds__(128) halo_march_sm90(const struct halo_march_a
             const int64_t pg_rest1 = nx - x0;
             const int pg_lim1 = pg_rest1 < 64 ? (int)pg_rest1 : 64;
             const int pg_l1 = (int)threadIdx.x % 64;
-            const int pg_r0 = (int)threadIdx.x / 64 * 4;
-            const int pg_r1 = pg_r0 + 4 < pg_lim0 ? pg_r0 + 4 : pg_lim0;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_r0; pg_l0 < pg_r1; ++pg_l0) {
+                for (int pg_l0 = (int)threadIdx.x / 64; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t j = y0 + pg_l0;
                     const int64_t i = x0 + pg_l1;
 #line 16 "halo_march.pipe"
@@ -229,7 +225,7 @@ __global__ void __launch_bounds__(128) halo_march_sm90(const struct halo_march_a
     v[j][i] = u[j][i - 1] + u[j][i + 1] - u[j - 1][i] - u[j + 1][i];
     w[j][i] = u[j][i];
   
-#line 233 "halo_march.cu"
+#line 229 "halo_march.cu"
                 }
             }
         }

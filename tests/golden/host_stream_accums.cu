@@ -116,11 +116,9 @@ __global__ void __launch_bounds__(128) host_stream_accums_sm80(const struct host
             const int64_t pg_rest1 = cols - pg_org1;
             const int pg_lim1 = pg_rest1 < 64 ? (int)pg_rest1 : 64;
             const int pg_l1 = (int)threadIdx.x % 64;
-            const int pg_r0 = (int)threadIdx.x / 64 * 4;
-            const int pg_r1 = pg_r0 + 4 < pg_lim0 ? pg_r0 + 4 : pg_lim0;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_r0; pg_l0 < pg_r1; ++pg_l0) {
+                for (int pg_l0 = (int)threadIdx.x / 64; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t y = pg_org0 + pg_l0;
                     const int64_t x = pg_org1 + pg_l1;
 #line 26 "host_stream_accums.pipe"
@@ -130,7 +128,7 @@ __global__ void __launch_bounds__(128) host_stream_accums_sm80(const struct host
     hh = h[y][x] > hh ? h[y][x] : hh;
     tot += d[y][x];
   
-#line 134 "host_stream_accums.cu"
+#line 132 "host_stream_accums.cu"
                 }
             }
         }
@@ -264,11 +262,9 @@ __global__ void __launch_bounds__(128) host_stream_accums_sm90(const struct host
             const int64_t pg_rest1 = cols - pg_org1;
             const int pg_lim1 = pg_rest1 < 64 ? (int)pg_rest1 : 64;
             const int pg_l1 = (int)threadIdx.x % 64;
-            const int pg_r0 = (int)threadIdx.x / 64 * 4;
-            const int pg_r1 = pg_r0 + 4 < pg_lim0 ? pg_r0 + 4 : pg_lim0;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_r0; pg_l0 < pg_r1; ++pg_l0) {
+                for (int pg_l0 = (int)threadIdx.x / 64; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t y = pg_org0 + pg_l0;
                     const int64_t x = pg_org1 + pg_l1;
 #line 26 "host_stream_accums.pipe"
@@ -278,7 +274,7 @@ __global__ void __launch_bounds__(128) host_stream_accums_sm90(const struct host
     hh = h[y][x] > hh ? h[y][x] : hh;
     tot += d[y][x];
   
-#line 282 "host_stream_accums.cu"
+#line 278 "host_stream_accums.cu"
                 }
             }
         }

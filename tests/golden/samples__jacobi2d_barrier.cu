@@ -107,11 +107,9 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
             const int64_t pg_rest1 = nx - x0;
             const int pg_lim1 = pg_rest1 < 128 ? (int)pg_rest1 : 128;
             const int pg_l1 = (int)threadIdx.x % 128;
-            const int pg_r0 = (int)threadIdx.x / 128 * 16;
-            const int pg_r1 = pg_r0 + 16 < pg_lim0 ? pg_r0 + 16 : pg_lim0;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_r0; pg_l0 < pg_r1; ++pg_l0) {
+                for (int pg_l0 = (int)threadIdx.x / 128; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t j = y0 + pg_l0;
                     const int64_t i = x0 + pg_l1;
 #line 15 "../../samples/jacobi2d/jacobi2d.pipe"
@@ -121,7 +119,7 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
     else
       v[j][i] = 0.25f * (u[j - 1][i] + u[j + 1][i] + u[j][i - 1] + u[j][i + 1]);
   
-#line 125 "samples__jacobi2d_barrier.cu"
+#line 123 "samples__jacobi2d_barrier.cu"
                 }
             }
         }

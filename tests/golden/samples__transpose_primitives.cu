@@ -48,18 +48,16 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
             const int64_t pg_rest1 = rows - r0;
             const int pg_lim1 = pg_rest1 < 64 ? (int)pg_rest1 : 64;
             const int pg_l1 = (int)threadIdx.x % 64;
-            const int pg_r0 = (int)threadIdx.x / 64 * 16;
-            const int pg_r1 = pg_r0 + 16 < pg_lim0 ? pg_r0 + 16 : pg_lim0;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_r0; pg_l0 < pg_r1; ++pg_l0) {
+                for (int pg_l0 = (int)threadIdx.x / 64; pg_l0 < pg_lim0; pg_l0 += 4) {
                     const int64_t c = c0 + pg_l0;
                     const int64_t r = r0 + pg_l1;
 #line 15 "../../samples/transpose/transpose.pipe"
 
     b[c][r] = a[r][c];
   
-#line 63 "samples__transpose_primitives.cu"
+#line 61 "samples__transpose_primitives.cu"
                 }
             }
         }

@@ -108,18 +108,16 @@ __global__ void __launch_bounds__(128) tile_bound_sm80(const struct tile_bound_a
             const int64_t pg_rest1 = cols - c0;
             const int pg_lim1 = pg_rest1 < 32 ? (int)pg_rest1 : 32;
             const int pg_l1 = (int)threadIdx.x % 32;
-            const int pg_r0 = (int)threadIdx.x / 32 * 128;
-            const int pg_r1 = pg_r0 + 128 < pg_lim0 ? pg_r0 + 128 : pg_lim0;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_r0; pg_l0 < pg_r1; ++pg_l0) {
+                for (int pg_l0 = (int)threadIdx.x / 32; pg_l0 < pg_lim0; pg_l0 += 4) {
                     const int64_t r = r0 + pg_l0;
                     const int64_t c = c0 + pg_l1;
 #line 14 "tile_bound.pipe"
 
     b[r][c] = s * a[r][c];
   
-#line 123 "tile_bound.cu"
+#line 121 "tile_bound.cu"
                 }
             }
         }
@@ -227,18 +225,16 @@ __global__ void __launch_bounds__(128) tile_bound_sm90(const struct tile_bound_a
             const int64_t pg_rest1 = cols - c0;
             const int pg_lim1 = pg_rest1 < 32 ? (int)pg_rest1 : 32;
             const int pg_l1 = (int)threadIdx.x % 32;
-            const int pg_r0 = (int)threadIdx.x / 32 * 128;
-            const int pg_r1 = pg_r0 + 128 < pg_lim0 ? pg_r0 + 128 : pg_lim0;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_r0; pg_l0 < pg_r1; ++pg_l0) {
+                for (int pg_l0 = (int)threadIdx.x / 32; pg_l0 < pg_lim0; pg_l0 += 4) {
                     const int64_t r = r0 + pg_l0;
                     const int64_t c = c0 + pg_l1;
 #line 14 "tile_bound.pipe"
 
     b[r][c] = s * a[r][c];
   
-#line 242 "tile_bound.cu"
+#line 238 "tile_bound.cu"
                 }
             }
         }

@@ -63,11 +63,9 @@ __global__ void __launch_bounds__(256) vector_types_sm80(const struct vector_typ
             const int64_t pg_rest1 = w - x0;
             const int pg_lim1 = pg_rest1 < 128 ? (int)pg_rest1 : 128;
             const int pg_l1 = (int)threadIdx.x % 128;
-            const int pg_r0 = (int)threadIdx.x / 128 * 2;
-            const int pg_r1 = pg_r0 + 2 < pg_lim0 ? pg_r0 + 2 : pg_lim0;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_r0; pg_l0 < pg_r1; ++pg_l0) {
+                for (int pg_l0 = (int)threadIdx.x / 128; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t y = y0 + pg_l0;
                     const int64_t x = x0 + pg_l1;
 #line 13 "vector_types.pipe"
@@ -78,7 +76,7 @@ __global__ void __launch_bounds__(256) vector_types_sm80(const struct vector_typ
     z[y][x] = make_float2(gain * (p.x + p.y + p.z + p.w) + q.x + q.y + r.x,
                           q.z * q.w + r.y);
   
-#line 82 "vector_types.cu"
+#line 80 "vector_types.cu"
                 }
             }
         }
@@ -149,11 +147,9 @@ __global__ void __launch_bounds__(256) vector_types_sm90(const struct vector_typ
             const int64_t pg_rest1 = w - x0;
             const int pg_lim1 = pg_rest1 < 128 ? (int)pg_rest1 : 128;
             const int pg_l1 = (int)threadIdx.x % 128;
-            const int pg_r0 = (int)threadIdx.x / 128 * 2;
-            const int pg_r1 = pg_r0 + 2 < pg_lim0 ? pg_r0 + 2 : pg_lim0;
             if (pg_l1 < pg_lim1) {
             #pragma unroll 4
-                for (int pg_l0 = pg_r0; pg_l0 < pg_r1; ++pg_l0) {
+                for (int pg_l0 = (int)threadIdx.x / 128; pg_l0 < pg_lim0; pg_l0 += 2) {
                     const int64_t y = y0 + pg_l0;
                     const int64_t x = x0 + pg_l1;
 #line 13 "vector_types.pipe"
@@ -164,7 +160,7 @@ __global__ void __launch_bounds__(256) vector_types_sm90(const struct vector_typ
     z[y][x] = make_float2(gain * (p.x + p.y + p.z + p.w) + q.x + q.y + r.x,
                           q.z * q.w + r.y);
   
-#line 168 "vector_types.cu"
+#line 164 "vector_types.cu"
                 }
             }
         }
