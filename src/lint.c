@@ -71,8 +71,34 @@ static void lint_thin_rows(diag_ctx *d, const spec *s)
                  LINT_MIN_ROW_CELLS);
 }
 
+/* A warp's lanes, below which a floating-point accumulator's shared bins are met by
+ * several lanes of one warp on most adds. */
+enum { LINT_MIN_FLOAT_BINS = 32 };
+
+/* Floating-point bins in shared memory: their adds keep a fixed order (the same bits run
+ * to run), so the lanes of a warp that meet in one bin are summed in turn; with fewer
+ * bins than lanes that is nearly every add. */
+static void lint_few_float_bins(diag_ctx *d, const spec *s)
+{
+    for (int i = 0; i < s->naccums; ++i) {
+        const spec_accum *acc = &s->accums[i];
+        if (!acc->is_array || ast_type_class(acc->type) != TC_FLOAT ||
+            acc->extent >= LINT_MIN_FLOAT_BINS || spec_accum_by_column(s, i))
+            continue;
+        diag_warning(d, W_PERF, acc->loc, "floating-point array accumulator '%s' has %d "
+                     "shared bins, fewer than a warp's %d lanes: its adds keep a fixed order, "
+                     "so the lanes that meet in a bin add in turn (colstats, 8 float bins "
+                     "beside two accumulators in registers: 0.11-0.13 of its same-shape "
+                     "reference under cp.async and cp.async.mbarrier, H100); use an integer type (exact, atomic "
+                     "adds), %d bins or more, or index it by the compute's column ('%s[c]', "
+                     "kept in registers)", acc->name, acc->extent, LINT_MIN_FLOAT_BINS,
+                     LINT_MIN_FLOAT_BINS, acc->name);
+    }
+}
+
 void lint_perf(diag_ctx *d, const spec *s)
 {
+    lint_few_float_bins(d, s);
     lint_bins_per_tile(d, s);
     lint_unstaged_in_rows(d, s);
     lint_thin_rows(d, s);

@@ -1489,6 +1489,26 @@ c_warning_perf_unstaged_in_rows() {
     pg "$root/samples/saxpy/saxpy.pipe" --verify; expect_status 0; expect_no_err
     rm -f l.pipe
 }
+c_warning_perf_few_float_bins() {
+    # A floating-point array accumulator in shared bins with fewer bins than a warp's
+    # lanes: said at the accumulator, once; 32 bins, an integer type, or one by column
+    # (the sample's other two, in registers) say nothing.
+    pg "$root/samples/colsum/colstats.pipe" --verify
+    expect_status 0
+    expect_err_has "colstats.pipe:19:17: warning: floating-point array accumulator 'm' has 8 shared bins, fewer than a warp's 32 lanes"
+    expect_err_has "[-Wperf]"
+    [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning: $err"
+    sed 's/float m\[8\]/float m[32]/; s/mod8\[8\]/mod8[32]/; s/m\[c % 8\]/m[c % 32]/' \
+        "$root/samples/colsum/colstats.pipe" >p.pipe
+    pg p.pipe --verify; expect_status 0; expect_no_err
+    sed 's/accum   float m\[8\]/accum   int32 m[8]/; s/out float mod8/out int32 mod8/; s/m\[c % 8\] += x\[r\]\[c\]/m[c % 8] += (int)x[r][c]/' \
+        "$root/samples/colsum/colstats.pipe" >q.pipe
+    pg q.pipe --verify; expect_status 0; expect_no_err
+    pg "$root/samples/colsum/colsum.pipe" --verify; expect_status 0; expect_no_err
+    pg "$root/samples/colsum/colstats.pipe" --verify -Wno-perf; expect_status 0; expect_no_err
+    rm -f p.pipe q.pipe
+}
+
 c_arch_lists_valid_names() {
     local a
     for a in sm_86a sm_90aa sm_101 sm_75 compute_90 sm_a; do
