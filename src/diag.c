@@ -320,3 +320,16 @@ void diag_fatal_noloc(diag_ctx *d, const char *fmt, ...)
     diag_report(d, &r, fmt, ap);
     va_end(ap);
 }
+
+srcloc diag_loc_in_text(const char *text, srcloc start, size_t offset)
+{
+    for (size_t k = 0; k < offset; ++k) {
+        if (text[k] == '\n') {
+            start.line++;
+            start.col = 1;
+        } else {
+            start.col++;
+        }
+    }
+    return start;
+}

@@ -4,6 +4,9 @@
  * figures. Warnings only: the plan is correct either way. */
 #include "pipegen.h"
 
+#include <ctype.h>
+#include <string.h>
+
 /* Array accumulators on the per-tile grid: every block clears its bins, writes them as its
  * partial and the combine folds them, for one tile's work. */
 static void lint_bins_per_tile(diag_ctx *d, const spec *s)
@@ -96,8 +99,50 @@ static void lint_few_float_bins(diag_ctx *d, const spec *s)
     }
 }
 
+/* The first place the compute tests `NAME.swizzle` (the view's swizzle span), or NULL. */
+static const char *swizzle_test(const char *text, const char *name)
+{
+    for (const char *at = NULL; text_next_word(text, name, &at);) {
+        const char *p = at + strlen(name);
+        while (*p == ' ' || *p == '\t')
+            ++p;
+        if (*p++ != '.')
+            continue;
+        while (*p == ' ' || *p == '\t')
+            ++p;
+        if (!strncmp(p, "swizzle", 7) && !isalnum((unsigned char)p[7]) && p[7] != '_')
+            return at;
+    }
+    return NULL;
+}
+
+/* A stage's `swizzle` that the lowering chosen for it ignores, where the compute tests the
+ * view's span: under that lowering the span is 0, and the body's branch for swizzled slots
+ * (gemm_bf16's wgmma) never runs. auto is left alone: it takes tensor where tensor plans. */
+static void lint_swizzle_ignored(diag_ctx *d, const spec *s)
+{
+    for (int i = 0; i < s->nstaged; ++i) {
+        const spec_stage *st = &s->stages[i];
+        const mech m = st->mech != MECH_AUTO ? st->mech : s->mech;
+        const char *name = s->arrays[st->array].name, *at;
+        if (!st->hint_loc[HINT_SWIZZLE].line || st->is_output || mech_is_auto(m) ||
+            (mech_hints(m) & (1u << HINT_SWIZZLE)) ||
+            !(at = swizzle_test(s->compute.text, name)))
+            continue;
+        diag_warning(d, W_PERF, diag_loc_in_text(s->compute.text, s->compute.loc,
+                                                 (size_t)(at - s->compute.text)),
+                     "the compute tests '%s.swizzle', which is 0 under the %s lowering (it "
+                     "ignores 'swizzle'): the body's branch for swizzled slots never runs "
+                     "(gemm_bf16's wgmma so: 0.01 of cuBLAS under cp.async.mbarrier, 0.84-1.00 "
+                     "under tensor, H100); leave the lowering to auto or use tensor (sm_90 and "
+                     "newer)", name, mech_name(m));
+        return;
+    }
+}
+
 void lint_perf(diag_ctx *d, const spec *s)
 {
+    lint_swizzle_ignored(d, s);
     lint_few_float_bins(d, s);
     lint_bins_per_tile(d, s);
     lint_unstaged_in_rows(d, s);

@@ -123,6 +123,8 @@ void diag_verror(diag_ctx *d, srcloc at, const char *fmt, va_list ap);
 void diag_fatal_noloc(diag_ctx *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* True once more than max_errors errors were counted (reports are being suppressed). */
 bool diag_too_many(const diag_ctx *d);
+/* Where byte `offset` of a text that starts at `start` (a body's, after its '{') is. */
+srcloc diag_loc_in_text(const char *text, srcloc start, size_t offset);
 /* The name of a warning class ("stages"); W__COUNT for an unknown name. */
 const char *diag_warn_name(diag_warn w);
 diag_warn diag_warn_from_name(const char *name);

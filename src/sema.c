@@ -992,20 +992,6 @@ static bool jump_allowed(const jump_ctx *j, bool is_break)
     return false;
 }
 
-/* Where the token at offset s of a body's text is. */
-static srcloc text_loc_at(const char *text, srcloc at, size_t s)
-{
-    for (size_t k = 0; k < s; ++k) {
-        if (text[k] == '\n') {
-            at.line++;
-            at.col = 1;
-        } else {
-            at.col++;
-        }
-    }
-    return at;
-}
-
 /* Report every `return` at the body's own level, and every `break` and `continue` there
  * outside a loop (or switch) of the body. */
 static void check_body_returns(checker *c, const ast_item *it)
@@ -1081,11 +1067,11 @@ static void check_body_returns(checker *c, const ast_item *it)
             /* a block ends the one-statement contexts it was the statement of */
             jumps.ended = true;
         } else if (nfunc == 0 && is_word(tok, len, "return")) {
-            report_body_return(c, it, text_loc_at(it->text, it->text_loc, s));
+            report_body_return(c, it, diag_loc_in_text(it->text, it->text_loc, s));
         } else if (nfunc == 0 && (is_word(tok, len, "break") || is_word(tok, len, "continue"))) {
             bool is_break = *tok == 'b';
             if (!jump_allowed(&jumps, is_break))
-                report_body_jump(c, it, text_loc_at(it->text, it->text_loc, s), is_break);
+                report_body_jump(c, it, diag_loc_in_text(it->text, it->text_loc, s), is_break);
         } else if (is_word(tok, len, "do")) {
             jumps.pending = 2;
         }
@@ -1136,8 +1122,8 @@ static bool check_expression(checker *c, const ast_item *it, const char *text, s
     bool any = false;
     while (scan_token(&b, &s, &len)) {
         if (b.t[s] == ';') {
-            diag_error(c->d, text_loc_at(text, at, s), "%s of reduction '%s' is an expression: no "
-                       "';' (write '%s')", what, it->name, example);
+            diag_error(c->d, diag_loc_in_text(text, at, s), "%s of reduction '%s' is an "
+                       "expression: no ';' (write '%s')", what, it->name, example);
             return false;
         }
         any = true;

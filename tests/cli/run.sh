@@ -1509,6 +1509,24 @@ c_warning_perf_few_float_bins() {
     rm -f p.pipe q.pipe
 }
 
+c_warning_perf_swizzle_ignored() {
+    # A lowering that ignores a stage's `swizzle` where the compute tests the view's span:
+    # said at the test in the body, once; tensor (which takes it) and auto say nothing.
+    pg "$root/samples/gemm_bf16/gemm_bf16.pipe" --lower=cp.async.mbarrier --arch=sm_90 -Wno-hints --verify
+    expect_status 0
+    expect_err_has "gemm_bf16.pipe:56:18: warning: the compute tests 'A.swizzle', which is 0 under the cp.async.mbarrier lowering"
+    expect_err_has "[-Wperf]"
+    [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning: $err"
+    pg "$root/samples/gemm_bf16/gemm_bf16.pipe" --lower=tensor --arch=sm_90a --verify
+    expect_status 0; expect_no_err
+    pg "$root/samples/gemm_bf16/gemm_bf16.pipe" --arch=sm_80,sm_90a --verify
+    expect_status 0; expect_no_err
+    # A body that does not test the span: nothing to say.
+    sed 's/A\.swizzle == 128 && B\.swizzle == 128/true/' "$root/samples/gemm_bf16/gemm_bf16.pipe" >p.pipe
+    pg p.pipe --lower=cp.async.mbarrier --arch=sm_90 -Wno-hints --verify; expect_status 0; expect_no_err
+    rm -f p.pipe
+}
+
 c_arch_lists_valid_names() {
     local a
     for a in sm_86a sm_90aa sm_101 sm_75 compute_90 sm_a; do
