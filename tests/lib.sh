@@ -150,8 +150,9 @@ is_schedule_twin() {
 }
 
 # Golden specs whose kernels are a sample's under other launch parameters (threads, tile,
-# grid, a stage's `using`): saxpy_sync and saxpy_cp_async are saxpy's, which the compile
-# suite runs under every lowering on both grids; they compile with their own lowering.
+# grid, ring depth, a stage's `using`): saxpy_sync and saxpy_cp_async are saxpy's,
+# reduce_sum the sample reduce_sum's with 3 slots for 4, which the compile suite runs
+# under every lowering on both grids; they compile with their own lowering.
 is_sample_copy() {
-    [[ " saxpy_sync saxpy_cp_async " == *" $1 "* ]]
+    [[ " golden/saxpy_sync golden/saxpy_cp_async golden/reduce_sum " == *" $1 "* ]]
 }

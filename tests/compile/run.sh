@@ -22,7 +22,10 @@
 #   - golden specs (features rather than workloads) compile with every lowering on the
 #     persistent grid for the newest architecture, kernels only (-cubin: what a lowering
 #     changes in a launcher, the samples compile under every lowering, and the spec's
-#     own launcher is compiled), and with their own lowering on both
+#     own launcher is compiled) and to PTX only (-ptx: the runtime's inline PTX under
+#     each lowering goes through ptxas in the samples' jobs) unless their stages take
+#     hints or they have producer warps (other inline PTX: ptxas too), and with their
+#     own lowering on both
 #     grids and every architecture; samples with every lowering on the per_tile grid and
 #     every architecture, and with their own on both grids (so each lowering meets each
 #     grid and each architecture, reductions included, without compiling every pair twice);
@@ -118,9 +121,13 @@ if [ "${1:-}" = --job ]; then
     inc=(-I"$root/runtime" -I"$dir")
     mkdir -p "$dir/keep"
     # Without the host side (-cubin: the kernels through ptxas, the launcher not compiled)
-    # where the job's launcher is compiled in another job (see the driver).
+    # where the job's launcher is compiled in another job, and without ptxas too (-ptx)
+    # where nothing the job varies reaches the runtime's inline PTX (see the driver).
     whole=(-c -o "$dir/$name.o")
-    [[ $checks == *host* ]] || whole=(-cubin -o "$dir/$name.cubin")
+    if [[ $checks != *host* ]]; then
+        whole=(-cubin -o "$dir/$name.cubin")
+        [[ $checks == *ptxas* ]] || whole=(-ptx -o "$dir/keep/$name.ptx")
+    fi
     run "$NVCC" -std=c++17 -Werror all-warnings "${gencode[@]}" "${inc[@]}" "${whole[@]}" \
         "$dir/$name.cu" -keep -keep-dir "$dir/keep"
     for a in ${archs//,/ }; do
@@ -258,6 +265,13 @@ for spec in "${specs[@]}"; do
     # The spec's own lowering: when it resolves to one implemented lowering M for every
     # architecture and writes the very source --lower=M writes, the run with M stands for
     # it (the same source is not compiled twice).
+    # A spec whose stages take hints (cache, prefetch, evict, swizzle) or that has producer
+    # warps picks other inline PTX of the runtime under each lowering (cache-hinted
+    # copies, named barriers): its kernels go through ptxas under every lowering.
+    asm_hints=0
+    "$pipegen" "$spec" --dump-ast 2>/dev/null |
+        grep -qE '^  \(stage .* (cache (ca|cg)|prefetch [0-9]|evict [a-z]|swizzle [0-9])|^  \(producer_warps [1-9]' \
+        && asm_hints=1
     own=default mixed=0 own_grid=
     if [ "${COMPILE_FULL:-0}" != 1 ]; then
         own_grid=$("$pipegen" "$spec" --dump-ir 2>/dev/null | sed -n 's/^schedule .* grid=\([a-z_]*\).*/\1/p' | head -n 1)
@@ -277,7 +291,7 @@ for spec in "${specs[@]}"; do
         [[ $name == *_host ]] && [ "${COMPILE_FULL:-0}" != 1 ] && [ "$lower" != "$own" ] && continue
         # So have the samples that only types and borders set apart, and the golden
         # specs that are a sample's kernels under other launch parameters (tests/lib.sh).
-        is_sample_copy "$name" && [ "${COMPILE_FULL:-0}" != 1 ] && [ "$lower" != "$own" ] \
+        is_sample_copy "$tag" && [ "${COMPILE_FULL:-0}" != 1 ] && [ "$lower" != "$own" ] \
             && continue
         is_schedule_twin "$name" && [ "${COMPILE_FULL:-0}" != 1 ] && [ "$lower" != "$own" ] \
             && continue
@@ -313,6 +327,7 @@ for spec in "${specs[@]}"; do
             if [ "${COMPILE_FULL:-0}" != 1 ] && [ $golden = 1 ] && [ "$lower" != "$own" ]; then
                 archs=${archs##*,}
                 checks=ptx
+                [ "$asm_hints" = 1 ] && checks+=,ptxas
             fi
             id=$tag.$lower.$grid
             ids+=("$id")
