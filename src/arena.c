@@ -175,6 +175,18 @@ bool text_word_char(char ch)
            || ch == '_';
 }
 
+bool text_blank(char ch)
+{
+    return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r';
+}
+
+const char *text_skip_blank(const char *p)
+{
+    while (text_blank(*p))
+        ++p;
+    return p;
+}
+
 bool text_next_word(const char *text, const char *name, const char **at)
 {
     const size_t len = strlen(name);

@@ -4,7 +4,6 @@
  * figures. Warnings only: the plan is correct either way. */
 #include "pipegen.h"
 
-#include <ctype.h>
 #include <string.h>
 
 /* Array accumulators on the per-tile grid: every block clears its bins, writes them as its
@@ -92,9 +91,9 @@ static void lint_few_float_bins(diag_ctx *d, const spec *s)
                      "shared bins, fewer than a warp's %d lanes: its adds keep a fixed order, "
                      "so the lanes that meet in a bin add in turn (colstats, 8 float bins "
                      "beside two accumulators in registers: 0.11-0.13 of its same-shape "
-                     "reference under cp.async and cp.async.mbarrier, H100); use an integer type (exact, atomic "
-                     "adds), %d bins or more, or index it by the compute's column ('%s[c]', "
-                     "kept in registers)", acc->name, acc->extent, LINT_MIN_FLOAT_BINS,
+                     "reference under cp.async and cp.async.mbarrier, H100); use an integer "
+                     "type (exact, atomic adds), %d bins or more, or index it by the "
+                     "compute's column ('%s[c]', kept in registers)", acc->name, acc->extent, LINT_MIN_FLOAT_BINS,
                      LINT_MIN_FLOAT_BINS, acc->name);
     }
 }
@@ -103,14 +102,11 @@ static void lint_few_float_bins(diag_ctx *d, const spec *s)
 static const char *swizzle_test(const char *text, const char *name)
 {
     for (const char *at = NULL; text_next_word(text, name, &at);) {
-        const char *p = at + strlen(name);
-        while (*p == ' ' || *p == '\t')
-            ++p;
-        if (*p++ != '.')
+        const char *p = text_skip_blank(at + strlen(name));
+        if (*p != '.')
             continue;
-        while (*p == ' ' || *p == '\t')
-            ++p;
-        if (!strncmp(p, "swizzle", 7) && !isalnum((unsigned char)p[7]) && p[7] != '_')
+        p = text_skip_blank(p + 1);
+        if (!strncmp(p, "swizzle", 7) && !text_word_char(p[7]))
             return at;
     }
     return NULL;

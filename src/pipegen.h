@@ -56,6 +56,8 @@ void sb_printf(strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2
 void sb_vprintf(strbuf *sb, const char *fmt, va_list ap);
 unsigned long long text_hash(const char *data, size_t len);     /* 64-bit FNV-1a */
 bool text_word_char(char ch);                                   /* [A-Za-z0-9_] */
+bool text_blank(char ch);                                       /* blank, tab, newline */
+const char *text_skip_blank(const char *p);                     /* past text_blank bytes */
 /* Whether text holds name as a whole word anywhere, comments and preprocessor lines
  * included (a macro may write the array): a miss is certain, a hit may not be a use. */
 bool text_names(const char *text, const char *name);

@@ -46,25 +46,17 @@ long long spec_accum_bin_bytes(const spec_accum *acc, int threads)
     return (long long)spec_accum_copies(acc, threads) * acc->extent * spec_accum_word(acc);
 }
 
-static bool is_blank(char ch) { return ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'; }
-
-static const char *skip_blank(const char *p)
-{
-    while (is_blank(*p))
-        ++p;
-    return p;
-}
-
 /* Whether every use of name in text is name[index]. */
 static bool only_indexed_by(const char *text, const char *name, const char *index)
 {
     const size_t len = strlen(index);
     for (const char *at = NULL; text_next_word(text, name, &at);) {
-        const char *p = skip_blank(at + strlen(name));
+        const char *p = text_skip_blank(at + strlen(name));
         if (*p != '[')
             return false;
-        p = skip_blank(p + 1);
-        if (strncmp(p, index, len) != 0 || text_word_char(p[len]) || *skip_blank(p + len) != ']')
+        p = text_skip_blank(p + 1);
+        if (strncmp(p, index, len) != 0 || text_word_char(p[len]) ||
+            *text_skip_blank(p + len) != ']')
             return false;
     }
     return true;
@@ -77,10 +69,10 @@ static bool may_rebind(const char *text, const char *name)
 {
     for (const char *at = NULL; text_next_word(text, name, &at);) {
         const char *b = at;
-        while (b > text && is_blank(b[-1]))
+        while (b > text && text_blank(b[-1]))
             --b;
         const char before = b > text ? b[-1] : '\0';
-        const char *after = skip_blank(at + strlen(name));
+        const char *after = text_skip_blank(at + strlen(name));
         if (text_word_char(before) || before == '*' || before == '&'
             || (after[0] == '=' && after[1] != '=') || after[0] == '(' || after[0] == '{'
             || (before == ',' && after[0] == ']'))
