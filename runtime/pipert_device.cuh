@@ -324,14 +324,29 @@ __device__ __forceinline__ bool pg_rows_inside(int64_t o0, int64_t o1, int64_t n
     return o0 >= 0 && o0 + P <= n0 && o1 >= 0 && o1 + R <= n1;
 }
 
-/* A region wholly inside its array (every tile but those at an edge) takes the loop that
- * checks nothing per chunk: the checks and the branch around a part chunk's byte copy,
- * inlined at every unrolled chunk, held jacobi2d under cp.async per tile at 0.74 of
- * cudaMemcpy against 0.88 with this split (H200, same process). */
 template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT, class Copy>
 __device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned char *base,
                                           int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
                                           int64_t n1, int64_t n2b, int tid, Copy copy)
+{
+    static_assert(ROWBYTES % VEC == 0, "region rows must be a multiple of the copy width");
+    static_assert(PITCH % VEC == 0, "shared rows must keep the copy width's alignment");
+    pg_region_chunks<VEC, P, R, ROWBYTES, PITCH, NT, false>(dst, base, o0, o1, o2b, n0, n1,
+                                                            n2b, tid, copy);
+}
+
+/* pg_region, but a region wholly inside its array (every tile but those at an edge)
+ * takes a loop that checks nothing per chunk. For the lowerings whose chunk copy branches
+ * around a part chunk's byte copy (cp.async, cp.async.mbarrier, primitives): those checks
+ * and that branch, inlined at every unrolled chunk, held jacobi2d under cp.async per
+ * tile at 0.84 of cudaMemcpy against 0.98 split (H100, same process). Not for the
+ * others: split, rgba under sync per tile measured 0.91 against 0.98, hash under
+ * pipeline-thread 0.90 against 0.98 (H100, same process). */
+template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT, class Copy>
+__device__ __forceinline__ void pg_region_split(unsigned char *dst, const unsigned char *base,
+                                                int64_t o0, int64_t o1, int64_t o2b,
+                                                int64_t n0, int64_t n1, int64_t n2b, int tid,
+                                                Copy copy)
 {
     static_assert(ROWBYTES % VEC == 0, "region rows must be a multiple of the copy width");
     static_assert(PITCH % VEC == 0, "shared rows must keep the copy width's alignment");

@@ -517,10 +517,10 @@ static void emit_region_call(kctx *k, int si, const char *fn)
     emit_region_place(k, si);
 }
 
-static void emit_region_copy(kctx *k, int si, chunk_printer chunk)
+static void emit_region_copy(kctx *k, int si, const char *fn, chunk_printer chunk)
 {
     const spec_stage *st = &k->s->stages[si];
-    emit_region_call(k, si, "pg_region");
+    emit_region_call(k, si, fn);
     kp(k, ", threadIdx.x,\n    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) "
           "{ ");
     chunk(k, st, k->s->arrays[st->array].name);
@@ -547,12 +547,12 @@ void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_prin
     emit_step_close(k, op);
 }
 
-void emit_copy_regions(kctx *k, const ir_op *op, chunk_printer chunk)
+void emit_copy_regions(kctx *k, const ir_op *op, const char *fn, chunk_printer chunk)
 {
     emit_step_open(k, op);
     for (int i = 0; i < k->s->nstaged; ++i)
         if ((op->stage < 0 || op->stage == i) && !k->s->stages[i].is_output)
-            emit_region_copy(k, i, chunk);
+            emit_region_copy(k, i, fn, chunk);
     emit_step_close(k, op);
 }
 

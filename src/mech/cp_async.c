@@ -41,7 +41,7 @@ bool plan_commit_groups(planner *p)
 
 static void print_copy(kctx *k, const ir_op *op)
 {
-    emit_copy_regions(k, op, emit_chunk_cp_async);
+    emit_copy_regions(k, op, "pg_region_split", emit_chunk_cp_async);
 }
 
 static void print_commit(kctx *k, const ir_op *op)

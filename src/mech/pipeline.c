@@ -180,7 +180,7 @@ static void print_release(kctx *k, const ir_op *op) { print_call(k, op, "consume
 
 static void print_copy(kctx *k, const ir_op *op)
 {
-    emit_copy_regions(k, op, chunk);
+    emit_copy_regions(k, op, "pg_region", chunk);
 }
 
 static void print_barrier(kctx *k, const ir_op *op)
@@ -196,7 +196,7 @@ static void print_barrier(kctx *k, const ir_op *op)
 static void print_thread_copy(kctx *k, const ir_op *op)
 {
     kp(k, "pg_pipe.producer_acquire();\n");
-    emit_copy_regions(k, op, chunk);
+    emit_copy_regions(k, op, "pg_region", chunk);
 }
 
 static void print_thread_commit(kctx *k, const ir_op *op)

@@ -17,7 +17,7 @@ static void chunk(kctx *k, const spec_stage *st, const char *name)
 
 static void print_copy(kctx *k, const ir_op *op)
 {
-    emit_copy_regions(k, op, chunk);
+    emit_copy_regions(k, op, "pg_region_split", chunk);
 }
 
 static void print_commit(kctx *k, const ir_op *op)

@@ -55,11 +55,11 @@ __global__ void __launch_bounds__(128) accum_arrays_sm80(const struct accum_arra
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 2048;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_x, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 0 + pg_slot * 2048, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 0 + pg_slot * 2048, pg_g_x,
                     0, 0, (pg_org0) * 1,
                     1, 1, n * 1, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_w, 1, 1, 8192LL, 8192LL, 128>(pg_smem + 6144 + pg_slot * 8192, pg_g_w,
+                pg_region_split<pg_vec_w, 1, 1, 8192LL, 8192LL, 128>(pg_smem + 6144 + pg_slot * 8192, pg_g_w,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_w, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -76,11 +76,11 @@ __global__ void __launch_bounds__(128) accum_arrays_sm80(const struct accum_arra
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 2048;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_x, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 0 + pg_slot * 2048, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 0 + pg_slot * 2048, pg_g_x,
                     0, 0, (pg_org0) * 1,
                     1, 1, n * 1, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_w, 1, 1, 8192LL, 8192LL, 128>(pg_smem + 6144 + pg_slot * 8192, pg_g_w,
+                pg_region_split<pg_vec_w, 1, 1, 8192LL, 8192LL, 128>(pg_smem + 6144 + pg_slot * 8192, pg_g_w,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_w, true, 0, false>(pg_d, pg_s, pg_v, 0); });

@@ -54,19 +54,19 @@ __global__ void __launch_bounds__(128) accum_types_sm80(const struct accum_types
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 1024;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_x, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 0 + pg_slot * 2048, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 0 + pg_slot * 2048, pg_g_x,
                     0, 0, (pg_org0) * 2,
                     1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_k, 1, 1, 4096LL, 4096LL, 128>(pg_smem + 4096 + pg_slot * 4096, pg_g_k,
+                pg_region_split<pg_vec_k, 1, 1, 4096LL, 4096LL, 128>(pg_smem + 4096 + pg_slot * 4096, pg_g_k,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_u, 1, 1, 1024LL, 1024LL, 128>(pg_smem + 12288 + pg_slot * 1024, pg_g_u,
+                pg_region_split<pg_vec_u, 1, 1, 1024LL, 1024LL, 128>(pg_smem + 12288 + pg_slot * 1024, pg_g_u,
                     0, 0, (pg_org0) * 1,
                     1, 1, n * 1, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_b, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 14336 + pg_slot * 2048, pg_g_b,
+                pg_region_split<pg_vec_b, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 14336 + pg_slot * 2048, pg_g_b,
                     0, 0, (pg_org0) * 2,
                     1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_b, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -83,19 +83,19 @@ __global__ void __launch_bounds__(128) accum_types_sm80(const struct accum_types
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 1024;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_x, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 0 + pg_slot * 2048, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 0 + pg_slot * 2048, pg_g_x,
                     0, 0, (pg_org0) * 2,
                     1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_k, 1, 1, 4096LL, 4096LL, 128>(pg_smem + 4096 + pg_slot * 4096, pg_g_k,
+                pg_region_split<pg_vec_k, 1, 1, 4096LL, 4096LL, 128>(pg_smem + 4096 + pg_slot * 4096, pg_g_k,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_u, 1, 1, 1024LL, 1024LL, 128>(pg_smem + 12288 + pg_slot * 1024, pg_g_u,
+                pg_region_split<pg_vec_u, 1, 1, 1024LL, 1024LL, 128>(pg_smem + 12288 + pg_slot * 1024, pg_g_u,
                     0, 0, (pg_org0) * 1,
                     1, 1, n * 1, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_b, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 14336 + pg_slot * 2048, pg_g_b,
+                pg_region_split<pg_vec_b, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 14336 + pg_slot * 2048, pg_g_b,
                     0, 0, (pg_org0) * 2,
                     1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_b, true, 0, false>(pg_d, pg_s, pg_v, 0); });

@@ -59,11 +59,11 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
                 int64_t pg_rest = pg_claim[pg_step % 4];
                 const int64_t pg_org0 = pg_rest * 1024;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_x, 1, 1, 4096LL, 4096LL, 256>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 1, 4096LL, 4096LL, 256>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, false, 128, true>(pg_d, pg_s, pg_v, pg_pol_x); });
-                pg_region<pg_vec_y, 1, 1, 4096LL, 4096LL, 256>(pg_smem + 8192 + pg_slot * 4096, pg_g_y,
+                pg_region_split<pg_vec_y, 1, 1, 4096LL, 4096LL, 256>(pg_smem + 8192 + pg_slot * 4096, pg_g_y,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_y, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -84,11 +84,11 @@ __global__ void __launch_bounds__(256) cache_hints_sm80(const struct cache_hints
                 int64_t pg_rest = pg_claim[pg_step % 4];
                 const int64_t pg_org0 = pg_rest * 1024;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_x, 1, 1, 4096LL, 4096LL, 256>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 1, 4096LL, 4096LL, 256>(pg_smem + 0 + pg_slot * 4096, pg_g_x,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, false, 128, true>(pg_d, pg_s, pg_v, pg_pol_x); });
-                pg_region<pg_vec_y, 1, 1, 4096LL, 4096LL, 256>(pg_smem + 8192 + pg_slot * 4096, pg_g_y,
+                pg_region_split<pg_vec_y, 1, 1, 4096LL, 4096LL, 256>(pg_smem + 8192 + pg_slot * 4096, pg_g_y,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_y, true, 0, false>(pg_d, pg_s, pg_v, 0); });

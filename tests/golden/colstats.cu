@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(128) colstats_sm80(const struct colstats_args 
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t pg_org0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_x, 1, 2, 1280LL, 1296LL, 128>(pg_smem + 0 + pg_slot * 2688, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 2, 1280LL, 1296LL, 128>(pg_smem + 0 + pg_slot * 2688, pg_g_x,
                     0, (pg_org0), (pg_org1) * 4,
                     1, rows, (int64_t)320 * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(128) colstats_sm80(const struct colstats_args 
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t pg_org0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_x, 1, 2, 1280LL, 1296LL, 128>(pg_smem + 0 + pg_slot * 2688, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 2, 1280LL, 1296LL, 128>(pg_smem + 0 + pg_slot * 2688, pg_g_x,
                     0, (pg_org0), (pg_org1) * 4,
                     1, rows, (int64_t)320 * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });

@@ -41,15 +41,15 @@ __global__ void __launch_bounds__(256) halo_borders_sm80(const struct halo_borde
         pg_rest = pg_div(pg_rest, pg_tiles1);
         const int64_t z0 = pg_rest * 4;
         {
-            pg_region<pg_vec_a, 1, 1, 288LL, 288LL, 256>(pg_smem + 0, pg_g_a,
+            pg_region_split<pg_vec_a, 1, 1, 288LL, 288LL, 256>(pg_smem + 0, pg_g_a,
                 0, 0, (x0 + -4) * 4,
                 1, 1, nx * 4, threadIdx.x,
                 [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_a, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-            pg_region<pg_vec_b, 1, 10, 288LL, 288LL, 256>(pg_smem + 384, pg_g_b,
+            pg_region_split<pg_vec_b, 1, 10, 288LL, 288LL, 256>(pg_smem + 384, pg_g_b,
                 0, (y0 + -1), (x0 + -4) * 4,
                 1, ny, nx * 4, threadIdx.x,
                 [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_b, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-            pg_region<pg_vec_c, 6, 10, 288LL, 288LL, 256>(pg_smem + 3328, pg_g_c,
+            pg_region_split<pg_vec_c, 6, 10, 288LL, 288LL, 256>(pg_smem + 3328, pg_g_c,
                 (z0 + -1), (y0 + -1), (x0 + -4) * 4,
                 nz, ny, nx * 4, threadIdx.x,
                 [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_c, true, 0, false>(pg_d, pg_s, pg_v, 0); });

@@ -55,7 +55,7 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t y0 = (pg_rest * 4 + pg_sub) * 8;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_u, 1, 10, 288LL, 288LL, 128>(pg_smem + 0 + pg_slot * 2944, pg_g_u,
+                pg_region_split<pg_vec_u, 1, 10, 288LL, 288LL, 128>(pg_smem + 0 + pg_slot * 2944, pg_g_u,
                     0, (y0 + -1), (x0 + -4) * 4,
                     1, ny, nx * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(128) halo_march_sm80(const struct halo_march_a
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t y0 = (pg_rest * 4 + pg_sub) * 8;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_u, 1, 10, 288LL, 288LL, 128>(pg_smem + 0 + pg_slot * 2944, pg_g_u,
+                pg_region_split<pg_vec_u, 1, 10, 288LL, 288LL, 128>(pg_smem + 0 + pg_slot * 2944, pg_g_u,
                     0, (y0 + -1), (x0 + -4) * 4,
                     1, ny, nx * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });

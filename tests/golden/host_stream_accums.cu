@@ -57,15 +57,15 @@ __global__ void __launch_bounds__(128) host_stream_accums_sm80(const struct host
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t pg_org0 = pg_rest * 8;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_a, 1, 8, 256LL, 272LL, 128>(pg_smem + 0 + pg_slot * 2176, pg_g_a,
+                pg_region_split<pg_vec_a, 1, 8, 256LL, 272LL, 128>(pg_smem + 0 + pg_slot * 2176, pg_g_a,
                     0, (pg_org0), (pg_org1) * 4,
                     1, rows, cols * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_a, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_d, 1, 8, 512LL, 528LL, 128>(pg_smem + 4352 + pg_slot * 4224, pg_g_d,
+                pg_region_split<pg_vec_d, 1, 8, 512LL, 528LL, 128>(pg_smem + 4352 + pg_slot * 4224, pg_g_d,
                     0, (pg_org0), (pg_org1) * 8,
                     1, rows, cols * 8, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_d, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_h, 1, 8, 128LL, 144LL, 128>(pg_smem + 12800 + pg_slot * 1152, pg_g_h,
+                pg_region_split<pg_vec_h, 1, 8, 128LL, 144LL, 128>(pg_smem + 12800 + pg_slot * 1152, pg_g_h,
                     0, (pg_org0), (pg_org1) * 2,
                     1, rows, cols * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_h, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -85,15 +85,15 @@ __global__ void __launch_bounds__(128) host_stream_accums_sm80(const struct host
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t pg_org0 = pg_rest * 8;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_a, 1, 8, 256LL, 272LL, 128>(pg_smem + 0 + pg_slot * 2176, pg_g_a,
+                pg_region_split<pg_vec_a, 1, 8, 256LL, 272LL, 128>(pg_smem + 0 + pg_slot * 2176, pg_g_a,
                     0, (pg_org0), (pg_org1) * 4,
                     1, rows, cols * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_a, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_d, 1, 8, 512LL, 528LL, 128>(pg_smem + 4352 + pg_slot * 4224, pg_g_d,
+                pg_region_split<pg_vec_d, 1, 8, 512LL, 528LL, 128>(pg_smem + 4352 + pg_slot * 4224, pg_g_d,
                     0, (pg_org0), (pg_org1) * 8,
                     1, rows, cols * 8, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_d, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_h, 1, 8, 128LL, 144LL, 128>(pg_smem + 12800 + pg_slot * 1152, pg_g_h,
+                pg_region_split<pg_vec_h, 1, 8, 128LL, 144LL, 128>(pg_smem + 12800 + pg_slot * 1152, pg_g_h,
                     0, (pg_org0), (pg_org1) * 2,
                     1, rows, cols * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_h, true, 0, false>(pg_d, pg_s, pg_v, 0); });

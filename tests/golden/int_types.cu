@@ -55,23 +55,23 @@ __global__ void __launch_bounds__(256) int_types_sm80(const struct int_types_arg
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 512;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_a, 1, 1, 512LL, 512LL, 256>(pg_smem + 0 + pg_slot * 512, pg_g_a,
+                pg_region_split<pg_vec_a, 1, 1, 512LL, 512LL, 256>(pg_smem + 0 + pg_slot * 512, pg_g_a,
                     0, 0, (pg_org0) * 1,
                     1, 1, n * 1, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_a, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_b, 1, 1, 1024LL, 1024LL, 256>(pg_smem + 1024 + pg_slot * 1024, pg_g_b,
+                pg_region_split<pg_vec_b, 1, 1, 1024LL, 1024LL, 256>(pg_smem + 1024 + pg_slot * 1024, pg_g_b,
                     0, 0, (pg_org0) * 2,
                     1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_b, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_c, 1, 1, 1024LL, 1024LL, 256>(pg_smem + 3072 + pg_slot * 1024, pg_g_c,
+                pg_region_split<pg_vec_c, 1, 1, 1024LL, 1024LL, 256>(pg_smem + 3072 + pg_slot * 1024, pg_g_c,
                     0, 0, (pg_org0) * 2,
                     1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_c, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_d, 1, 1, 2048LL, 2048LL, 256>(pg_smem + 5120 + pg_slot * 2048, pg_g_d,
+                pg_region_split<pg_vec_d, 1, 1, 2048LL, 2048LL, 256>(pg_smem + 5120 + pg_slot * 2048, pg_g_d,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_d, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_e, 1, 1, 4096LL, 4096LL, 256>(pg_smem + 9216 + pg_slot * 4096, pg_g_e,
+                pg_region_split<pg_vec_e, 1, 1, 4096LL, 4096LL, 256>(pg_smem + 9216 + pg_slot * 4096, pg_g_e,
                     0, 0, (pg_org0) * 8,
                     1, 1, n * 8, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_e, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -88,23 +88,23 @@ __global__ void __launch_bounds__(256) int_types_sm80(const struct int_types_arg
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 512;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_a, 1, 1, 512LL, 512LL, 256>(pg_smem + 0 + pg_slot * 512, pg_g_a,
+                pg_region_split<pg_vec_a, 1, 1, 512LL, 512LL, 256>(pg_smem + 0 + pg_slot * 512, pg_g_a,
                     0, 0, (pg_org0) * 1,
                     1, 1, n * 1, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_a, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_b, 1, 1, 1024LL, 1024LL, 256>(pg_smem + 1024 + pg_slot * 1024, pg_g_b,
+                pg_region_split<pg_vec_b, 1, 1, 1024LL, 1024LL, 256>(pg_smem + 1024 + pg_slot * 1024, pg_g_b,
                     0, 0, (pg_org0) * 2,
                     1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_b, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_c, 1, 1, 1024LL, 1024LL, 256>(pg_smem + 3072 + pg_slot * 1024, pg_g_c,
+                pg_region_split<pg_vec_c, 1, 1, 1024LL, 1024LL, 256>(pg_smem + 3072 + pg_slot * 1024, pg_g_c,
                     0, 0, (pg_org0) * 2,
                     1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_c, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_d, 1, 1, 2048LL, 2048LL, 256>(pg_smem + 5120 + pg_slot * 2048, pg_g_d,
+                pg_region_split<pg_vec_d, 1, 1, 2048LL, 2048LL, 256>(pg_smem + 5120 + pg_slot * 2048, pg_g_d,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_d, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_e, 1, 1, 4096LL, 4096LL, 256>(pg_smem + 9216 + pg_slot * 4096, pg_g_e,
+                pg_region_split<pg_vec_e, 1, 1, 4096LL, 4096LL, 256>(pg_smem + 9216 + pg_slot * 4096, pg_g_e,
                     0, 0, (pg_org0) * 8,
                     1, 1, n * 8, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_e, true, 0, false>(pg_d, pg_s, pg_v, 0); });

@@ -65,23 +65,23 @@ __global__ void __launch_bounds__(128) mixed_types_sm80(const struct mixed_types
                 int64_t pg_rest = pg_claim[pg_step % 4];
                 const int64_t pg_org0 = pg_rest * 100;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_h, 1, 1, 200LL, 200LL, 128>(pg_smem + 0 + pg_slot * 256, pg_g_h,
+                pg_region_split<pg_vec_h, 1, 1, 200LL, 200LL, 128>(pg_smem + 0 + pg_slot * 256, pg_g_h,
                     0, 0, (pg_org0) * 2,
                     1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_h, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_b, 1, 1, 200LL, 200LL, 128>(pg_smem + 512 + pg_slot * 256, pg_g_b,
+                pg_region_split<pg_vec_b, 1, 1, 200LL, 200LL, 128>(pg_smem + 512 + pg_slot * 256, pg_g_b,
                     0, 0, (pg_org0) * 2,
                     1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_b, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_d, 1, 1, 800LL, 800LL, 128>(pg_smem + 1024 + pg_slot * 896, pg_g_d,
+                pg_region_split<pg_vec_d, 1, 1, 800LL, 800LL, 128>(pg_smem + 1024 + pg_slot * 896, pg_g_d,
                     0, 0, (pg_org0) * 8,
                     1, 1, n * 8, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_d, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_u, 1, 1, 100LL, 100LL, 128>(pg_smem + 2816 + pg_slot * 128, pg_g_u,
+                pg_region_split<pg_vec_u, 1, 1, 100LL, 100LL, 128>(pg_smem + 2816 + pg_slot * 128, pg_g_u,
                     0, 0, (pg_org0) * 1,
                     1, 1, n * 1, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_k, 1, 1, 400LL, 400LL, 128>(pg_smem + 3072 + pg_slot * 512, pg_g_k,
+                pg_region_split<pg_vec_k, 1, 1, 400LL, 400LL, 128>(pg_smem + 3072 + pg_slot * 512, pg_g_k,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -102,23 +102,23 @@ __global__ void __launch_bounds__(128) mixed_types_sm80(const struct mixed_types
                 int64_t pg_rest = pg_claim[pg_step % 4];
                 const int64_t pg_org0 = pg_rest * 100;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_h, 1, 1, 200LL, 200LL, 128>(pg_smem + 0 + pg_slot * 256, pg_g_h,
+                pg_region_split<pg_vec_h, 1, 1, 200LL, 200LL, 128>(pg_smem + 0 + pg_slot * 256, pg_g_h,
                     0, 0, (pg_org0) * 2,
                     1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_h, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_b, 1, 1, 200LL, 200LL, 128>(pg_smem + 512 + pg_slot * 256, pg_g_b,
+                pg_region_split<pg_vec_b, 1, 1, 200LL, 200LL, 128>(pg_smem + 512 + pg_slot * 256, pg_g_b,
                     0, 0, (pg_org0) * 2,
                     1, 1, n * 2, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_b, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_d, 1, 1, 800LL, 800LL, 128>(pg_smem + 1024 + pg_slot * 896, pg_g_d,
+                pg_region_split<pg_vec_d, 1, 1, 800LL, 800LL, 128>(pg_smem + 1024 + pg_slot * 896, pg_g_d,
                     0, 0, (pg_org0) * 8,
                     1, 1, n * 8, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_d, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_u, 1, 1, 100LL, 100LL, 128>(pg_smem + 2816 + pg_slot * 128, pg_g_u,
+                pg_region_split<pg_vec_u, 1, 1, 100LL, 100LL, 128>(pg_smem + 2816 + pg_slot * 128, pg_g_u,
                     0, 0, (pg_org0) * 1,
                     1, 1, n * 1, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_k, 1, 1, 400LL, 400LL, 128>(pg_smem + 3072 + pg_slot * 512, pg_g_k,
+                pg_region_split<pg_vec_k, 1, 1, 400LL, 400LL, 128>(pg_smem + 3072 + pg_slot * 512, pg_g_k,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });

@@ -68,11 +68,11 @@ __global__ void __launch_bounds__(128) rowstats_sm80(const struct rowstats_args 
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t p0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_x, 2, 3, 512LL, 528LL, 128>(pg_smem + 0 + pg_slot * 3200, pg_g_x,
+                pg_region_split<pg_vec_x, 2, 3, 512LL, 528LL, 128>(pg_smem + 0 + pg_slot * 3200, pg_g_x,
                     (p0), (r0), (c0) * 4,
                     planes, rows, (int64_t)100 * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_k, 2, 3, 1024LL, 1040LL, 128>(pg_smem + 6400 + pg_slot * 6272, pg_g_k,
+                pg_region_split<pg_vec_k, 2, 3, 1024LL, 1040LL, 128>(pg_smem + 6400 + pg_slot * 6272, pg_g_k,
                     (p0), (r0), (c0) * 8,
                     planes, rows, (int64_t)100 * 8, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -99,11 +99,11 @@ __global__ void __launch_bounds__(128) rowstats_sm80(const struct rowstats_args 
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t p0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_x, 2, 3, 512LL, 528LL, 128>(pg_smem + 0 + pg_slot * 3200, pg_g_x,
+                pg_region_split<pg_vec_x, 2, 3, 512LL, 528LL, 128>(pg_smem + 0 + pg_slot * 3200, pg_g_x,
                     (p0), (r0), (c0) * 4,
                     planes, rows, (int64_t)100 * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_k, 2, 3, 1024LL, 1040LL, 128>(pg_smem + 6400 + pg_slot * 6272, pg_g_k,
+                pg_region_split<pg_vec_k, 2, 3, 1024LL, 1040LL, 128>(pg_smem + 6400 + pg_slot * 6272, pg_g_k,
                     (p0), (r0), (c0) * 8,
                     planes, rows, (int64_t)100 * 8, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });

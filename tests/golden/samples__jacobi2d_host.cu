@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(256) jacobi2d_host_sm80(const struct jacobi2d_
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t y0 = (pg_rest * 4 + pg_sub) * 32;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_u, 1, 34, 544LL, 544LL, 256>(pg_smem + 0 + pg_slot * 18560, pg_g_u,
+                pg_region_split<pg_vec_u, 1, 34, 544LL, 544LL, 256>(pg_smem + 0 + pg_slot * 18560, pg_g_u,
                     0, (y0 + -1), (x0 + -4) * 4,
                     1, ny, nx * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, false, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(256) jacobi2d_host_sm80(const struct jacobi2d_
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t y0 = (pg_rest * 4 + pg_sub) * 32;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_u, 1, 34, 544LL, 544LL, 256>(pg_smem + 0 + pg_slot * 18560, pg_g_u,
+                pg_region_split<pg_vec_u, 1, 34, 544LL, 544LL, 256>(pg_smem + 0 + pg_slot * 18560, pg_g_u,
                     0, (y0 + -1), (x0 + -4) * 4,
                     1, ny, nx * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, false, 0, false>(pg_d, pg_s, pg_v, 0); });

@@ -33,7 +33,7 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
         pg_rest = pg_div(pg_rest, pg_tiles1);
         const int64_t c0 = pg_rest * 64;
         {
-            pg_region<pg_vec_a, 1, 64, 256LL, 272LL, 256>(pg_smem + 0, pg_g_a,
+            pg_region_split<pg_vec_a, 1, 64, 256LL, 272LL, 256>(pg_smem + 0, pg_g_a,
                 0, (r0), (c0) * 4,
                 1, rows, cols * 4, threadIdx.x,
                 [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_a, true, 256, true>(pg_d, pg_s, pg_v, pg_pol_a); });

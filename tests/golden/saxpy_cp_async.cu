@@ -63,11 +63,11 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
                 int64_t pg_rest = pg_claim[pg_step % 6];
                 const int64_t pg_org0 = pg_rest * 2048;
                 const int pg_slot = (int)(pg_step % 4);
-                pg_region<pg_vec_x, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 0 + pg_slot * 8192, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 0 + pg_slot * 8192, pg_g_x,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_y, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 32768 + pg_slot * 8192, pg_g_y,
+                pg_region_split<pg_vec_y, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 32768 + pg_slot * 8192, pg_g_y,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_y, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -88,11 +88,11 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
                 int64_t pg_rest = pg_claim[pg_step % 6];
                 const int64_t pg_org0 = pg_rest * 2048;
                 const int pg_slot = (int)(pg_step % 4);
-                pg_region<pg_vec_x, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 0 + pg_slot * 8192, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 0 + pg_slot * 8192, pg_g_x,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_y, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 32768 + pg_slot * 8192, pg_g_y,
+                pg_region_split<pg_vec_y, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 32768 + pg_slot * 8192, pg_g_y,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_y, true, 0, false>(pg_d, pg_s, pg_v, 0); });

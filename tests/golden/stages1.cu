@@ -39,7 +39,7 @@ __global__ void __launch_bounds__(256) stages1_sm80(const struct stages1_args pg
         int64_t pg_rest = pg_claim[pg_t % 3];
         const int64_t pg_org0 = pg_rest * 512;
         {
-            pg_region<pg_vec_x, 1, 1, 2048LL, 2048LL, 256>(pg_smem + 0, pg_g_x,
+            pg_region_split<pg_vec_x, 1, 1, 2048LL, 2048LL, 256>(pg_smem + 0, pg_g_x,
                 0, 0, (pg_org0) * 4,
                 1, 1, n * 4, threadIdx.x,
                 [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });

@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(64) stages3_sm80(const struct stages3_args pg_
                 int64_t pg_rest = pg_claim[pg_step % 5];
                 const int64_t pg_org0 = pg_rest * 300;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_x, 1, 1, 1200LL, 1200LL, 64>(pg_smem + 0 + pg_slot * 1280, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 1, 1200LL, 1200LL, 64>(pg_smem + 0 + pg_slot * 1280, pg_g_x,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(64) stages3_sm80(const struct stages3_args pg_
                 int64_t pg_rest = pg_claim[pg_step % 5];
                 const int64_t pg_org0 = pg_rest * 300;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_x, 1, 1, 1200LL, 1200LL, 64>(pg_smem + 0 + pg_slot * 1280, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 1, 1200LL, 1200LL, 64>(pg_smem + 0 + pg_slot * 1280, pg_g_x,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });

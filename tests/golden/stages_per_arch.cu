@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(256) stages_per_arch_sm80(const struct stages_
                 int64_t pg_rest = pg_claim[pg_step % 5];
                 const int64_t pg_org0 = pg_rest * 12288;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_x, 1, 1, 49152LL, 49152LL, 256>(pg_smem + 0 + pg_slot * 49152, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 1, 49152LL, 49152LL, 256>(pg_smem + 0 + pg_slot * 49152, pg_g_x,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(256) stages_per_arch_sm80(const struct stages_
                 int64_t pg_rest = pg_claim[pg_step % 5];
                 const int64_t pg_org0 = pg_rest * 12288;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_x, 1, 1, 49152LL, 49152LL, 256>(pg_smem + 0 + pg_slot * 49152, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 1, 49152LL, 49152LL, 256>(pg_smem + 0 + pg_slot * 49152, pg_g_x,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -160,7 +160,7 @@ __global__ void __launch_bounds__(256) stages_per_arch_sm90(const struct stages_
                 int64_t pg_rest = pg_claim[pg_step % 6];
                 const int64_t pg_org0 = pg_rest * 12288;
                 const int pg_slot = (int)(pg_step % 4);
-                pg_region<pg_vec_x, 1, 1, 49152LL, 49152LL, 256>(pg_smem + 0 + pg_slot * 49152, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 1, 49152LL, 49152LL, 256>(pg_smem + 0 + pg_slot * 49152, pg_g_x,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -181,7 +181,7 @@ __global__ void __launch_bounds__(256) stages_per_arch_sm90(const struct stages_
                 int64_t pg_rest = pg_claim[pg_step % 6];
                 const int64_t pg_org0 = pg_rest * 12288;
                 const int pg_slot = (int)(pg_step % 4);
-                pg_region<pg_vec_x, 1, 1, 49152LL, 49152LL, 256>(pg_smem + 0 + pg_slot * 49152, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 1, 49152LL, 49152LL, 256>(pg_smem + 0 + pg_slot * 49152, pg_g_x,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_x, true, 0, false>(pg_d, pg_s, pg_v, 0); });

@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
                 const int64_t r0 = pg_rest * 32;
                 const int64_t k = pg_sub * 64;
                 const int pg_slot = (int)(pg_step % 4);
-                pg_region<pg_vec_a, 1, 32, 512LL, 528LL, 64>(pg_smem + 0 + pg_slot * 16896, pg_g_a,
+                pg_region_split<pg_vec_a, 1, 32, 512LL, 528LL, 64>(pg_smem + 0 + pg_slot * 16896, pg_g_a,
                     0, (r0), (k) * 8,
                     1, rows, cols * 8, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_a, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(64) row_sums_sm80(const struct row_sums_args p
                     const int64_t r0 = pg_rest * 32;
                     const int64_t k = pg_sub * 64;
                     const int pg_slot = (int)(pg_step % 4);
-                    pg_region<pg_vec_a, 1, 32, 512LL, 528LL, 64>(pg_smem + 0 + pg_slot * 16896, pg_g_a,
+                    pg_region_split<pg_vec_a, 1, 32, 512LL, 528LL, 64>(pg_smem + 0 + pg_slot * 16896, pg_g_a,
                         0, (r0), (k) * 8,
                         1, rows, cols * 8, threadIdx.x,
                         [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_a, true, 0, false>(pg_d, pg_s, pg_v, 0); });

@@ -63,7 +63,7 @@ __global__ void __launch_bounds__(128) tile_bound_sm80(const struct tile_bound_a
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t r0 = pg_rest * 512;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_a, 1, 512, 128LL, 144LL, 128>(pg_smem + 0 + pg_slot * 73728, pg_g_a,
+                pg_region_split<pg_vec_a, 1, 512, 128LL, 144LL, 128>(pg_smem + 0 + pg_slot * 73728, pg_g_a,
                     0, (r0), (c0) * 4,
                     1, rows, cols * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_a, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -87,7 +87,7 @@ __global__ void __launch_bounds__(128) tile_bound_sm80(const struct tile_bound_a
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t r0 = pg_rest * 512;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_a, 1, 512, 128LL, 144LL, 128>(pg_smem + 0 + pg_slot * 73728, pg_g_a,
+                pg_region_split<pg_vec_a, 1, 512, 128LL, 144LL, 128>(pg_smem + 0 + pg_slot * 73728, pg_g_a,
                     0, (r0), (c0) * 4,
                     1, rows, cols * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_a, true, 0, false>(pg_d, pg_s, pg_v, 0); });

@@ -60,11 +60,11 @@ __global__ void __launch_bounds__(128) u8_tile_int_sm80(const struct u8_tile_int
                 int64_t pg_rest = pg_claim[pg_step % 5];
                 const int64_t pg_org0 = pg_rest * 512;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_u, 1, 1, 512LL, 512LL, 128>(pg_smem + 0 + pg_slot * 512, pg_g_u,
+                pg_region_split<pg_vec_u, 1, 1, 512LL, 512LL, 128>(pg_smem + 0 + pg_slot * 512, pg_g_u,
                     0, 0, (pg_org0) * 1,
                     1, 1, n * 1, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_k, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 1536 + pg_slot * 2048, pg_g_k,
+                pg_region_split<pg_vec_k, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 1536 + pg_slot * 2048, pg_g_k,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });
@@ -85,11 +85,11 @@ __global__ void __launch_bounds__(128) u8_tile_int_sm80(const struct u8_tile_int
                 int64_t pg_rest = pg_claim[pg_step % 5];
                 const int64_t pg_org0 = pg_rest * 512;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_u, 1, 1, 512LL, 512LL, 128>(pg_smem + 0 + pg_slot * 512, pg_g_u,
+                pg_region_split<pg_vec_u, 1, 1, 512LL, 512LL, 128>(pg_smem + 0 + pg_slot * 512, pg_g_u,
                     0, 0, (pg_org0) * 1,
                     1, 1, n * 1, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_u, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-                pg_region<pg_vec_k, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 1536 + pg_slot * 2048, pg_g_k,
+                pg_region_split<pg_vec_k, 1, 1, 2048LL, 2048LL, 128>(pg_smem + 1536 + pg_slot * 2048, pg_g_k,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_k, true, 0, false>(pg_d, pg_s, pg_v, 0); });

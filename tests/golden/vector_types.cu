@@ -38,15 +38,15 @@ __global__ void __launch_bounds__(256) vector_types_sm80(const struct vector_typ
         pg_rest = pg_div(pg_rest, pg_tiles1);
         const int64_t y0 = pg_rest * 4;
         {
-            pg_region<pg_vec_px, 1, 4, 512LL, 528LL, 256>(pg_smem + 0, pg_g_px,
+            pg_region_split<pg_vec_px, 1, 4, 512LL, 528LL, 256>(pg_smem + 0, pg_g_px,
                 0, (y0), (x0) * 4,
                 1, h, w * 4, threadIdx.x,
                 [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_px, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-            pg_region<pg_vec_f, 1, 4, 2048LL, 2064LL, 256>(pg_smem + 2176, pg_g_f,
+            pg_region_split<pg_vec_f, 1, 4, 2048LL, 2064LL, 256>(pg_smem + 2176, pg_g_f,
                 0, (y0), (x0) * 16,
                 1, h, w * 16, threadIdx.x,
                 [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_f, true, 0, false>(pg_d, pg_s, pg_v, 0); });
-            pg_region<pg_vec_g, 1, 4, 512LL, 528LL, 256>(pg_smem + 10496, pg_g_g,
+            pg_region_split<pg_vec_g, 1, 4, 512LL, 528LL, 256>(pg_smem + 10496, pg_g_g,
                 0, (y0), (x0) * 4,
                 1, h, w * 4, threadIdx.x,
                 [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_copy_chunk_async<pg_vec_g, true, 0, false>(pg_d, pg_s, pg_v, 0); });
