@@ -340,8 +340,10 @@ __device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned cha
  * around a part chunk's byte copy (cp.async, cp.async.mbarrier, primitives): those checks
  * and that branch, inlined at every unrolled chunk, held jacobi2d under cp.async per
  * tile at 0.84 of cudaMemcpy against 0.98 split (H100, same process). Not for the
- * others: split, rgba under sync per tile measured 0.91 against 0.98, hash under
- * pipeline-thread 0.90 against 0.98 (H100, same process). */
+ * others: the second loop costs registers (ptxas, sm_90: rgba under sync 32 -> 40, hash
+ * under pipeline-thread 32 -> 40 and spills, jacobi2d under bulk 48 -> 80), and split,
+ * rgba under sync per tile measured 0.91 against 0.98, hash under pipeline-thread 0.90
+ * against 0.98 (H100, same process). */
 template <int VEC, int P, int R, long long ROWBYTES, long long PITCH, int NT, class Copy>
 __device__ __forceinline__ void pg_region_split(unsigned char *dst, const unsigned char *base,
                                                 int64_t o0, int64_t o1, int64_t o2b,
