@@ -225,10 +225,9 @@ template <> struct pg_chunk<4>  { typedef int type; };
 template <> struct pg_chunk<2>  { typedef short type; };
 template <> struct pg_chunk<1>  { typedef char type; };
 
-/* Copy `valid` bytes (0..VEC) of one chunk, zero-filling the rest of it. A chunk wholly
- * outside the array (every halo chunk of an edge tile) is one store of zeros: byte by
- * byte, jacobi2d under cp.async.mbarrier persistent (one producer warp) measured 0.744 of
- * cudaMemcpy against 0.782 (H100, same process). */
+/* Copy `valid` bytes (0..VEC) of one chunk, zero-filling the rest of it. (A store of
+ * zeros for a chunk wholly outside the array made ptxas spill 24 bytes in hash's 16-byte
+ * kernel under cp.async: 0.89 of cudaMemcpy against 0.99, H100.) */
 template <int VEC>
 __device__ __forceinline__ void pg_copy_chunk_sync(unsigned char *dst, const unsigned char *src,
                                                    int valid)
@@ -236,10 +235,6 @@ __device__ __forceinline__ void pg_copy_chunk_sync(unsigned char *dst, const uns
     typedef typename pg_chunk<VEC>::type chunk_t;
     if (valid == VEC) {
         *reinterpret_cast<chunk_t *>(dst) = *reinterpret_cast<const chunk_t *>(src);
-        return;
-    }
-    if (valid == 0) {
-        *reinterpret_cast<chunk_t *>(dst) = chunk_t{};
         return;
     }
     for (int b = 0; b < VEC; ++b)
@@ -283,13 +278,13 @@ __device__ __forceinline__ bool pg_row_in(int row, int64_t o0, int64_t o1, int64
     return *g0 >= 0 && *g0 < n0 && *g1 >= 0 && *g1 < n1;
 }
 
-/* Where a region inside its array is copied by few threads (producer warps), each issues
- * dozens of chunks and the index math per chunk bounds the copy: the source is the
+/* Where a region inside its array is copied by one or two producer warps, each thread
+ * issues dozens of chunks and the index math per chunk bounds the copy: the source is the
  * column's chunk in the region's first row plus the row's offset. jacobi2d under
  * cp.async.mbarrier persistent, one producer warp: 0.816 of cudaMemcpy against 0.782. Not
  * for a whole block: the same form measured 0.829 against 0.978 on jacobi2d under
- * cp.async per tile (H100, same process; the loops' SASS did not show why). */
-#define PG_FEW_COPIERS 128
+ * cp.async per tile, 256 threads (H100, same process; the loops' SASS did not show why). */
+#define PG_FEW_COPIERS 64
 
 template <int P, int R>
 __device__ __forceinline__ const unsigned char *pg_inside_src(const unsigned char *base,
