@@ -89,6 +89,9 @@ host_multi_rows() {
     grep -E '^BENCH_(HOST_MULTI|HOST_DEVICE|HOST_LINK|ALONE) ' "$out" | sed 's/^/  /'
 }
 
+# A case's sizes (flag sizes:AxB...: the bench driver's sizes, A B ..., instead of its own)
+case_sizes() { local f; for f; do [[ $f != sizes:* ]] || { f=${f#sizes:}; echo "${f//x/ }"; }; done; }
+
 # A case's flags as one CSV field: every flag, commas as '+'.
 csv_flags() { shift 3; local f="$*"; echo "${f//,/+}"; }
 
@@ -102,7 +105,7 @@ for i in "${!streaming[@]}"; do
     if [ ! -x "$dir/bench" ]; then
         echo "$c: build failed"; tail -n 5 "$dir/build.log"; continue
     fi
-    "$dir/bench" >"$dir/bench.out" 2>&1
+    "$dir/bench" $(case_sizes "$@") >"$dir/bench.out" 2>&1
     line=$(grep '^BENCH ' "$dir/bench.out" | tail -n 1)
     gbs=$(echo "$line" | sed -n 's/.* \([0-9.]*\) GB\/s d2d.*/\1/p')
     ref=$(echo "$line" | sed -n 's/.*d2d=\([0-9.]*\) GB\/s.*/\1/p')

@@ -58,6 +58,33 @@ def best(sample, plain=False):
     return ratio_of(r), config(r), against(r)
 
 
+def best_of(sample, lowering=None, flags=None):
+    """The best row of a sample, of one lowering (auto: the choice pipegen made) or with
+    one set of flags (rmsnorm's sizes)."""
+    got = [r for r in rows if r["sample"] == sample
+           and (lowering is None or r["lowering"] == lowering)
+           and (flags is None or r["flags"] == flags)]
+    if not got:
+        return None
+    r = max(got, key=ratio_of)
+    return ratio_of(r), config(r), against(r)
+
+
+def row_targets():
+    """Issue 29's: row softmax and rmsnorm over rows of 1024, 4096 and 8192 floats (best
+    lowering and auto), a histogram of bytes, a column sum."""
+    out = []
+    for cols, sample in ((1024, "softmax"), (4096, "softmax4k"), (8192, "softmax8k")):
+        out += [(f"softmax, rows of {cols}, best lowering", 0.95, best_of(sample)),
+                (f"softmax, rows of {cols}, auto", 0.95, best_of(sample, "auto"))]
+    for rows_, cols in ((262144, 1024), (65536, 4096), (32768, 8192)):
+        f = f"sizes:{rows_}x{cols}"
+        out += [(f"rmsnorm, rows of {cols}, best lowering", 0.95, best_of("rmsnorm", flags=f)),
+                (f"rmsnorm, rows of {cols}, auto", 0.95, best_of("rmsnorm", "auto", f))]
+    return out + [("histogram of random bytes, best lowering", 0.90, best_of("histogram")),
+                  ("column sum, best lowering", 0.97, best_of("colsum"))]
+
+
 def saxpy_every_async():
     """The worst of the async lowerings, each at its best grid."""
     per = {}
@@ -106,7 +133,7 @@ targets = [
     ("reduce_sum (bytes read), best lowering", 0.98, best("reduce_sum")),
     ("host-streamed saxpy (256 MiB arrays) vs max(H2D, D2H, kernel)", 0.95,
      best("saxpy_host-stream", plain=True)),
-]
+] + row_targets()
 if multi:
     for sample in ("saxpy_host", "jacobi2d_host"):
         targets += [(f"{sample} over every GPU: speed-up over one", 1.8, multi_speedup(sample)),
