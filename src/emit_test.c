@@ -1320,6 +1320,37 @@ static void emit_bench_timing(strbuf *o, const spec *s)
         "    pg_free(b);\n", s->name, s->name, s->name);
 }
 
+static long long bench_default_size(const spec *s, const char *size)
+{
+    const long long bound = size ? spec_size_bound(s, size) : 0;
+    if (bound)
+        return bound;
+    if (s->has_steps)
+        return 4096;
+    const spec_array *t = &s->arrays[s->tile_array];
+    long long literal = 1;
+    int symbols = 0;
+    bool in_tile = false;
+    for (int d = 0; d < t->rank; ++d) {
+        if (!t->dims[d].name)
+            literal *= t->dims[d].value;
+        else
+            symbols += 1, in_tile |= size && !strcmp(t->dims[d].name, size);
+    }
+    if (literal == 1 || !in_tile)
+        return s->tile_rank == 1 ? 1LL << 28 : s->tile_rank == 2 ? 16384 : 640;
+    /* the largest r with r^symbols elements at most 2^28 / literal (at least 1) */
+    long long n = (1LL << 28) / literal, r = 1;
+    for (;;) {
+        long long p = 1;
+        for (int k = 0; k < symbols && p <= n; ++k)
+            p *= r + 1;
+        if (p > n)
+            return r;
+        ++r;
+    }
+}
+
 void emit_bench(strbuf *o, const emit_unit *u)
 {
     const spec *s = u->spec;
@@ -1334,17 +1365,14 @@ void emit_bench(strbuf *o, const emit_unit *u)
     sb_puts(o, stream_ref_mode);
     if (bench_streams(s))
         emit_stream_bench(o, s);
-    /* Default sizes: 2^28 elements for rank 1, 16384 per side for rank 2 and up, 4096
-     * with an inner steps loop; the command line gives others, one per size symbol. */
+    /* Default sizes (the command line gives others, one per size symbol): a tile's bound,
+     * 4096 with an inner steps loop, else 2^28 elements for rank 1, 16384 per side for
+     * rank 2, 640 for rank 3; where the tile's array has literal extents too, its size
+     * symbols share 2^28 elements over them (softmax's rows of 1024: 262144 rows, 1 GiB
+     * of floats; 16384 rows there were 64 MiB, hardly more than an H100's L2). */
     sb_printf(o, "int main(int argc, char **argv)\n{\n    int64_t v[%d] = {", s->nsizes ? s->nsizes : 1);
-    for (int i = 0; i < (s->nsizes ? s->nsizes : 1); ++i) {
-        const long long bound = s->nsizes ? spec_size_bound(s, s->sizes[i]) : 0;
-        if (bound)
-            sb_printf(o, "%s%lld", i ? ", " : "", bound);
-        else
-            sb_printf(o, "%s%s", i ? ", " : "", s->has_steps ? "4096" : s->tile_rank == 1
-                      ? "1LL << 28" : s->tile_rank == 2 ? "16384" : "640");
-    }
+    for (int i = 0; i < (s->nsizes ? s->nsizes : 1); ++i)
+        sb_printf(o, "%s%lld", i ? ", " : "", bench_default_size(s, s->nsizes ? s->sizes[i] : NULL));
     sb_printf(o, "};\n    if (argc > 1 && !strcmp(argv[1], \"--stream-ref\"))\n"
                  "        return pg_stream_ref(argc > 2 ? (size_t)atoll(argv[2]) : 1024);\n"
                  "    for (int i = 1; i < argc && i <= %d; ++i)\n        v[i - 1] = atoll(argv[i]);\n"
