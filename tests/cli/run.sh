@@ -224,6 +224,20 @@ c_drivers() {
     expect_file_has t.cu '#include "k.cuh"'
     expect_file_has b.cu '#include "k.cuh"'
 }
+c_bench_default_sizes() {
+    # larger than an H100's L2 whatever literal extents the tile's array has: 2^28
+    # elements shared by its size symbols (softmax: rows of 1024), else the old defaults
+    local spec want
+    for spec in "softmax/softmax.pipe:{262144}" "softmax/softmax8k.pipe:{32768}" \
+                "jacobi2d/jacobi2d.pipe:{16384, 16384}" "saxpy/saxpy.pipe:{268435456}" \
+                "rmsnorm/rmsnorm.pipe:{16384, 8192}" "rowmax/rowstats.pipe:{1638, 1638}" \
+                "transpose/transpose_batched.pipe:{640, 640, 640}"; do
+        want=${spec#*:}
+        pg "$root/samples/${spec%%:*}" -o k.cu --emit-bench=b.cu
+        expect_status 0
+        expect_file_has b.cu "int64_t v[$(($(tr -cd , <<<"$want" | wc -c) + 1))] = $want;"
+    done
+}
 c_depfile_md() {
     mkdir gen
     pg saxpy.pipe -o gen/k.cu -MD
