@@ -307,6 +307,8 @@ __device__ __forceinline__ void pg_region_chunks(unsigned char *dst, const unsig
                                                  int64_t n0, int64_t n1, int64_t n2b, int tid,
                                                  Copy copy)
 {
+    static_assert(ROWBYTES % VEC == 0, "region rows must be a multiple of the copy width");
+    static_assert(PITCH % VEC == 0, "shared rows must keep the copy width's alignment");
     constexpr int CPR = (int)(ROWBYTES / VEC), ROWS = P * R;
     if constexpr (NT % CPR == 0) {
         /* Each thread keeps one column and walks the rows: no division per chunk. */
@@ -361,8 +363,6 @@ __device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned cha
                                           int64_t o0, int64_t o1, int64_t o2b, int64_t n0,
                                           int64_t n1, int64_t n2b, int tid, Copy copy)
 {
-    static_assert(ROWBYTES % VEC == 0, "region rows must be a multiple of the copy width");
-    static_assert(PITCH % VEC == 0, "shared rows must keep the copy width's alignment");
     pg_region_chunks<VEC, P, R, ROWBYTES, PITCH, NT, false>(dst, base, o0, o1, o2b, n0, n1,
                                                             n2b, tid, copy);
 }
@@ -382,8 +382,6 @@ __device__ __forceinline__ void pg_region_split(unsigned char *dst, const unsign
                                                 int64_t n0, int64_t n1, int64_t n2b, int tid,
                                                 Copy copy)
 {
-    static_assert(ROWBYTES % VEC == 0, "region rows must be a multiple of the copy width");
-    static_assert(PITCH % VEC == 0, "shared rows must keep the copy width's alignment");
     if (pg_rows_inside<P, R>(o0, o1, n0, n1) && o2b >= 0 && o2b + ROWBYTES <= n2b)
         pg_region_chunks<VEC, P, R, ROWBYTES, PITCH, NT, true>(dst, base, o0, o1, o2b, n0, n1,
                                                                n2b, tid, copy);

@@ -1332,10 +1332,12 @@ static long long bench_default_size(const spec *s, const char *size)
     int symbols = 0;
     bool in_tile = false;
     for (int d = 0; d < t->rank; ++d) {
-        if (!t->dims[d].name)
+        if (!t->dims[d].name) {
             literal *= t->dims[d].value;
-        else
-            symbols += 1, in_tile |= size && !strcmp(t->dims[d].name, size);
+            continue;
+        }
+        ++symbols;
+        in_tile |= size && !strcmp(t->dims[d].name, size);
     }
     if (literal == 1 || !in_tile)
         return s->tile_rank == 1 ? 1LL << 28 : s->tile_rank == 2 ? 16384 : 640;
