@@ -371,7 +371,10 @@ __device__ __forceinline__ void pg_region(unsigned char *dst, const unsigned cha
  * takes a loop that checks nothing per chunk. For the lowerings whose chunk copy branches
  * around a part chunk's byte copy (cp.async, cp.async.mbarrier, primitives): those checks
  * and that branch, inlined at every unrolled chunk, held jacobi2d under cp.async per
- * tile at 0.84 of cudaMemcpy against 0.98 split (H100, same process). Not for the
+ * tile at 0.84 of cudaMemcpy against 0.98 split (H100, same process). For pipeline-roles,
+ * whose producer warps issue every chunk of a step: colsum's producer loop ran some 60
+ * instructions a chunk (130 with the part chunk's byte copy it carries inline), split
+ * some 20 (SASS, sm_90; NOT YET TIMED). Not for the
  * others: the second loop costs registers (ptxas, sm_90: rgba under sync 32 -> 40, hash
  * under pipeline-thread 32 -> 40 and spills, jacobi2d under bulk 48 -> 80), and split,
  * rgba under sync per tile measured 0.91 against 0.98, hash under pipeline-thread 0.90

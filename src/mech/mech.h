@@ -89,7 +89,8 @@ void emit_step_close(kctx *k, const ir_op *op);
 typedef void (*chunk_printer)(kctx *k, const spec_stage *st, const char *name);
 /* Copy every staged input the operation names, chunk by chunk, in a step scope, through
  * FN: pg_region, or pg_region_split where a lowering's chunk copy has a costly path for
- * a chunk at an array's end (pipert_device.cuh says which measured faster). */
+ * a chunk at an array's end, or where producer warps copy every chunk (pipert_device.cuh
+ * says which measured faster). */
 void emit_copy_regions(kctx *k, const ir_op *op, const char *fn, chunk_printer chunk);
 /* COPY for a lowering whose copies are calls per region rather than per chunk:
  * FN<VEC, P, R, ROWBYTES, PITCH, NT>(slot, array, o0, o1, o2b, n0, n1, n2b, threadIdx.x,

@@ -183,6 +183,14 @@ static void print_copy(kctx *k, const ir_op *op)
     emit_copy_regions(k, op, "pg_region", chunk);
 }
 
+/* With roles, the producer warps copy every chunk of a step (a few threads, dozens of
+ * chunks each): the region inside its array takes pg_region_split's loop with no checks
+ * and, for one or two warps, the row offset instead of the index math per chunk. */
+static void print_roles_copy(kctx *k, const ir_op *op)
+{
+    emit_copy_regions(k, op, "pg_region_split", chunk);
+}
+
 static void print_barrier(kctx *k, const ir_op *op)
 {
     if (op->role == ROLE_ALL)
@@ -211,14 +219,14 @@ static void print_thread_wait(kctx *k, const ir_op *op)
 }
 
 #define PIPELINE_PRINTERS                                                                   \
-    [OP_ACQUIRE] = print_acquire, [OP_COPY] = print_copy, [OP_ARRIVE] = print_commit,       \
+    [OP_ACQUIRE] = print_acquire, [OP_ARRIVE] = print_commit,                               \
     [OP_WAIT_PARITY] = print_wait, [OP_RELEASE] = print_release,                            \
     [OP_BARRIER] = print_barrier, [OP_COMPUTE] = emit_print_compute, [OP_INIT] = print_init,  \
     [OP_STORE] = emit_print_store
 
 const mech_module mech_pipeline_module = {
     .plan = plan_block,
-    .print = {PIPELINE_PRINTERS},
+    .print = {PIPELINE_PRINTERS, [OP_COPY] = print_copy},
     .setup = setup_block,
     .header = "pipert_memcpy_async.cuh",
     .hints = 1u << HINT_EVICT,   /* pg_evict: an annotated_ptr property */
@@ -226,7 +234,7 @@ const mech_module mech_pipeline_module = {
 
 const mech_module mech_pipeline_roles_module = {
     .plan = plan_roles,
-    .print = {PIPELINE_PRINTERS},
+    .print = {PIPELINE_PRINTERS, [OP_COPY] = print_roles_copy},
     .setup = setup_block,
     .header = "pipert_memcpy_async.cuh",
     .hints = 1u << HINT_EVICT,   /* pg_evict: an annotated_ptr property */

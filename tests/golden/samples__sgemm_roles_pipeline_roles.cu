@@ -67,11 +67,11 @@ __global__ void __launch_bounds__(288) sgemm_sm80(const struct sgemm_args pg_arg
                 const int64_t m0 = pg_rest * 128;
                 const int64_t k = pg_sub * 32;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_A, 1, 128, 128LL, 144LL, 32>(pg_smem + 0 + pg_slot * 18432, pg_g_A,
+                pg_region_split<pg_vec_A, 1, 128, 128LL, 144LL, 32>(pg_smem + 0 + pg_slot * 18432, pg_g_A,
                     0, (m0), (k) * 4,
                     1, M, K * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_A>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
-                pg_region<pg_vec_B, 1, 32, 512LL, 512LL, 32>(pg_smem + 36864 + pg_slot * 16384, pg_g_B,
+                pg_region_split<pg_vec_B, 1, 32, 512LL, 512LL, 32>(pg_smem + 36864 + pg_slot * 16384, pg_g_B,
                     0, (k), (n0) * 4,
                     1, K, N * 4, threadIdx.x,
                     [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_B>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
