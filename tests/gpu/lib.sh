@@ -19,7 +19,7 @@ RACECHECK_MAX_WORK="gemm_bf16=20000000"
 # samples/*/NAME.pipe (sgemm_roles: samples/sgemm/sgemm_roles.pipe).
 spec_path() {
     local f
-    for f in "$ROOT/samples/$1/$1.pipe" "$ROOT"/samples/*/"$1.pipe"; do
+    for f in "$ROOT/samples/$1/$1.pipe" "$ROOT"/samples/*/"$1.pipe" "$ROOT/tests/kernels/$1.pipe"; do
         if [ -f "$f" ]; then echo "$f"; return 0; fi
     done
     echo "$ROOT/samples/$1/$1.pipe"
