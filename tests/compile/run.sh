@@ -60,6 +60,7 @@ if [ "${1:-}" = --job ]; then
     # The job's result, kept for the summary and printed at once as progress: a line per
     # case as it finishes, [done/total] (make check is silent for minutes otherwise).
     result() {
+        echo "$SECONDS" >"$dir/seconds"    # the job's wall time (it is a process of its own)
         echo "$*" >"$dir/result"
         local done
         done=$(find "$COMPILE_WORK" -name result | wc -l)
@@ -377,5 +378,10 @@ for id in "${ids[@]}"; do
         [ $failed -le 4 ] && tail -n 12 "$work/$id/log" 2>/dev/null | cut -c1-240 | sed 's/^/    | /' ;;
     esac
 done
+# The slowest jobs: where make check's minutes go, for keeping it under 15 on 2 cores.
+slowest=$(for id in "${ids[@]}"; do
+    echo "$(cat "$work/$id/seconds" 2>/dev/null || echo 0) $id"
+done | sort -rn | head -n 5 | awk '{ printf "%s%s %ss", (NR > 1 ? ", " : ""), $2, $1 }')
+echo "compile: slowest jobs: $slowest"
 echo "compile: ${#ids[@]} jobs, $skipped skipped (a lowering that does not handle the spec yet), $same runs with the spec's own lowering identical to an explicit one, $((SECONDS - start))s"
 suite_end
