@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Deterministic mutation fuzzing of pipegen (meant for the ASan/UBSan build).
 #
-# Seeds: samples/*/*.pipe and tests/fuzz/seeds/*.pipe (FUZZ_RICH mutants each, default
-# 300; a sample's variant half as many) and tests/errors/*.pipe (FUZZ_PER_ERROR each, default 12: an error case's mutants
-# mostly meet the error paths its neighbours' do). mutate.c makes the
-# mutants (the same ones on every run). Each is compiled with `PIPEGEN MUTANT -o x.cu`
-# under a timeout; a run fails when the exit status is not 0 or 1 (crash, hang, sanitizer
-# abort) or when stderr shows anything from a sanitizer. Failing inputs are kept in
-# FUZZ_KEEP (default /tmp/pipegen-fuzz-failures) for replay.
+# Seeds: samples/*/*.pipe, tests/fuzz/seeds/*.pipe and tests/kernels/*.pipe (FUZZ_RICH
+# mutants each, default 300; a sample's variant half as many) and tests/errors/*.pipe
+# (FUZZ_PER_ERROR each, default 12: an error case's mutants mostly meet the error paths
+# its neighbours' do). mutate.c makes the mutants (the same ones on every run). Each is
+# compiled with `PIPEGEN MUTANT -o x.cu` under a timeout; a run fails when the exit
+# status is not 0 or 1 (crash, hang, sanitizer abort) or when stderr shows anything from
+# a sanitizer. Failing inputs are kept in FUZZ_KEEP (default /tmp/pipegen-fuzz-failures)
+# for replay.
 #
 # usage: tests/fuzz/run.sh PIPEGEN
 #   FUZZ_JOBS=2  parallel workers        FUZZ_TIMEOUT=10  seconds per run
@@ -38,10 +39,11 @@ make_mutants() {   # SEED COUNT
     printf '%s\tm%d\n' "$1" "$n" >>"$tmp/seeds.tsv"
 }
 # A sample's variant (samples/NAME/OTHER.pipe: softmax4k, blur_mirror, ...) differs from
-# NAME in a few items: half as many of its mutants.
-for seed in "$root"/samples/*/*.pipe "$here"/seeds/*.pipe; do
+# NAME in a few items: half as many of its mutants. tests/kernels (3D stencils with
+# halos, a GEMV, conversions) are seeds of their own.
+for seed in "$root"/samples/*/*.pipe "$here"/seeds/*.pipe "$root"/tests/kernels/*.pipe; do
     dir=$(basename "$(dirname "$seed")")
-    if [ "$dir" != seeds ] && [ "$dir" != "$(basename "$seed" .pipe)" ]; then
+    if [ "$dir" != seeds ] && [ "$dir" != kernels ] && [ "$dir" != "$(basename "$seed" .pipe)" ]; then
         make_mutants "$seed" $((rich / 2))
     else
         make_mutants "$seed" "$rich"
