@@ -42,12 +42,10 @@ make_mutants() {   # SEED COUNT
 # NAME in a few items: half as many of its mutants. tests/kernels (3D stencils with
 # halos, a GEMV, conversions) are seeds of their own.
 for seed in "$root"/samples/*/*.pipe "$here"/seeds/*.pipe "$root"/tests/kernels/*.pipe; do
-    dir=$(basename "$(dirname "$seed")")
-    if [ "$dir" != seeds ] && [ "$dir" != kernels ] && [ "$dir" != "$(basename "$seed" .pipe)" ]; then
-        make_mutants "$seed" $((rich / 2))
-    else
-        make_mutants "$seed" "$rich"
-    fi
+    case $(basename "$(dirname "$seed")") in
+    seeds | kernels | "$(basename "$seed" .pipe)") make_mutants "$seed" "$rich" ;;
+    *) make_mutants "$seed" $((rich / 2)) ;;
+    esac
 done
 for seed in "$root"/tests/errors/*.pipe; do
     make_mutants "$seed" "$per_error"
