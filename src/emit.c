@@ -134,6 +134,18 @@ static void vec_range(const emit_unit *u, int *maxvec, int *minvec)
         *minvec = *maxvec;
 }
 
+/* The packs, 1 where none was planned (npacks 0: a unit built without plan_packs). */
+static int pack_count(const emit_unit *u)
+{
+    return u->npacks > 1 ? u->npacks : 1;
+}
+
+/* Schedule i of pack p (0: the spec as written). */
+static const sched *pack_sched(const emit_unit *u, int p, int i)
+{
+    return p ? u->packed[(p - 1) * u->nscheds + i] : u->scheds[i];
+}
+
 static int nvecs(const emit_unit *u)
 {
     int maxvec, minvec, n = 0;
@@ -145,21 +157,40 @@ static int nvecs(const emit_unit *u)
 
 /* The kernels of the variants (highest architecture first), one row per variant and one
  * column per copy width, and each variant's architecture. */
+static void emit_kernel_rows(strbuf *out, const emit_unit *u, int pack, const char *ind)
+{
+    const host_plan *hp = u->host;
+    int maxvec, minvec;
+    vec_range(u, &maxvec, &minvec);
+    for (int v = 0; v < hp->nvariants; ++v) {
+        const sched *sc = pack_sched(u, pack, hp->variant[v]);
+        sb_printf(out, "%s{", ind);
+        for (int vec = maxvec; vec >= minvec; vec /= 2) {
+            if (vec < maxvec)
+                sb_printf(out, ",\n %s", ind);
+            sb_puts(out, "{(const void *)");
+            emit_kernel_name(out, sc, sc->sm);
+            sb_printf(out, "<%d>, %d, %lld, {0}, {0}, {0}}", vec, sc->threads, sc->smem_bytes);
+        }
+        sb_puts(out, "},\n");
+    }
+}
+
+/* With packed rows, one such table a pack, the pack first. */
 static void emit_kernel_table(strbuf *out, const emit_unit *u)
 {
     const spec *s = u->spec;
     const host_plan *hp = u->host;
-    int maxvec, minvec;
-    vec_range(u, &maxvec, &minvec);
-    sb_printf(out, "static pipert_kernel %s_k[%d][%d] = {\n", s->name, hp->nvariants, nvecs(u));
-    for (int v = 0; v < hp->nvariants; ++v) {
-        const sched *sc = u->scheds[hp->variant[v]];
-        sb_puts(out, "    {");
-        for (int vec = maxvec; vec >= minvec; vec /= 2)
-            sb_printf(out, "%s{(const void *)%s_sm%d<%d>, %d, %lld, {0}, {0}, {0}}",
-                      vec < maxvec ? ",\n     " : "", s->name, sc->sm, vec, sc->threads,
-                      sc->smem_bytes);
-        sb_puts(out, "},\n");
+    sb_printf(out, "static pipert_kernel %s_k", s->name);
+    if (u->npacks > 1)
+        sb_printf(out, "[%d]", u->npacks);
+    sb_printf(out, "[%d][%d] = {\n", hp->nvariants, nvecs(u));
+    for (int p = 0; p < pack_count(u); ++p) {
+        if (u->npacks > 1)
+            sb_puts(out, "    {\n");
+        emit_kernel_rows(out, u, p, u->npacks > 1 ? "     " : "    ");
+        if (u->npacks > 1)
+            sb_puts(out, "    },\n");
     }
     sb_printf(out, "};\nstatic const int %s_sm[%d] = {", s->name, hp->nvariants);
     for (int v = 0; v < hp->nvariants; ++v)
@@ -209,10 +240,26 @@ static void print_check_disjoint(hctx *h, const host_op *op)
                       "pg_bytes_%s))\n        return cudaErrorInvalidValue;\n", x, x, y, y);
 }
 
+/* With packed rows, the pack is the last whose rows hold the size's (the most rows a
+ * work item), and the work items are that pack's. */
 static void print_count_tiles(hctx *h, const host_op *op)
 {
     (void)op;
+    const emit_unit *u = h->u;
+    const char *size = h->s->tile_bounded[h->s->tile_rank - 1];
+    if (u->npacks > 1) {
+        sb_puts(h->out, "    const int pg_pack = ");
+        for (int p = u->npacks - 1; p > 0; --p)
+            sb_printf(h->out, "pg_a->%s <= %lld ? %d : ", size, pack_sched(u, p, 0)->spec->tile[1],
+                      p);
+        sb_puts(h->out, "0;\n");
+    }
     sb_puts(h->out, "    const int64_t pg_ntiles = ");
+    for (int p = u->npacks - 1; p > 0; --p) {
+        sb_printf(h->out, "pg_pack == %d ? ", p);
+        emit_ntiles(h->out, pack_sched(u, p, 0)->spec, "pg_a->");
+        sb_puts(h->out, "\n        : ");
+    }
     emit_ntiles(h->out, h->s, "pg_a->");
     sb_puts(h->out, ";\n");
 }
@@ -248,6 +295,11 @@ static void print_copy_width(hctx *h, const host_op *op)
     }
 }
 
+static const char *pack_index(const emit_unit *u)
+{
+    return u->npacks > 1 ? "[pg_pack]" : "";
+}
+
 static void print_select_variant(hctx *h, const host_op *op)
 {
     (void)op;
@@ -256,17 +308,17 @@ static void print_select_variant(hctx *h, const host_op *op)
     const char *n = h->s->name;
     sb_printf(h->out, "    pipert_caps pg_caps;\n    pipert_kernel *pg_k;\n"
                       "    PIPERT_TRY(pipert_current_caps(&pg_caps));\n"
-                      "    PIPERT_TRY(pipert_select_variant(&%s_k[0][0], %s_sm, %d, %d, "
+                      "    PIPERT_TRY(pipert_select_variant(&%s_k%s[0][0], %s_sm, %d, %d, "
                       "pipert_vec_index(%d, pg_vec), &pg_caps, &pg_k));\n",
-              n, n, h->u->host->nvariants, nvecs(h->u), maxvec);
+              n, pack_index(h->u), n, h->u->host->nvariants, nvecs(h->u), maxvec);
     bool per_variant = false;
     for (int i = 0; i < h->u->host->nops; ++i)
         per_variant |= h->u->host->ops[i].variants != 0;
     for (int i = 0; i < h->u->host->nparams; ++i)
         per_variant |= h->u->host->params[i].variants != 0;
     if (per_variant)
-        sb_printf(h->out, "    const unsigned pg_variant = (unsigned)(pg_k - &%s_k[0][0]) / %d;\n",
-                  n, nvecs(h->u));
+        sb_printf(h->out, "    const unsigned pg_variant = (unsigned)(pg_k - &%s_k%s[0][0]) / "
+                          "%d;\n", n, pack_index(h->u), nvecs(h->u));
 }
 
 static void print_grid(hctx *h, const host_op *op)
@@ -673,6 +725,10 @@ static void emit_schedule_comment(strbuf *out, const sched *sc, const char *also
                    "shared memory\n * per block, %d threads, %s grid.\n",
               sc->sm, also, mech_name(sc->mech), sc->nslots, sc->smem_bytes, sc->threads,
               sc->grid == GRID_PERSISTENT ? "persistent" : "one block per work item");
+    if (sc->pack > 1)
+        sb_printf(out, " * Rows packed %lld a work item (tile %lld x %lld): the launcher's "
+                       "choice for rows of up to %lld.\n", sc->pack, sc->spec->tile[0],
+                  sc->spec->tile[1], sc->spec->tile[1]);
     if (sc->chosen_by)
         sb_printf(out, " * Lowering chosen by wisdom %s:%d (measured on %s, %s).\n",
                   sc->wisdom_path, sc->chosen_by->line, sc->chosen_by->gpu, sc->chosen_by->size);
@@ -842,13 +898,14 @@ void emit_source(strbuf *out, const emit_unit *u)
     emit_device_includes(out, u);
     sb_puts(out, "\n");
     /* Lowest architecture first: it compiles for every target, the others above it. */
-    for (int v = hp->nvariants - 1; v >= 0; --v) {
-        const sched *sc = u->scheds[hp->variant[v]];
-        emit_schedule_comment(out, sc, twins_of(out->arena, u, v));
-        emit_phase_table(out, sc);
-        emit_kernel(out, u, sc, sc->sm, v < hp->nvariants - 1 ? sc->sm : 0,
-                    v > 0 ? u->scheds[hp->variant[v - 1]]->sm : 0);
-    }
+    for (int v = hp->nvariants - 1; v >= 0; --v)
+        for (int p = 0; p < pack_count(u); ++p) {
+            const sched *sc = pack_sched(u, p, hp->variant[v]);
+            emit_schedule_comment(out, sc, twins_of(out->arena, u, v));
+            emit_phase_table(out, sc);
+            emit_kernel(out, u, sc, sc->sm, v < hp->nvariants - 1 ? sc->sm : 0,
+                        v > 0 ? u->scheds[hp->variant[v - 1]]->sm : 0);
+        }
     emit_kernel_table(out, u);
     if (s->naccums)
         emit_combine_kernel(out, u);

@@ -777,6 +777,15 @@ static void emit_elementwise(kctx *k)
  * cells among them, the fastest dimension fastest. */
 typedef void (*cell_printer)(kctx *k, const spec_reduce *r);
 
+/* A row loop unrolled 4 times, but never past the most trips a row gives the loop: more
+ * only adds code, and over eight packed rows of 1024 (rmsnorm, 512 threads) spilled
+ * registers under sync and cg (ptxas, sm_90). */
+static int row_unroll(const spec *s, int step)
+{
+    const long long trips = (s->tile[s->tile_rank - 1] + step - 1) / step;
+    return trips < 4 ? (int)trips : 4;
+}
+
 /* Who walks a row: where the tile has a row for every compute warp, each warp its own
  * rows (pg_row = its warp + pg_i * warps; past the tile's rows: none), its lanes dealing
  * the row's cells and folding a reduction with shuffles alone; else the whole block every
@@ -829,12 +838,14 @@ static void emit_row_cells(kctx *k, cell_printer print, const spec_reduce *r)
         kp(k, ") {\n");
         k->ind += 4;
     }
+    const int step = m.by_warp ? 32 : compute_threads(k);
+    kp(k, "#pragma unroll %d\n", row_unroll(s, step));
     if (m.by_warp)
-        kp(k, "#pragma unroll 4\nfor (int pg_l%d = %s & 31; pg_l%d < pg_lim%d; pg_l%d += 32) {\n",
-           last, compute_tid(k), last, last, last);
+        kp(k, "for (int pg_l%d = %s & 31; pg_l%d < pg_lim%d; pg_l%d += 32) {\n", last,
+           compute_tid(k), last, last, last);
     else
-        kp(k, "#pragma unroll 4\nfor (int pg_l%d = %s; pg_l%d < pg_lim%d; pg_l%d += %d) {\n",
-           last, compute_tid(k), last, last, last, compute_threads(k));
+        kp(k, "for (int pg_l%d = %s; pg_l%d < pg_lim%d; pg_l%d += %d) {\n", last,
+           compute_tid(k), last, last, last, step);
     k->ind += 4;
     for (int d = 0; d < s->tile_rank; ++d)
         kp(k, "const int64_t %s = %s + pg_l%d;\n", s->compute.idx[d], s->tile_at[d], d);
@@ -1413,12 +1424,29 @@ static void emit_roles(kctx *k)
     kdecl(k, "pg_cnt", "constexpr int pg_cnt = %d;\n", compute_threads(k));
 }
 
+/* The schedule whose launcher parameters sc's kernel takes: its own, or for packed rows
+ * its base schedule's. */
+static const sched *params_of(const emit_unit *u, const sched *sc)
+{
+    for (int k = 0; k < (u->npacks - 1) * u->nscheds; ++k)
+        if (u->packed[k] == sc)
+            return u->scheds[k % u->nscheds];
+    return sc;
+}
+
+void emit_kernel_name(strbuf *out, const sched *sc, int sm)
+{
+    sb_printf(out, "%s_sm%d", sc->spec->name, sm);
+    if (sc->pack > 1)
+        sb_printf(out, "_r%lld", sc->pack);
+}
+
 /* The kernel's frame around its sections. Its body compiles for architectures from lo up
  * to below hi (0: no bound): the launcher selects a variant only on devices it is the
  * highest variant for, so the others' cubins need not carry its code. */
 void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, int lo, int hi)
 {
-    const spec *s = u->spec;
+    const spec *s = sc->spec;
     strbuf body;
     sb_init(&body, out->arena);
     kctx k = {&body, u, s, sc, "pg_t", 0, ROLE_ALL, sm, false};
@@ -1429,8 +1457,10 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, int l
     if (sc->cluster > 1)
         kp(&k, ") PG_CLUSTER_DIMS(%d", sc->cluster);
     /* The parameters are the host plan's: what the launcher passes, the kernel reads. */
-    kp(&k, ") %s_sm%d(", s->name, sm);
-    const int variant = host_variant_of(u->host, u->scheds, sc);
+    kp(&k, ") ");
+    emit_kernel_name(&body, sc, sm);
+    kp(&k, "(");
+    const int variant = host_variant_of(u->host, u->scheds, params_of(u, sc));
     const char *sep = "";
     for (int i = 0; i < u->host->nparams; ++i) {
         const kernel_param *prm = &u->host->params[i];

@@ -840,6 +840,32 @@ static void emit_stream_calls(strbuf *o)
                "    PG_CHECK(pipert_stream_cache_destroy(pg_cache));\n");
 }
 
+/* Packed rows (spec_row_packs): each pack at the widest rows it takes, one wider (the
+ * next pack's), and one narrower over prime rows, the first also on one and two blocks. */
+static void emit_pack_cases(strbuf *o, const emit_unit *u)
+{
+    const spec *s = u->spec;
+    if (u->npacks < 2)
+        return;
+    int i = 0;
+    while (strcmp(s->sizes[i], s->tile_bounded[s->tile_rank - 1]))
+        ++i;
+    sb_puts(o, "    /* Packed rows: each pack's widest rows, one more, one less over prime "
+               "rows. */\n");
+    for (int p = 1; p < u->npacks; ++p) {
+        const long long w = u->packed[(p - 1) * u->nscheds]->spec->tile[1];
+        const long long width[3] = {w, w + 1, w - 1};
+        sb_printf(o, "    {\n        int64_t v[%d];\n", s->nsizes);
+        for (int k = 0; k < 3; ++k) {
+            sb_printf(o, "        memcpy(v, pg_cases[%d], sizeof v);\n        v[%d] = %lld;\n"
+                         "        pg_case(v, 0, 0);\n", k < 2 ? 5 : 7, i, width[k]);
+            if (k == 0)
+                sb_puts(o, "        pg_case(v, 0, 1);\n        pg_case(v, 0, 2);\n");
+        }
+        sb_puts(o, "    }\n");
+    }
+}
+
 /* A size past the bound of a tile that spans it whole is refused, with everything else
  * in order (arrays of that size, a workspace): what a launch without the check would run. */
 static void emit_bound_refusals(strbuf *o, const spec *s)
@@ -907,6 +933,7 @@ static void emit_main(strbuf *o, const emit_unit *u)
                "    pg_case(pg_cases[5], 0, 0, true);\n");
     if (s->host_stream)
         emit_stream_calls(o);
+    emit_pack_cases(o, u);
     emit_bound_refusals(o, s);
     sb_printf(o, "    printf(\"%s: %%d passed, %%d failed\", pg_passes, pg_failures);\n"
                  "    if (pg_left_out)\n"

@@ -751,6 +751,55 @@ static sched *plan_target(run *r, int i)
     return plan_schedule(r->a, &r->d, s, s->mech, sm, specific);
 }
 
+/* The variant of base schedule sc for the spec packed by pack, planned quietly: NULL
+ * where it does not plan, or would need host steps of its own (the launcher's are the
+ * base schedules'). Per tile only: on the persistent grid, rmsnorm's packed kernels
+ * spilled 12 to 40 bytes under five lowerings (ptxas, sm_90), and none has been timed. */
+static sched *plan_pack(run *r, const sched *sc, long long pack)
+{
+    if (mech_host_steps(sc->mech) || sc->grid != GRID_PER_TILE)
+        return NULL;
+    diag_ctx quiet;
+    diag_init(&quiet, NULL, r->d.file, r->d.src, r->d.src_len);
+    sched *p = plan_schedule(r->a, &quiet, spec_packed(r->a, &r->s, pack), sc->mech, sc->sm,
+                             sc->specific);
+    if (!p || quiet.errors || p->claim_ring != sc->claim_ring || p->threads != sc->threads)
+        return NULL;
+    p->pack = pack;
+    p->chosen_by = sc->chosen_by;
+    p->wisdom_path = sc->wisdom_path;
+    return p;
+}
+
+/* The packed rows' schedules (spec_row_packs), each proven; none where any base schedule
+ * has no packed twin. False on a verifier error. */
+static bool plan_packs(run *r)
+{
+    long long packs[SPEC_MAX_PACKS];
+    const int npacks = r->o.fault != FAULT_NONE ? 1 : spec_row_packs(&r->s, packs);
+    const int n = r->u.nscheds;
+    r->u.npacks = 1;
+    if (npacks < 2)
+        return true;
+    r->u.packed = arena_alloc(r->a, sizeof(sched *) * (size_t)((npacks - 1) * n));
+    for (int p = 1; p < npacks; ++p)
+        for (int i = 0; i < n; ++i)
+            if (!(r->u.packed[(p - 1) * n + i] = plan_pack(r, r->u.scheds[i], packs[p])))
+                return true;
+    for (int k = 0; k < (npacks - 1) * n; ++k) {
+        sched *sc = r->u.packed[k];
+        if (r->o.dump_ir)
+            ir_dump(stdout, sc);
+        if (!verify_schedule(&r->d, sc) && !r->o.no_verify)
+            return false;
+        say(&r->o, &r->d, " sm_%d%s, rows packed %lld a work item: %d slot(s), %lld bytes of "
+            "shared memory, proven\n", sc->sm, sc->specific ? "a" : "", sc->pack, sc->nslots,
+            sc->smem_bytes);
+    }
+    r->u.npacks = npacks;
+    return true;
+}
+
 /* Returns the exit status: 0, 1 on an error, 2 for a fault that does not apply. */
 static int plan_all(run *r)
 {
@@ -777,6 +826,8 @@ static int plan_all(run *r)
             sc->smem_bytes, sc->threads);
         r->u.scheds[r->u.nscheds++] = sc;
     }
+    if (!plan_packs(r))
+        return 1;
     const int errors = r->d.errors;   /* --no-verify's, which do not stop it */
     lint_perf(&r->d, s);
     if (r->d.errors > errors)   /* -Werror */

@@ -503,6 +503,7 @@ bool mech_roles(mech m);                /* plans producer warps */
 int mech_min_producer_warps(mech m);    /* the producer warps it plans at least */
 unsigned mech_hints(mech m);            /* bit 1 << h: its copies take stage_hint h */
 bool mech_dense_rows(mech m);           /* its copies write rows back to back: no pad */
+bool mech_host_steps(mech m);           /* adds steps to the launcher (plan_grid, plan_host) */
 bool mech_takes_cluster(mech m);        /* multicasts copies to a cluster (`cluster N`) */
 /* Whether m multicasts on target sm (specific: its arch-specific variant). */
 bool mech_multicasts(mech m, int sm, bool specific);
@@ -699,6 +700,16 @@ bool spec_accum_lanes(const spec_accum *acc);
 long long spec_tile_rows(const spec *s);
 /* The bound of a size symbol a tile spans whole (`tile x[8][cols <= 4096]`: 4096), or 0. */
 long long spec_size_bound(const spec *s, const char *size);
+/* Packed rows. A tile of whole rows of a bounded size symbol (`tile x[1][cols <= 8192]`) is
+ * planned at the bound, so short rows leave most of each slot, and of each block's work,
+ * empty. Where nothing in the spec sees a work item's extent, the launcher also takes
+ * variants whose work item is PACK times the rows at 1/PACK of the bound. Fills packs[]
+ * (at most SPEC_MAX_PACKS, 1 first) and returns how many; 1: the spec as written only. */
+#define SPEC_MAX_PACKS 4
+int spec_row_packs(const spec *s, long long packs[SPEC_MAX_PACKS]);
+/* The spec with the tile's rows times pack and its last extent divided by pack (and the
+ * staged regions that follow the tile with it). */
+spec *spec_packed(arena *a, const spec *s, long long pack);
 bool spec_reduce_is_arg(const spec_reduce *r);
 int spec_reduce_bytes(const spec_reduce *r);
 int spec_accum_copies(const spec_accum *acc, int threads);
@@ -873,7 +884,8 @@ typedef struct phase_step {
 #define PHASE_TRACE_MAX 33
 
 typedef struct sched {
-    const spec *spec;
+    const spec *spec;        /* the spec as written, or packed (spec_packed; pack > 1) */
+    long long pack;          /* rows of the written tile a work item takes (1: as written) */
     mech mech;               /* never MECH_AUTO here */
     int sm;                  /* the architecture this schedule is for */
     bool specific;           /* ... as its arch-specific target (sm_90a): the generated
@@ -1206,6 +1218,9 @@ typedef struct emit_unit emit_unit;
 struct emit_unit {
     const spec *spec;
     sched **scheds; int nscheds;
+    /* Packed rows (spec_row_packs): npacks - 1 further rows of nscheds schedules each,
+     * packed[(p - 1) * nscheds + i] the variant of scheds[i] for packs p = 1.. */
+    sched **packed; int npacks;
     const host_plan *host;
     emit_opts opts;
 };
@@ -1247,6 +1262,8 @@ void emit_ntiles(strbuf *out, const spec *s, const char *prefix);
  * one whose kernel it shares), and the grid-wide combine of the accumulators
  * (emit_kernel.c). Its body compiles only for sm_lo and above, below sm_hi (0: no bound). */
 void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, int lo, int hi);
+/* NAME_smSM, and _rPACK for a packed rows' variant. */
+void emit_kernel_name(strbuf *out, const sched *sc, int sm);
 void emit_combine_kernel(strbuf *out, const emit_unit *u);
 /* The identity of an accumulator, and its fold of x and y as an expression ("x + y"). */
 const char *emit_accum_identity(const spec_accum *acc);

@@ -449,7 +449,7 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm, bool 
         return plan_auto(a, d, s, sm, specific);
     sched *sc = arena_alloc(a, sizeof *sc);
     *sc = (sched){.spec = s, .mech = m, .sm = sm, .specific = specific, .threads = s->threads,
-                  .grid = s->grid, .cluster = 1};
+                  .grid = s->grid, .cluster = 1, .pack = 1};
     planner p = {.a = a, .d = d, .s = s, .sc = sc};
     /* sema_check refused a lowering that is not implemented, too new for sm or without
      * the producer warps the spec has. */
@@ -546,6 +546,9 @@ void ir_dump(FILE *out, const sched *sc)
         sb_printf(&sb, " cluster=%d", sc->cluster);
     if (sc->claim_ring)
         sb_printf(&sb, " claim_ring=%d", sc->claim_ring);
+    if (sc->pack > 1)
+        sb_printf(&sb, " pack=%lld tile=%lldx%lld", sc->pack, sc->spec->tile[0],
+                  sc->spec->tile[1]);
     sb_puts(&sb, "\n");
     if (sc->chosen_by)
         sb_printf(&sb, "wisdom: %s:%d (%s, %s)\n", sc->wisdom_path, sc->chosen_by->line,

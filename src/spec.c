@@ -104,6 +104,91 @@ long long spec_size_bound(const spec *s, const char *size)
     return 0;
 }
 
+/* A staged region follows the tile in dimension d when its origin there is the tile's
+ * origin plus a constant and its extent the tile's; it is fixed when its origin names no
+ * tile origin. Packing scales the one and keeps the other. */
+static bool region_follows(const spec *s, const spec_stage *st, int d)
+{
+    const affine *o = &st->origin[d];
+    return o->nterms == 1 && o->coef[0] == 1 && strcmp(o->var[0], s->tile_at[d]) == 0
+           && st->extent[d] == s->tile[d];
+}
+
+static bool region_fixed(const spec *s, const spec_stage *st, int d)
+{
+    for (int k = 0; k < st->origin[d].nterms; ++k)
+        for (int t = 0; t < s->tile_rank; ++t)
+            if (strcmp(st->origin[d].var[k], s->tile_at[t]) == 0)
+                return false;
+    return true;
+}
+
+/* Packing keeps the meaning where a work item's rows are independent and nothing names
+ * the tile's origin or extent: an elementwise compute and row reductions, no steps,
+ * march, accumulators, clusters, halos or host streaming. */
+static bool packs_keep_meaning(const spec *s)
+{
+    if (s->tile_rank != 2 || !s->tile_bounded[1] || s->tile_bounded[0] || s->has_steps
+        || s->march || s->host_stream || s->naccums || s->cluster > 1 || s->has_prologue
+        || s->has_epilogue || (s->has_compute && s->compute_kind != BODY_ELEMENTWISE))
+        return false;
+    for (int t = 0; t < s->tile_rank; ++t) {
+        if (s->has_compute && text_names(s->compute.text, s->tile_at[t]))
+            return false;
+        for (int i = 0; i < s->nreduces; ++i)
+            if (text_names(s->reduces[i].expr.text, s->tile_at[t]))
+                return false;
+    }
+    for (int i = 0; i < s->nstaged; ++i) {
+        const spec_stage *st = &s->stages[i];
+        if (st->halo)
+            return false;
+        for (int d = 0; d < st->rank; ++d)
+            if (!region_fixed(s, st, d) && !(d < s->tile_rank && region_follows(s, st, d)))
+                return false;
+    }
+    return true;
+}
+
+int spec_row_packs(const spec *s, long long packs[SPEC_MAX_PACKS])
+{
+    int n = 0;
+    packs[n++] = 1;
+    if (!packs_keep_meaning(s))
+        return n;
+    /* Rows of at least 256 elements and 16-byte multiples: each pack's slot row copies
+     * in whole chunks, and its threads still see whole warps' worth of a row. */
+    const int elem = ast_type_size(s->arrays[s->tile_array].type);
+    for (long long p = 2; n < SPEC_MAX_PACKS; p *= 2) {
+        const long long w = s->tile[1] / p;
+        if (s->tile[1] % p || w < 256 || w * elem % 16)
+            break;
+        packs[n++] = p;
+    }
+    return n;
+}
+
+spec *spec_packed(arena *a, const spec *s, long long pack)
+{
+    spec *p = arena_alloc(a, sizeof *p);
+    *p = *s;
+    p->stages = arena_alloc(a, sizeof *p->stages * (size_t)(s->nstaged ? s->nstaged : 1));
+    for (int i = 0; i < s->nstaged; ++i) {
+        spec_stage *st = &p->stages[i];
+        *st = s->stages[i];
+        if (region_follows(s, st, 0))
+            st->extent[0] *= pack;
+        if (region_follows(s, st, 1))
+            st->extent[1] /= pack;
+        st->bytes = ast_type_size(s->arrays[st->array].type);
+        for (int d = 0; d < st->rank; ++d)
+            st->bytes *= st->extent[d];
+    }
+    p->tile[0] = s->tile[0] * pack;
+    p->tile[1] = s->tile[1] / pack;
+    return p;
+}
+
 long long spec_tile_rows(const spec *s)
 {
     long long rows = 1;

@@ -46,6 +46,12 @@ bool mech_dense_rows(mech m)
     return mech_table[m].module && mech_table[m].module->dense_rows;
 }
 
+bool mech_host_steps(mech m)
+{
+    return mech_table[m].module && (mech_table[m].module->plan_grid
+                                    || mech_table[m].module->plan_host);
+}
+
 bool mech_takes_cluster(mech m)
 {
     return mech_table[m].module && mech_table[m].module->multicast;

@@ -68,6 +68,83 @@ static void expect_op(const ir_op *op, ir_op_kind kind, int step_off, bool guard
     ck_assert_int_eq(op->role, ROLE_ALL);
 }
 
+/* ------------------------------------------------------------------ packed rows */
+
+/* rmsnorm's shape: rows of up to BOUND under tile x[1][cols <= BOUND], g staged whole;
+ * extra items and the compute's body vary. */
+static const char *rows_src(char *buf, size_t n, int bound, const char *items,
+                            const char *body)
+{
+    snprintf(buf, n, "pipeline t {\n  in float x[rows][cols];\n  in float g[cols];\n"
+                     "  out float y[rows][cols];\n  threads 256;\n  %s\n"
+                     "  tile x[1][cols <= %d] at (r0, c0);\n  stage g[0 : %d];\n"
+                     "  reduce float ss combine sum (r, c) { x[r][c] * x[r][c] }\n"
+                     "  compute elementwise (r, c) { %s }\n}\n",
+             items, bound, bound, body);
+    return buf;
+}
+
+static int packs_of(const char *items, int bound, const char *body, long long packs[])
+{
+    char src[1024];
+    planned p;
+    h_start(&p, "t.pipe", rows_src(src, sizeof src, bound, items, body));
+    ck_assert_msg(h_check(&p, &both), "the test's source does not check: %s", h_diags(&p));
+    h_end(&p);
+    const int n = spec_row_packs(&p.s, packs);
+    planned_free(&p);
+    return n;
+}
+
+static const char *scaled = "y[r][c] = x[r][c] * rsqrtf(ss / cols) * g[c];";
+
+START_TEST(row_packs_where_nothing_sees_the_item)
+{
+    long long packs[SPEC_MAX_PACKS];
+    ck_assert_int_eq(packs_of("stage x;", 8192, scaled, packs), 4);
+    ck_assert(packs[0] == 1 && packs[1] == 2 && packs[2] == 4 && packs[3] == 8);
+    /* rows of at least 256 elements: 512 packs once */
+    ck_assert_int_eq(packs_of("stage x;", 512, scaled, packs), 2);
+    /* a region that follows the tile, written out */
+    ck_assert_int_eq(packs_of("stage x[r0 : 1][c0 : 8192];", 8192, scaled, packs), 4);
+}
+END_TEST
+
+START_TEST(row_packs_refused)
+{
+    long long packs[SPEC_MAX_PACKS];
+    /* the body names the tile's origin */
+    ck_assert_int_eq(packs_of("stage x;", 8192, "y[r][c] = x[r][c] + r0;", packs), 1);
+    /* a region narrower than the tile, and one that moves with it but is not it */
+    ck_assert_int_eq(packs_of("stage x[r0 : 1][c0 : 4096];", 8192, scaled, packs), 1);
+    /* march mode */
+    ck_assert_int_eq(packs_of("stage x; grid persistent; march 2;", 8192, scaled, packs), 1);
+}
+END_TEST
+
+START_TEST(packed_spec_scales_what_follows_the_tile)
+{
+    char src[1024];
+    planned p;
+    h_start(&p, "t.pipe", rows_src(src, sizeof src, 8192, "stage x;", scaled));
+    ck_assert(h_check(&p, &both));
+    h_end(&p);
+    const spec *k = spec_packed(p.a, &p.s, 8);
+    ck_assert_int_eq(k->tile[0], 8);
+    ck_assert_int_eq(k->tile[1], 1024);
+    for (int i = 0; i < k->nstaged; ++i) {
+        const spec_stage *st = &k->stages[i];
+        const bool is_x = strcmp(k->arrays[st->array].name, "x") == 0;
+        ck_assert_int_eq(st->extent[0], is_x ? 8 : 8192);
+        if (is_x)
+            ck_assert_int_eq(st->extent[1], 1024);
+        ck_assert_int_eq(st->bytes, 4 * 8192);
+    }
+    ck_assert_int_eq(p.s.tile[1], 8192);   /* the written spec stays */
+    planned_free(&p);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ sync */
 
 START_TEST(sync_schedule)
@@ -951,6 +1028,11 @@ static Suite *plan_suite(void)
     tcase_add_test(so, border_halos_plan_everywhere);
     tcase_add_test(so, schedule_over_the_architecture_limit);
     suite_add_tcase(s, so);
+    TCase *pk = tcase_create("packed rows");
+    tcase_add_test(pk, row_packs_where_nothing_sees_the_item);
+    tcase_add_test(pk, row_packs_refused);
+    tcase_add_test(pk, packed_spec_scales_what_follows_the_tile);
+    suite_add_tcase(s, pk);
     TCase *ir = tcase_create("ir text");
     tcase_add_test(ir, op_names_and_printing);
     tcase_add_test(ir, plans_are_deterministic);
