@@ -72,15 +72,19 @@ def best_of(sample, lowering=None, flags=None):
 
 def row_targets():
     """Issue 29's: row softmax and rmsnorm over rows of 1024, 4096 and 8192 floats (best
-    lowering and auto), a histogram of bytes, a column sum."""
+    lowering and auto; softmax of those literal lengths, and of a size symbol's), a
+    histogram of bytes, a column sum."""
     out = []
     for cols, sample in ((1024, "softmax"), (4096, "softmax4k"), (8192, "softmax8k")):
         out += [(f"softmax, rows of {cols}, best lowering", 0.95, best_of(sample)),
                 (f"softmax, rows of {cols}, auto", 0.95, best_of(sample, "auto"))]
-    for rows_, cols in ((262144, 1024), (65536, 4096), (32768, 8192)):
-        f = f"sizes:{rows_}x{cols}"
-        out += [(f"rmsnorm, rows of {cols}, best lowering", 0.95, best_of("rmsnorm", flags=f)),
-                (f"rmsnorm, rows of {cols}, auto", 0.95, best_of("rmsnorm", "auto", f))]
+    for name, sample in (("rmsnorm", "rmsnorm"), ("softmax (rows of a size symbol)",
+                                                  "softmax_rows")):
+        for rows_, cols in ((262144, 1024), (65536, 4096), (32768, 8192)):
+            f = f"sizes:{rows_}x{cols}"
+            out += [(f"{name}, rows of {cols}, best lowering", 0.95,
+                     best_of(sample, flags=f)),
+                    (f"{name}, rows of {cols}, auto", 0.95, best_of(sample, "auto", f))]
     return out + [("histogram of random bytes, best lowering", 0.90, best_of("histogram")),
                   ("column sum, best lowering", 0.97, best_of("colsum"))]
 
