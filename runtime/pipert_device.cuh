@@ -568,35 +568,48 @@ struct pg_acc_column {
         __device__ __forceinline__ void operator-=(T v) const { reg -= v; }
         __device__ __forceinline__ void operator++() const { reg += (T)1; }
         __device__ __forceinline__ void operator++(int) const { reg += (T)1; }
+        /* combine min and max: the body reads its column's value and stores the fold
+         * (`m[c] = v > m[c] ? v : m[c];`), as a scalar accumulator's does */
+        __device__ __forceinline__ const ref &operator=(T v) const { reg = v; return *this; }
+        __device__ __forceinline__ operator T() const { return reg; }
     };
     __device__ __forceinline__ ref operator[](long long) const { return ref{reg}; }
 };
 
-/* out[e] = the sum of part[p * N + e] over the parts p, in a fixed tree (the same bits on
- * every run): a block takes 32 elements at a time, its warp w the parts w, w + NT/32, ...
- * in order, and then warp 0 the warps' sums in warp order. */
-template <class T, int N, int NT>
-__device__ __forceinline__ void pg_acc_combine(const T *part, unsigned parts, T *out)
+/* out[e] = the fold of part[p * N + e] over the parts p, from id, in a fixed tree (the same
+ * bits on every run): a block takes 32 elements at a time, its warp w the parts w, w +
+ * NT/32, ... in order, and then warp 0 the warps' results in warp order. */
+template <class T, int N, int NT, class Fold>
+__device__ __forceinline__ void pg_acc_combine_fold(const T *part, unsigned parts, T *out,
+                                                    T id, Fold fold)
 {
     constexpr int W = NT / 32;
     __shared__ T red[W][32];
     const int lane = threadIdx.x & 31, w = threadIdx.x >> 5;
     for (int base = blockIdx.x * 32; base < N; base += gridDim.x * 32) {
         const int e = base + lane;
-        T acc = T(0);
+        T acc = id;
         if (e < N)
             for (unsigned p = w; p < parts; p += W)
-                acc += part[(size_t)p * N + e];
+                acc = fold(acc, part[(size_t)p * N + e]);
         red[w][lane] = acc;
         __syncthreads();
         if (w == 0 && e < N) {
             T r = red[0][lane];
             for (int j = 1; j < W; ++j)
-                r += red[j][lane];
+                r = fold(r, red[j][lane]);
             out[e] = r;
         }
         __syncthreads();
     }
+}
+
+/* The sum: an array accumulator's `combine sum`. */
+template <class T, int N, int NT>
+__device__ __forceinline__ void pg_acc_combine(const T *part, unsigned parts, T *out)
+{
+    pg_acc_combine_fold<T, N, NT>(part, parts, out, T(0),
+                                  [](T x, T y) -> T { return x + y; });
 }
 
 /* ---- reductions along a tile's rows: reduce T NAME combine OP (...) { expr } ---- */

@@ -1399,9 +1399,16 @@ void emit_combine_kernel(strbuf *out, const emit_unit *u)
             continue;
         }
         const char *t = elem_ctype(acc->type);
-        sb_printf(out, "    pg_acc_combine<%s, %d, %d>(%s, pg_parts, pg_args.%s);\n", t,
-                  acc->extent, NT, accum_parts(out->arena, s, i, "pg_parts", true),
-                  s->arrays[acc->into].name);
+        const char *parts = accum_parts(out->arena, s, i, "pg_parts", true);
+        if (acc->combine == COMBINE_SUM) {
+            sb_printf(out, "    pg_acc_combine<%s, %d, %d>(%s, pg_parts, pg_args.%s);\n", t,
+                      acc->extent, NT, parts, s->arrays[acc->into].name);
+            continue;
+        }
+        sb_printf(out, "    pg_acc_combine_fold<%s, %d, %d>(%s, pg_parts, pg_args.%s, %s, ", t,
+                  acc->extent, NT, parts, s->arrays[acc->into].name, emit_accum_identity(acc));
+        emit_fold_functor(out, acc);
+        sb_puts(out, ");\n");
     }
     sb_puts(out, "}\n\n");
     sb_printf(out, "static cudaError_t %s_combine_launch(const struct %s_args *pg_a, unsigned "

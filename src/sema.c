@@ -224,12 +224,10 @@ static bool check_accum_extent(checker *c, const ast_item *it)
                    ACCUM_MAX_EXTENT);
         return false;
     }
-    /* Each thread folds into the block's bins as it goes: a sum adds in any order (exact
-     * for integers, in a fixed order per warp for floating point), where min and max of
-     * a bin would need a read of it that other threads are changing. */
-    if (it->combine != COMBINE_SUM) {
-        diag_error(c->d, it->combine_loc, "an array accumulator combines sum only (per-bin "
-                   "min and max are not implemented yet)");
+    /* min and max: by column only (check_accum_minmax), where each element is one
+     * thread's register; the arg forms and a combine of one's own have no array form. */
+    if (it->combine != COMBINE_SUM && it->combine != COMBINE_MIN && it->combine != COMBINE_MAX) {
+        diag_error(c->d, it->combine_loc, "an array accumulator combines sum, min or max");
         return false;
     }
     return true;
@@ -1599,6 +1597,27 @@ static void check_outputs_written(checker *c)
 
 /* The tile walks the array it is over: an accumulator's array holds the one combined
  * value, so a tile over it would cover that element, not the data folded into it. */
+/* An array accumulator's min and max fold into bins other threads are changing, except
+ * by column (spec_accum_by_column), where each element is one thread's register: each
+ * thread folds its columns' values, the blocks' partials fold in the combine. */
+static void check_accum_minmax(checker *c)
+{
+    const spec *s = c->s;
+    for (int i = 0; i < s->naccums; ++i) {
+        const spec_accum *acc = &s->accums[i];
+        if (!acc->is_array || acc->combine == COMBINE_SUM || spec_accum_by_column(s, i))
+            continue;
+        const char *col = s->compute.nidx == 2 ? s->compute.idx[1] : "c";
+        diag_error(c->d, acc->loc, "array accumulator '%s' combines %s, which is implemented "
+                   "by column only: an elementwise compute over a rank-2 tile of whole rows "
+                   "of %d elements (the accumulator's extent) that names it only as "
+                   "'%s[%s]', %s the compute's last index (per-bin min and max in shared "
+                   "memory are not implemented yet)", acc->name,
+                   acc->combine == COMBINE_MIN ? "min" : "max", acc->extent, acc->name, col,
+                   col);
+    }
+}
+
 static void check_accum_tile(checker *c)
 {
     const spec *s = c->s;
@@ -1687,6 +1706,8 @@ static void check_whole(checker *c, const ast_pipeline *p)
     if (c->d->errors == 0)
         check_reductions(c);
     check_accum_tile(c);
+    if (c->d->errors == 0)
+        check_accum_minmax(c);
     check_param_space(c);
     check_occupancy(c);
     check_using(c);

@@ -16,12 +16,12 @@ SYNCCHECK_SKIP="barrier pipeline pipeline-roles"
 RACECHECK_MAX_WORK="gemm_bf16=20000000"
 
 # The spec of a matrix line's first column: samples/NAME/NAME.pipe, or a variant spec
-# samples/*/NAME.pipe (sgemm_roles: samples/sgemm/sgemm_roles.pipe), or a user kernel
-# tests/kernels/NAME.pipe.
+# samples/*/NAME.pipe (sgemm_roles: samples/sgemm/sgemm_roles.pipe), a user kernel
+# tests/kernels/NAME.pipe, or a golden spec tests/golden/NAME.pipe.
 spec_path() {
     local f
     for f in "$ROOT/samples/$1/$1.pipe" "$ROOT"/samples/*/"$1.pipe" \
-             "$ROOT/tests/kernels/$1.pipe"; do
+             "$ROOT/tests/kernels/$1.pipe" "$ROOT/tests/golden/$1.pipe"; do
         if [ -f "$f" ]; then echo "$f"; return 0; fi
     done
     echo "$ROOT/samples/$1/$1.pipe"
