@@ -141,6 +141,21 @@ START_TEST(packed_spec_scales_what_follows_the_tile)
         ck_assert_int_eq(st->bytes, 4 * 8192);
     }
     ck_assert_int_eq(p.s.tile[1], 8192);   /* the written spec stays */
+    /* 256 threads at 64 registers each: four blocks an SM */
+    ck_assert_int_eq(k->blocks_per_sm, 4);
+    ck_assert_int_eq(p.s.blocks_per_sm, 0);
+    planned_free(&p);
+}
+END_TEST
+
+START_TEST(packed_spec_keeps_written_occupancy)
+{
+    char src[1024];
+    planned p;
+    h_start(&p, "t.pipe", rows_src(src, sizeof src, 8192, "stage x; blocks_per_sm 1;", scaled));
+    ck_assert_msg(h_check(&p, &both), "the test's source does not check: %s", h_diags(&p));
+    h_end(&p);
+    ck_assert_int_eq(spec_packed(p.a, &p.s, 4)->blocks_per_sm, 1);
     planned_free(&p);
 }
 END_TEST
@@ -1032,6 +1047,7 @@ static Suite *plan_suite(void)
     tcase_add_test(pk, row_packs_where_nothing_sees_the_item);
     tcase_add_test(pk, row_packs_refused);
     tcase_add_test(pk, packed_spec_scales_what_follows_the_tile);
+    tcase_add_test(pk, packed_spec_keeps_written_occupancy);
     suite_add_tcase(s, pk);
     TCase *ir = tcase_create("ir text");
     tcase_add_test(ir, op_names_and_printing);
