@@ -226,9 +226,12 @@ install-test: all
 CHECK_SUITES = unit golden errors mutation cli fuzz fuzz-lib build-test compile-test \
                compile-cuda12 valgrind runtime-test install-test
 check: all
-	@failed=; for suite in $(CHECK_SUITES); do \
+	@failed=; times=; for suite in $(CHECK_SUITES); do \
+	    start=$$(date +%s); \
 	    $(MAKE) --no-print-directory $$suite || failed="$$failed $$suite"; \
+	    times="$$times $$suite $$(( $$(date +%s) - start ))s"; \
 	done; \
+	echo "make check: seconds per suite:$$times"; \
 	if [ -n "$$failed" ]; then echo "make check: FAILED:$$failed"; exit 1; fi; \
 	echo "make check: all suites passed"
 

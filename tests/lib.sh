@@ -139,14 +139,15 @@ run_cases() {
 
 # The samples that only element types, halo borders, array accumulators and row
 # reductions set apart from the others' schedules (hash, rgba, blur, histogram, colsum,
-# colstats, softmax and its row lengths, layernorm, rmsnorm, rowmax and their variants):
+# colstats, softmax and its row lengths (softmax_rows: a bounded one, whose packs the
+# launcher picks), layernorm, rmsnorm, rowmax and their variants):
 # their rings are the others', so the schedule suite (mutation) leaves them out and the
 # per-lowering passes of compile and valgrind take them with their own lowering only; the golden specs int_types,
 # vector_types, halo_borders and accum_arrays and the variant rowstats compile what they
 # add under every lowering, and the GPU matrix runs them under several. The golden spec
 # tile_bound too: what a bounded tile adds is the launcher's, which no lowering changes.
 is_schedule_twin() {
-    [[ " hash rgba rgba_int blur blur_mirror histogram histogram_uchar4 colsum colstats softmax softmax4k softmax8k layernorm rmsnorm rowmax tile_bound " == *" $1 "* ]]
+    [[ " hash rgba rgba_int blur blur_mirror histogram histogram_uchar4 colsum colstats softmax softmax4k softmax8k softmax_rows layernorm rmsnorm rowmax tile_bound " == *" $1 "* ]]
 }
 
 # Golden specs whose kernels are a sample's under other launch parameters (threads, tile,
