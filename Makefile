@@ -157,7 +157,7 @@ fuzz: $(B)/asan/pipegen
 	@tests/fuzz/run.sh $(B)/asan/pipegen
 
 # libFuzzer over the compiler in memory (tests/fuzz/libfuzzer.c), built with clang
-# -fsanitize=fuzzer,address,undefined: fuzz-lib runs it for FUZZ_TIME seconds (default 25)
+# -fsanitize=fuzzer,address,undefined: fuzz-lib runs it for FUZZ_TIME seconds (default 15)
 # from the seed corpus, fuzz-long for hours (FUZZ_TIME, default 4 h) from a corpus kept in
 # $(B)/fuzz/corpus. Without clang's fuzzer runtime the script says SKIPPED and how to
 # install it; it builds the harness itself (only then is clang needed).

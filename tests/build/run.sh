@@ -42,7 +42,9 @@ check_with() {
     MAKEFILES="$case_dir/fake.mk" "$make" -C "$root" --no-print-directory -o all "$@" check \
         CHECK_SUITES="$suites" >"$case_dir/out" 2>&1
     status=$?
-    out=$(grep -v '^make\(\[[0-9]*\]\)\?: \*\*\*' "$case_dir/out")
+    out=$(grep -v -e '^make\(\[[0-9]*\]\)\?: \*\*\*' -e '^make check: seconds per suite:' \
+        "$case_dir/out")
+    times=$(sed -n 's/^make check: seconds per suite://p' "$case_dir/out")
 }
 
 # ------------------------------------------------------------------ cases
@@ -54,6 +56,9 @@ c_check_runs_every_suite() {
     want=$(printf '%s\n' "ran pg-fake-ok1" "ran pg-fake-bad" "ran pg-fake-ok2" \
         "ran pg-fake-bad2" "make check: FAILED: pg-fake-bad pg-fake-bad2")
     [ "$out" = "$want" ] || fail "output '$(tr '\n' '|' <<<"$out")', expected '$(tr '\n' '|' <<<"$want")'"
+    # and each suite's seconds, failed or not, in their order
+    [[ $times =~ ^\ pg-fake-ok1\ [0-9]+s\ pg-fake-bad\ [0-9]+s\ pg-fake-ok2\ [0-9]+s\ pg-fake-bad2\ [0-9]+s$ ]] \
+        || fail "seconds per suite: '$times'"
 }
 c_check_keep_going() {
     # make -k check (.ci/run) the same.

@@ -14,7 +14,7 @@
 # and how to install them, and passes.
 #
 # usage: tests/fuzz/libfuzzer.sh BINARY        (the harness; built here with make)
-#   FUZZ_TIME=25      seconds of fuzzing       FUZZ_SEED=N    libFuzzer's seed (default random)
+#   FUZZ_TIME=15      seconds of fuzzing       FUZZ_SEED=N    libFuzzer's seed (default random)
 #   FUZZ_CORPUS=DIR   the corpus to grow       FUZZ_KEEP=DIR  where findings are kept
 #   FUZZ_CC=clang     the compiler
 # The last line is `fuzz-lib: N passed, M failed`, N the inputs run, M the findings (0 or 1).
@@ -28,7 +28,7 @@ bin=$1
 root=$(cd "$(dirname "$0")/../.." && pwd)
 case $bin in /*) ;; *) bin=$root/$bin ;; esac
 cc=${FUZZ_CC:-clang}
-time_s=${FUZZ_TIME:-25}
+time_s=${FUZZ_TIME:-15}
 keep=${FUZZ_KEEP:-/tmp/pipegen-libfuzzer}
 install_cmd="apt-get install -y clang libclang-rt-dev"
 
