@@ -1595,8 +1595,6 @@ static void check_outputs_written(checker *c)
     }
 }
 
-/* The tile walks the array it is over: an accumulator's array holds the one combined
- * value, so a tile over it would cover that element, not the data folded into it. */
 /* An array accumulator's min and max fold into bins other threads are changing, except
  * by column (spec_accum_by_column), where each element is one thread's register: each
  * thread folds its columns' values, the blocks' partials fold in the combine. */
@@ -1618,6 +1616,8 @@ static void check_accum_minmax(checker *c)
     }
 }
 
+/* The tile walks the array it is over: an accumulator's array holds the one combined
+ * value, so a tile over it would cover that element, not the data folded into it. */
 static void check_accum_tile(checker *c)
 {
     const spec *s = c->s;
