@@ -555,6 +555,11 @@ static const char *const evict_names[] = { "default", "normal", "first", "last",
 static const char *const fill_names[] = { "zero", "clamp", "mirror" };
 static const char *const combine_names[] = { "sum", "min", "max", "argmin", "argmax",
                                              "custom" };
+const char *ast_combine_name(ast_combine c)
+{
+    return (unsigned)c < sizeof combine_names / sizeof *combine_names ? combine_names[c] : "?";
+}
+
 static const char *const body_names[] = {
     "compute elementwise", "compute step", "prologue", "epilogue", "reference"
 };

@@ -1431,16 +1431,6 @@ static void emit_roles(kctx *k)
     kdecl(k, "pg_cnt", "constexpr int pg_cnt = %d;\n", compute_threads(k));
 }
 
-/* The schedule whose launcher parameters sc's kernel takes: its own, or for packed rows
- * its base schedule's. */
-static const sched *params_of(const emit_unit *u, const sched *sc)
-{
-    for (int k = 0; k < (u->npacks - 1) * u->nscheds; ++k)
-        if (u->packed[k] == sc)
-            return u->scheds[k % u->nscheds];
-    return sc;
-}
-
 void emit_kernel_name(strbuf *out, const sched *sc, int sm)
 {
     sb_printf(out, "%s_sm%d", sc->spec->name, sm);
@@ -1467,7 +1457,9 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, int l
     kp(&k, ") ");
     emit_kernel_name(&body, sc, sm);
     kp(&k, "(");
-    const int variant = host_variant_of(u->host, u->scheds, params_of(u, sc));
+    /* A packed kernel takes the launcher parameters of the schedule it packs. */
+    const int variant = host_variant_of(u->host, u->scheds,
+                                        sc->packed_from ? sc->packed_from : sc);
     const char *sep = "";
     for (int i = 0; i < u->host->nparams; ++i) {
         const kernel_param *prm = &u->host->params[i];

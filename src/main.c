@@ -766,6 +766,7 @@ static sched *plan_pack(run *r, const sched *sc, long long pack)
     if (!p || quiet.errors || p->claim_ring != sc->claim_ring || p->threads != sc->threads)
         return NULL;
     p->pack = pack;
+    p->packed_from = sc;
     p->chosen_by = sc->chosen_by;
     p->wisdom_path = sc->wisdom_path;
     return p;

@@ -281,6 +281,8 @@ typedef enum ast_combine {
     COMBINE_SUM, COMBINE_MIN, COMBINE_MAX, COMBINE_ARGMIN, COMBINE_ARGMAX,
     COMBINE_CUSTOM                   /* reduce ... combine (a, b) { op } identity { e } */
 } ast_combine;
+/* A combine's spelling in the spec ("sum", "min", ...). */
+const char *ast_combine_name(ast_combine c);
 typedef enum ast_body_kind {
     BODY_ELEMENTWISE,   /* compute elementwise (i[, j[, k]]) { ... } */
     BODY_STEP,          /* compute step { ... }: once per pipeline step, by the whole block */
@@ -886,6 +888,7 @@ typedef struct phase_step {
 typedef struct sched {
     const spec *spec;        /* the spec as written, or packed (spec_packed; pack > 1) */
     long long pack;          /* rows of the written tile a work item takes (1: as written) */
+    const struct sched *packed_from; /* pack > 1: the schedule as written it packs */
     mech mech;               /* never MECH_AUTO here */
     int sm;                  /* the architecture this schedule is for */
     bool specific;           /* ... as its arch-specific target (sm_90a): the generated

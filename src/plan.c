@@ -220,8 +220,7 @@ static bool plan_minmax_in_registers(planner *p)
         diag_error(p->d, acc->loc, "array accumulator '%s' combines %s by column, in "
                    "registers (up to %d a computing thread), but its %d columns over as few "
                    "as %d computing threads need more: give the pipeline %d threads or more",
-                   acc->name, acc->combine == COMBINE_MIN ? "min" : "max",
-                   PLAN_MAX_ACCUM_REGS, acc->extent, s->threads - copiers,
+                   acc->name, ast_combine_name(acc->combine), PLAN_MAX_ACCUM_REGS, acc->extent, s->threads - copiers,
                    (acc->extent + PLAN_MAX_ACCUM_REGS - 1) / PLAN_MAX_ACCUM_REGS + copiers);
         return false;
     }

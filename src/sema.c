@@ -1611,8 +1611,7 @@ static void check_accum_minmax(checker *c)
                    "of %d elements (the accumulator's extent) that names it only as "
                    "'%s[%s]', %s the compute's last index (per-bin min and max in shared "
                    "memory are not implemented yet)", acc->name,
-                   acc->combine == COMBINE_MIN ? "min" : "max", acc->extent, acc->name, col,
-                   col);
+                   ast_combine_name(acc->combine), acc->extent, acc->name, col, col);
     }
 }
 

@@ -130,7 +130,9 @@ static bool is_tiled_elementwise(const spec *s)
  * cp.async 0.977 (tensor 0.993). */
 static bool is_binned_stream(const spec *s)
 {
-    for (int i = 0; i < s->naccums && s->tile_rank == 1 && !s->producer_warps; ++i)
+    if (s->tile_rank != 1 || s->producer_warps)
+        return false;
+    for (int i = 0; i < s->naccums; ++i)
         if (s->accums[i].is_array && !spec_accum_by_column(s, i))
             return true;
     return false;
