@@ -640,6 +640,18 @@ __device__ __forceinline__ pg_arg<T> pg_shfl_xor(pg_arg<T> v, int m)
     return pg_arg<T>{pg_shfl_xor(v.value, m), pg_shfl_xor(v.index, m)};
 }
 
+template <class T>
+__device__ __forceinline__ T pg_shfl_idx(T v, int lane)
+{
+    return __shfl_sync(0xffffffffu, v, lane);
+}
+
+template <class T>
+__device__ __forceinline__ pg_arg<T> pg_shfl_idx(pg_arg<T> v, int lane)
+{
+    return pg_arg<T>{pg_shfl_idx(v.value, lane), pg_shfl_idx(v.index, lane)};
+}
+
 /* The compute threads' barrier: __syncthreads where every thread of the block computes,
  * else named barrier BAR of their CNT (the producers are elsewhere). */
 template <int BAR, int CNT>
@@ -663,12 +675,43 @@ __device__ __forceinline__ void pg_warp_rows_reduce(T (&v)[R], Op op)
 }
 
 /* v[r] of the CNT compute threads folded into every one of them, in a fixed tree (the same
- * bits on every run): xor butterflies in each warp, then the warps' results in warp order
- * through red (CNT / 32 * R values of shared memory). */
+ * bits on every run): xor butterflies in each warp, then the warps' results through red
+ * (CNT / 32 * R values of shared memory, warp w's row r at w * R + r).
+ * Where the R * W partials deal evenly to a warp's lanes with each lane's all of one row
+ * (R divides 32, 32 divides R * W), lane l folds those of row l % R, the lanes of a row
+ * fold by butterfly, and each row's total is shuffled from its lane: R * W / 32 shared
+ * loads a thread. Otherwise every thread folds all R * W in warp order: for a packed
+ * tile of 8 rows over 512 threads that is 128 shared loads and 120 folds a thread, where
+ * its 8 rows of 1024 are 16 elements a thread. */
+template <int R, int W, class T, class Op>
+__device__ __forceinline__ void pg_rows_fold_partials(T (&v)[R], const T *red, int ctid, Op op)
+{
+    if constexpr (32 % R == 0 && (R * W) % 32 == 0) {
+        const int lane = ctid & 31;
+        T a = red[lane];
+#pragma unroll
+        for (int k = 1; k < R * W / 32; ++k)
+            a = op(a, red[lane + 32 * k]);
+#pragma unroll
+        for (int m = R; m < 32; m <<= 1)
+            a = op(a, pg_shfl_xor(a, m));
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+            v[r] = pg_shfl_idx(a, r);
+    } else {
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+            T a = red[r];
+            for (int w = 1; w < W; ++w)
+                a = op(a, red[w * R + r]);
+            v[r] = a;
+        }
+    }
+}
+
 template <int R, int CNT, int BAR, class T, class Op>
 __device__ __forceinline__ void pg_rows_reduce(T (&v)[R], T *red, int ctid, Op op)
 {
-    constexpr int W = CNT / 32;
 #pragma unroll
     for (int r = 0; r < R; ++r)
 #pragma unroll
@@ -679,13 +722,7 @@ __device__ __forceinline__ void pg_rows_reduce(T (&v)[R], T *red, int ctid, Op o
         for (int r = 0; r < R; ++r)
             red[(ctid >> 5) * R + r] = v[r];
     pg_compute_barrier<BAR, CNT>();
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-        T a = red[r];
-        for (int w = 1; w < W; ++w)
-            a = op(a, red[w * R + r]);
-        v[r] = a;
-    }
+    pg_rows_fold_partials<R, CNT / 32>(v, red, ctid, op);
     pg_compute_barrier<BAR, CNT>();
 }
 
