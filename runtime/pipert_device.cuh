@@ -726,6 +726,37 @@ __device__ __forceinline__ void pg_rows_reduce(T (&v)[R], T *red, int ctid, Op o
     pg_compute_barrier<BAR, CNT>();
 }
 
+/* v[0] of the CNT compute threads folded within groups of G warps (warp w in group w / G,
+ * a row each) into every thread of its group, in a fixed tree: xor butterflies in each
+ * warp, then the group's G warp results through red (a value a warp): where G is a power
+ * of two lane l reads its group's warp l % G and the lanes fold by butterfly, one shared
+ * load a thread; otherwise each thread folds the G in warp order. */
+template <int G, int CNT, int BAR, class T, class Op>
+__device__ __forceinline__ void pg_group_rows_reduce(T (&v)[1], T *red, int ctid, Op op)
+{
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1)
+        v[0] = op(v[0], pg_shfl_xor(v[0], m));
+    if ((ctid & 31) == 0)
+        red[ctid >> 5] = v[0];
+    pg_compute_barrier<BAR, CNT>();
+    const T *group = red + (ctid >> 5) / G * G;
+    if constexpr ((G & (G - 1)) == 0 && G <= 32) {
+        T a = group[ctid & (G - 1)];
+#pragma unroll
+        for (int m = 1; m < G; m <<= 1)
+            a = op(a, pg_shfl_xor(a, m));
+        v[0] = a;
+    } else {
+        T a = group[0];
+#pragma unroll
+        for (int w = 1; w < G; ++w)
+            a = op(a, group[w]);
+        v[0] = a;
+    }
+    pg_compute_barrier<BAR, CNT>();
+}
+
 /* ---- deterministic block reduction: a fixed tree, the same bits every run ---- */
 template <int NT, class T, class Op>
 __device__ __forceinline__ T pg_block_reduce(T v, T *scratch, Op op)

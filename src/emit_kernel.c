@@ -788,13 +788,17 @@ static int row_unroll(const spec *s, int step)
 
 /* Who walks a row: where the tile has a row for every compute warp, each warp its own
  * rows (pg_row = its warp + pg_i * warps; past the tile's rows: none), its lanes dealing
- * the row's cells and folding a reduction with shuffles alone; else the whole block every
- * row (pg_row = pg_i), a reduction through shared memory and two barriers. Measured on
- * H100, softmax of 8 rows a tile: warps 0.90 of cudaMemcpy, the block 0.85; with one
- * producer warp (7 compute warps, rows not a multiple) the block 0.43. pg_i runs over the
- * rows a thread visits, `visits` of them. */
+ * the row's cells and folding a reduction with shuffles alone; where the tile's rows
+ * (more than one) divide the warps, a group of warps / rows warps each row, the group's
+ * lanes dealing its cells and folding through shared memory (pg_group_rows_reduce: a
+ * value a warp, a butterfly over the group's); else the whole block every row (pg_row =
+ * pg_i), a reduction through shared memory and two barriers. Measured on H100, softmax of
+ * 8 rows a tile: warps 0.90 of cudaMemcpy, the block 0.85; with one producer warp (7
+ * compute warps, rows not a multiple) the block 0.43. Groups are for packed rows: 8 rows
+ * of 1024 over 512 threads walked by the block gave a thread 2 cells a row and 8 rows to
+ * fold. pg_i runs over the rows a thread visits, `visits` of them. */
 typedef struct row_map {
-    bool by_warp;
+    int group;          /* warps walking one row; 0: the whole block walks every row */
     long long visits;
     int warps;
 } row_map;
@@ -803,15 +807,17 @@ static row_map row_mapping(const kctx *k)
 {
     const long long rows = spec_tile_rows(k->s);
     const int warps = compute_threads(k) / 32;
-    const bool by_warp = rows >= warps;
-    return (row_map){by_warp, by_warp ? (rows + warps - 1) / warps : rows, warps};
+    const int group = spec_row_group(k->s, warps);
+    return (row_map){group, group == 1 ? (rows + warps - 1) / warps : group ? 1 : rows, warps};
 }
 
 static void emit_row_loop(kctx *k, const row_map *m)
 {
     kp(k, "#pragma unroll\nfor (int pg_i = 0; pg_i < %lld; ++pg_i) {\n", m->visits);
-    if (m->by_warp)
+    if (m->group == 1)
         kp(k, "    const int pg_row = (%s >> 5) + pg_i * %d;\n", compute_tid(k), m->warps);
+    else if (m->group)
+        kp(k, "    const int pg_row = (%s >> 5) / %d;\n", compute_tid(k), m->group);
     else
         kp(k, "    const int pg_row = pg_i;\n");
 }
@@ -838,11 +844,14 @@ static void emit_row_cells(kctx *k, cell_printer print, const spec_reduce *r)
         kp(k, ") {\n");
         k->ind += 4;
     }
-    const int step = m.by_warp ? 32 : compute_threads(k);
+    const int step = m.group ? 32 * m.group : compute_threads(k);
     kp(k, "#pragma unroll %d\n", row_unroll(s, step));
-    if (m.by_warp)
-        kp(k, "for (int pg_l%d = %s & 31; pg_l%d < pg_lim%d; pg_l%d += 32) {\n", last,
-           compute_tid(k), last, last, last);
+    if (m.group && (step & (step - 1)) == 0)
+        kp(k, "for (int pg_l%d = %s & %d; pg_l%d < pg_lim%d; pg_l%d += %d) {\n", last,
+           compute_tid(k), step - 1, last, last, last, step);
+    else if (m.group)
+        kp(k, "for (int pg_l%d = %s %% %d; pg_l%d < pg_lim%d; pg_l%d += %d) {\n", last,
+           compute_tid(k), step, last, last, last, step);
     else
         kp(k, "for (int pg_l%d = %s; pg_l%d < pg_lim%d; pg_l%d += %d) {\n", last,
            compute_tid(k), last, last, last, step);
@@ -931,11 +940,16 @@ static void emit_pass_start(kctx *k, const spec_reduce *r, const char *t)
     }
 }
 
-/* The threads' results of a pass folded into each row's: a warp's lanes, or the block. */
+/* The threads' results of a pass folded into each row's: a warp's lanes, a group of warps
+ * or the block. */
 static void emit_pass_combine(kctx *k, const spec_reduce *r, const row_map *m, const char *t)
 {
-    if (m->by_warp)
+    if (m->group == 1)
         kp(k, "pg_warp_rows_reduce(pg_rr_%s, ", r->name);
+    else if (m->group)
+        kp(k, "pg_group_rows_reduce<%d, %d, %d>(pg_rr_%s, (%s *)(pg_smem + %lld), %s, ",
+           m->group, compute_threads(k), k->sc->producer_threads ? 2 : 0, r->name, t,
+           k->sc->reduce_off, compute_tid(k));
     else
         kp(k, "pg_rows_reduce<%lld, %d, %d>(pg_rr_%s, (%s *)(pg_smem + %lld), %s, ", m->visits,
            compute_threads(k), k->sc->producer_threads ? 2 : 0, r->name, t, k->sc->reduce_off,

@@ -58,12 +58,13 @@ static void lint_unstaged_in_rows(diag_ctx *d, const spec *s)
 enum { LINT_MIN_ROW_CELLS = 8 };
 
 /* Row reductions where the whole block walks each row (fewer rows in the tile than
- * computing warps) with few cells a thread: the passes' barriers are not hidden. */
+ * computing warps, not dividing them) with few cells a thread: the passes' barriers are
+ * not hidden. */
 static void lint_thin_rows(diag_ctx *d, const spec *s)
 {
     const int computing = s->threads - 32 * s->producer_warps;
     const long long len = s->tile[s->tile_rank - 1];
-    if (!s->nreduces || spec_tile_rows(s) >= computing / 32 || len / computing >= LINT_MIN_ROW_CELLS)
+    if (!s->nreduces || spec_row_group(s, computing / 32) || len / computing >= LINT_MIN_ROW_CELLS)
         return;
     diag_warning(d, W_PERF, s->reduces[0].loc, "the block walks each row of %lld cells over %d "
                  "computing threads, %lld a thread: too few to hide the barriers of the row "

@@ -700,6 +700,10 @@ bool spec_accum_lanes(const spec_accum *acc);
  * which the reductions fold; a reduction's result in bytes (argmin and argmax: the value
  * and a 64-bit index, as pg_arg). */
 long long spec_tile_rows(const spec *s);
+/* The warps of `warps` computing that walk each row in the row passes: 1 where the tile
+ * has a row for every warp (each warp its own rows), warps / rows where its rows (more
+ * than one) divide them, else 0 (the whole block walks every row). */
+int spec_row_group(const spec *s, int warps);
 /* The bound of a size symbol a tile spans whole (`tile x[8][cols <= 4096]`: 4096), or 0. */
 long long spec_size_bound(const spec *s, const char *size);
 /* Packed rows. A tile of whole rows of a bounded size symbol (`tile x[1][cols <= 8192]`) is

@@ -213,6 +213,14 @@ long long spec_tile_rows(const spec *s)
     return rows;
 }
 
+int spec_row_group(const spec *s, int warps)
+{
+    const long long rows = spec_tile_rows(s);
+    if (rows >= warps)
+        return 1;
+    return rows > 1 && warps % rows == 0 ? warps / (int)rows : 0;
+}
+
 bool spec_reduce_is_arg(const spec_reduce *r)
 {
     return r->combine == COMBINE_ARGMIN || r->combine == COMBINE_ARGMAX;
