@@ -123,6 +123,18 @@ static bool is_tiled_elementwise(const spec *s)
            && !s->producer_warps && s->nstaged > 0;
 }
 
+/* Row reductions over a tile of several rows, no producer warps: tensor ran these at or
+ * above cp.async, H100, one process (2026-11-27): gemv (8 rows of 4096, against the
+ * same-shape reference) 0.978 against 0.903, rowstats (6 rows of 128, rank 3) 0.522
+ * against 0.362, rowmax (8 rows of 512) 0.993 against 0.986, layernorm (8 rows of 1024)
+ * 0.990 against 0.989; on an H200 each by 1-13%. A tile of one row stays with cp.async
+ * (softmax at rows of 1024, 4096, 8192: 0.999, 1.001, 0.989 under tensor against 1.001,
+ * 1.005, 1.006), and its packed kernels with it. */
+static bool is_multirow_reduction(const spec *s)
+{
+    return s->nreduces && spec_tile_rows(s) > 1 && !s->producer_warps;
+}
+
 /* A stream whose compute adds into shared bins (a histogram: an array accumulator not by
  * column) spends its threads on shared atomics; bulk copies leave the copying to the
  * copy engine. Of the same-shape reference, H100, one process: histogram of bytes bulk
@@ -140,7 +152,8 @@ static bool is_binned_stream(const spec *s)
 
 mech mech_auto_first(const spec *s, int sm)
 {
-    if (mech_runs_on(MECH_TENSOR, sm) && (is_staged_product(s) || is_tiled_elementwise(s)))
+    if (mech_runs_on(MECH_TENSOR, sm)
+        && (is_staged_product(s) || is_tiled_elementwise(s) || is_multirow_reduction(s)))
         return MECH_TENSOR;
     if (mech_runs_on(MECH_BULK, sm) && is_binned_stream(s))
         return MECH_BULK;

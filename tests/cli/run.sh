@@ -1467,8 +1467,27 @@ c_warning_perf_thin_rows() {
     pg q.pipe --verify; expect_status 0; expect_no_err
     sed 's/^  threads 64;/  threads 256;/; s/x\[1\]\[1024\]/x[8][1024]/' "$root/samples/softmax/softmax.pipe" >q.pipe
     pg q.pipe --verify; expect_status 0; expect_no_err
+    # Two rows over 8 warps: a group of 4 warps a row, 8 cells a thread; over 16 warps 4.
+    sed 's/^  threads 64;/  threads 256;/; s/x\[1\]\[1024\]/x[2][1024]/' "$root/samples/softmax/softmax.pipe" >q.pipe
+    pg q.pipe --verify; expect_status 0; expect_no_err
+    sed 's/^  threads 64;/  threads 512;/; s/x\[1\]\[1024\]/x[2][1024]/' "$root/samples/softmax/softmax.pipe" >q.pipe
+    pg q.pipe --verify; expect_status 0
+    expect_err_has "q.pipe:14:16: warning: a group of warps walks each row of 1024 cells over 256 computing threads, 4 a thread"
     pg "$root/samples/softmax/softmax.pipe" --verify; expect_status 0; expect_no_err
     rm -f p.pipe q.pipe
+}
+
+c_warning_perf_halo_reread() {
+    # A halo that makes an input's region more than 1.5 times its interior: said at the
+    # stage, once; a tile of 8 x 16 x 64 (1.45 times) and 2D tiles say nothing.
+    pg "$root/tests/kernels/stencil7.pipe" --verify
+    expect_status 0
+    expect_err_has "stencil7.pipe:10:9: warning: the halo of 1 makes 'u''s staged region 1.93 times its interior"
+    expect_err_has "[-Wperf]"
+    [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning: $err"
+    pg "$root/tests/kernels/stencil7_big.pipe" --verify; expect_status 0; expect_no_err
+    pg "$root/samples/jacobi2d/jacobi2d.pipe" --verify; expect_status 0; expect_no_err
+    pg "$root/tests/kernels/stencil7.pipe" --verify -Wno-perf; expect_status 0; expect_no_err
 }
 
 c_warning_perf_bins_per_tile() {

@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(512) rmsnorm_sm80(const struct rmsnorm_args pg
  *   loop t in [0,trips): copy step=t; commit step=t; wait 0; barrier; compute step=t; barrier
  */
 template <int VEC>
-__global__ void __launch_bounds__(512, 2) rmsnorm_sm80_r2(const struct rmsnorm_args pg_args, const int64_t pg_ntiles)
+__global__ void __launch_bounds__(512, 3) rmsnorm_sm80_r2(const struct rmsnorm_args pg_args, const int64_t pg_ntiles)
 {
     extern __shared__ __align__(128) unsigned char pg_smem[];
     const float eps = pg_args.eps;
@@ -145,15 +145,15 @@ __global__ void __launch_bounds__(512, 2) rmsnorm_sm80_r2(const struct rmsnorm_a
             const int pg_lim0 = pg_rest0 < 2 ? (int)pg_rest0 : 2;
             const int64_t pg_rest1 = cols - c0;
             const int pg_lim1 = pg_rest1 < 4096 ? (int)pg_rest1 : 4096;
-            float pg_rr_ss[2];
+            float pg_rr_ss[1];
             #pragma unroll
-            for (int pg_i = 0; pg_i < 2; ++pg_i) {
-                const int pg_row = pg_i;
+            for (int pg_i = 0; pg_i < 1; ++pg_i) {
+                const int pg_row = ((int)threadIdx.x >> 5) / 8;
                 float pg_acc = 0.0f;
                 const int pg_l0 = pg_row;
                 if (pg_l0 < pg_lim0) {
                     #pragma unroll 4
-                    for (int pg_l1 = (int)threadIdx.x; pg_l1 < pg_lim1; pg_l1 += 512) {
+                    for (int pg_l1 = (int)threadIdx.x & 255; pg_l1 < pg_lim1; pg_l1 += 256) {
                         const int64_t r = r0 + pg_l0;
                         const int64_t c = c0 + pg_l1;
                         {
@@ -168,16 +168,16 @@ __global__ void __launch_bounds__(512, 2) rmsnorm_sm80_r2(const struct rmsnorm_a
                 }
                 pg_rr_ss[pg_i] = pg_acc;
             }
-            pg_rows_reduce<2, 512, 0>(pg_rr_ss, (float *)(pg_smem + 65664), (int)threadIdx.x, [&](float pg_x, float pg_y) -> float { return pg_x + pg_y; });
+            pg_group_rows_reduce<8, 512, 0>(pg_rr_ss, (float *)(pg_smem + 65664), (int)threadIdx.x, [&](float pg_x, float pg_y) -> float { return pg_x + pg_y; });
             #pragma unroll
-            for (int pg_i = 0; pg_i < 2; ++pg_i) {
-                const int pg_row = pg_i;
+            for (int pg_i = 0; pg_i < 1; ++pg_i) {
+                const int pg_row = ((int)threadIdx.x >> 5) / 8;
                 const float ss = pg_rr_ss[pg_i];
                 (void)ss;
                 const int pg_l0 = pg_row;
                 if (pg_l0 < pg_lim0) {
                     #pragma unroll 4
-                    for (int pg_l1 = (int)threadIdx.x; pg_l1 < pg_lim1; pg_l1 += 512) {
+                    for (int pg_l1 = (int)threadIdx.x & 255; pg_l1 < pg_lim1; pg_l1 += 256) {
                         const int64_t r = r0 + pg_l0;
                         const int64_t c = c0 + pg_l1;
 #line 19 "../../samples/rmsnorm/rmsnorm.pipe"
@@ -199,7 +199,7 @@ __global__ void __launch_bounds__(512, 2) rmsnorm_sm80_r2(const struct rmsnorm_a
  *   loop t in [0,trips): copy step=t; commit step=t; wait 0; barrier; compute step=t; barrier
  */
 template <int VEC>
-__global__ void __launch_bounds__(512, 2) rmsnorm_sm80_r4(const struct rmsnorm_args pg_args, const int64_t pg_ntiles)
+__global__ void __launch_bounds__(512, 3) rmsnorm_sm80_r4(const struct rmsnorm_args pg_args, const int64_t pg_ntiles)
 {
     extern __shared__ __align__(128) unsigned char pg_smem[];
     const float eps = pg_args.eps;
@@ -237,15 +237,15 @@ __global__ void __launch_bounds__(512, 2) rmsnorm_sm80_r4(const struct rmsnorm_a
             const int pg_lim0 = pg_rest0 < 4 ? (int)pg_rest0 : 4;
             const int64_t pg_rest1 = cols - c0;
             const int pg_lim1 = pg_rest1 < 2048 ? (int)pg_rest1 : 2048;
-            float pg_rr_ss[4];
+            float pg_rr_ss[1];
             #pragma unroll
-            for (int pg_i = 0; pg_i < 4; ++pg_i) {
-                const int pg_row = pg_i;
+            for (int pg_i = 0; pg_i < 1; ++pg_i) {
+                const int pg_row = ((int)threadIdx.x >> 5) / 4;
                 float pg_acc = 0.0f;
                 const int pg_l0 = pg_row;
                 if (pg_l0 < pg_lim0) {
                     #pragma unroll 4
-                    for (int pg_l1 = (int)threadIdx.x; pg_l1 < pg_lim1; pg_l1 += 512) {
+                    for (int pg_l1 = (int)threadIdx.x & 127; pg_l1 < pg_lim1; pg_l1 += 128) {
                         const int64_t r = r0 + pg_l0;
                         const int64_t c = c0 + pg_l1;
                         {
@@ -260,16 +260,16 @@ __global__ void __launch_bounds__(512, 2) rmsnorm_sm80_r4(const struct rmsnorm_a
                 }
                 pg_rr_ss[pg_i] = pg_acc;
             }
-            pg_rows_reduce<4, 512, 0>(pg_rr_ss, (float *)(pg_smem + 65664), (int)threadIdx.x, [&](float pg_x, float pg_y) -> float { return pg_x + pg_y; });
+            pg_group_rows_reduce<4, 512, 0>(pg_rr_ss, (float *)(pg_smem + 65664), (int)threadIdx.x, [&](float pg_x, float pg_y) -> float { return pg_x + pg_y; });
             #pragma unroll
-            for (int pg_i = 0; pg_i < 4; ++pg_i) {
-                const int pg_row = pg_i;
+            for (int pg_i = 0; pg_i < 1; ++pg_i) {
+                const int pg_row = ((int)threadIdx.x >> 5) / 4;
                 const float ss = pg_rr_ss[pg_i];
                 (void)ss;
                 const int pg_l0 = pg_row;
                 if (pg_l0 < pg_lim0) {
                     #pragma unroll 4
-                    for (int pg_l1 = (int)threadIdx.x; pg_l1 < pg_lim1; pg_l1 += 512) {
+                    for (int pg_l1 = (int)threadIdx.x & 127; pg_l1 < pg_lim1; pg_l1 += 128) {
                         const int64_t r = r0 + pg_l0;
                         const int64_t c = c0 + pg_l1;
 #line 19 "../../samples/rmsnorm/rmsnorm.pipe"
@@ -291,7 +291,7 @@ __global__ void __launch_bounds__(512, 2) rmsnorm_sm80_r4(const struct rmsnorm_a
  *   loop t in [0,trips): copy step=t; commit step=t; wait 0; barrier; compute step=t; barrier
  */
 template <int VEC>
-__global__ void __launch_bounds__(512, 2) rmsnorm_sm80_r8(const struct rmsnorm_args pg_args, const int64_t pg_ntiles)
+__global__ void __launch_bounds__(512, 3) rmsnorm_sm80_r8(const struct rmsnorm_args pg_args, const int64_t pg_ntiles)
 {
     extern __shared__ __align__(128) unsigned char pg_smem[];
     const float eps = pg_args.eps;
@@ -329,15 +329,15 @@ __global__ void __launch_bounds__(512, 2) rmsnorm_sm80_r8(const struct rmsnorm_a
             const int pg_lim0 = pg_rest0 < 8 ? (int)pg_rest0 : 8;
             const int64_t pg_rest1 = cols - c0;
             const int pg_lim1 = pg_rest1 < 1024 ? (int)pg_rest1 : 1024;
-            float pg_rr_ss[8];
+            float pg_rr_ss[1];
             #pragma unroll
-            for (int pg_i = 0; pg_i < 8; ++pg_i) {
-                const int pg_row = pg_i;
+            for (int pg_i = 0; pg_i < 1; ++pg_i) {
+                const int pg_row = ((int)threadIdx.x >> 5) / 2;
                 float pg_acc = 0.0f;
                 const int pg_l0 = pg_row;
                 if (pg_l0 < pg_lim0) {
-                    #pragma unroll 2
-                    for (int pg_l1 = (int)threadIdx.x; pg_l1 < pg_lim1; pg_l1 += 512) {
+                    #pragma unroll 4
+                    for (int pg_l1 = (int)threadIdx.x & 63; pg_l1 < pg_lim1; pg_l1 += 64) {
                         const int64_t r = r0 + pg_l0;
                         const int64_t c = c0 + pg_l1;
                         {
@@ -352,16 +352,16 @@ __global__ void __launch_bounds__(512, 2) rmsnorm_sm80_r8(const struct rmsnorm_a
                 }
                 pg_rr_ss[pg_i] = pg_acc;
             }
-            pg_rows_reduce<8, 512, 0>(pg_rr_ss, (float *)(pg_smem + 65664), (int)threadIdx.x, [&](float pg_x, float pg_y) -> float { return pg_x + pg_y; });
+            pg_group_rows_reduce<2, 512, 0>(pg_rr_ss, (float *)(pg_smem + 65664), (int)threadIdx.x, [&](float pg_x, float pg_y) -> float { return pg_x + pg_y; });
             #pragma unroll
-            for (int pg_i = 0; pg_i < 8; ++pg_i) {
-                const int pg_row = pg_i;
+            for (int pg_i = 0; pg_i < 1; ++pg_i) {
+                const int pg_row = ((int)threadIdx.x >> 5) / 2;
                 const float ss = pg_rr_ss[pg_i];
                 (void)ss;
                 const int pg_l0 = pg_row;
                 if (pg_l0 < pg_lim0) {
-                    #pragma unroll 2
-                    for (int pg_l1 = (int)threadIdx.x; pg_l1 < pg_lim1; pg_l1 += 512) {
+                    #pragma unroll 4
+                    for (int pg_l1 = (int)threadIdx.x & 63; pg_l1 < pg_lim1; pg_l1 += 64) {
                         const int64_t r = r0 + pg_l0;
                         const int64_t c = c0 + pg_l1;
 #line 19 "../../samples/rmsnorm/rmsnorm.pipe"
