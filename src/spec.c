@@ -171,17 +171,17 @@ int spec_row_packs(const spec *s, long long packs[SPEC_MAX_PACKS])
 /* A packed kernel unrolls its loops over PACK rows and takes 92-105 registers a thread
  * where the unpacked one takes 32 (rmsnorm, 512 threads, ptxas sm_90): one block an SM
  * where shared memory holds three, 0.42 of cudaMemcpy at rows of 1024 against 1.00 at
- * 8192 (H100). Its launch bounds ask for the blocks an SM holds at PG_PACK_REGS
- * registers a thread: at 40, three blocks of 512 threads, with rows dealt to groups of
- * warps (H100, one process, against 64 registers' two blocks): softmax_rows at rows of
- * 1024 0.98 (0.87), of 4096 0.97 (0.86); rmsnorm at 1024 0.88 (0.85), at 4096 0.94
- * (0.97). The kernels of two rows (4096) spill 12-24 bytes at 40, those of 4 and 8 none. */
-#ifndef PG_PACK_REGS
-#define PG_PACK_REGS 40
-#endif
-static int spec_pack_blocks(int threads)
+ * 8192 (H100). Its launch bounds ask for the blocks an SM holds at the registers a
+ * thread that left the samples' packed kernels unspilled (ptxas sm_90, rmsnorm and
+ * softmax_rows, rows dealt to groups of warps): 40 for packs of 4 and 8 rows (three
+ * blocks of 512 threads), 64 for 2 (two blocks; at 40 they spilled 12-24 bytes).
+ * Measured on the H100, one process, three blocks against two: softmax_rows at rows of
+ * 1024 0.98 (0.87), rmsnorm 0.88 (0.85); at 4096 (packs of 2) softmax_rows 0.97 (0.86)
+ * and rmsnorm 0.94 (0.97), spilled. */
+static int spec_pack_blocks(int threads, long long pack)
 {
-    const int blocks = 65536 / (threads * PG_PACK_REGS);
+    const int regs = pack >= 4 ? 40 : 64;
+    const int blocks = 65536 / (threads * regs);
     return blocks > 1 ? blocks : 1;
 }
 
@@ -204,7 +204,7 @@ spec *spec_packed(arena *a, const spec *s, long long pack)
     p->tile[0] = s->tile[0] * pack;
     p->tile[1] = s->tile[1] / pack;
     if (!s->blocks_per_sm)
-        p->blocks_per_sm = spec_pack_blocks(s->threads);
+        p->blocks_per_sm = spec_pack_blocks(s->threads, pack);
     return p;
 }
 
