@@ -149,8 +149,9 @@ static void lint_halo_reread(diag_ctx *d, const spec *s)
         const spec_stage *st = &s->stages[i];
         double region = 1, inner = 1;
         for (int k = 0; k < st->rank && st->halo > 0 && !st->is_output; ++k) {
+            const long long interior = st->extent[k] - 2LL * st->halo;
             region *= (double)st->extent[k];
-            inner *= (double)(st->extent[k] - 2 * st->halo);
+            inner *= interior > 0 ? (double)interior : 0.0;
         }
         if (inner < 1 || region / inner <= LINT_MAX_HALO_READ)
             continue;
