@@ -712,11 +712,7 @@ __device__ __forceinline__ void pg_rows_fold_partials(T (&v)[R], const T *red, i
 template <int R, int CNT, int BAR, class T, class Op>
 __device__ __forceinline__ void pg_rows_reduce(T (&v)[R], T *red, int ctid, Op op)
 {
-#pragma unroll
-    for (int r = 0; r < R; ++r)
-#pragma unroll
-        for (int m = 16; m > 0; m >>= 1)
-            v[r] = op(v[r], pg_shfl_xor(v[r], m));
+    pg_warp_rows_reduce(v, op);
     if ((ctid & 31) == 0)
 #pragma unroll
         for (int r = 0; r < R; ++r)
@@ -734,9 +730,7 @@ __device__ __forceinline__ void pg_rows_reduce(T (&v)[R], T *red, int ctid, Op o
 template <int G, int CNT, int BAR, class T, class Op>
 __device__ __forceinline__ void pg_group_rows_reduce(T (&v)[1], T *red, int ctid, Op op)
 {
-#pragma unroll
-    for (int m = 16; m > 0; m >>= 1)
-        v[0] = op(v[0], pg_shfl_xor(v[0], m));
+    pg_warp_rows_reduce(v, op);
     if ((ctid & 31) == 0)
         red[ctid >> 5] = v[0];
     pg_compute_barrier<BAR, CNT>();

@@ -848,16 +848,13 @@ static void emit_row_cells(kctx *k, cell_printer print, const spec_reduce *r)
         k->ind += 4;
     }
     const int step = m.group ? 32 * m.group : compute_threads(k);
+    const char *tid = compute_tid(k), *start = tid;
+    if (m.group)   /* the thread's place in its group: a mask where the group is 2^n lanes */
+        start = (step & (step - 1)) == 0 ? arena_printf(k->out->arena, "%s & %d", tid, step - 1)
+                                         : arena_printf(k->out->arena, "%s %% %d", tid, step);
     kp(k, "#pragma unroll %d\n", row_unroll(s, step));
-    if (m.group && (step & (step - 1)) == 0)
-        kp(k, "for (int pg_l%d = %s & %d; pg_l%d < pg_lim%d; pg_l%d += %d) {\n", last,
-           compute_tid(k), step - 1, last, last, last, step);
-    else if (m.group)
-        kp(k, "for (int pg_l%d = %s %% %d; pg_l%d < pg_lim%d; pg_l%d += %d) {\n", last,
-           compute_tid(k), step, last, last, last, step);
-    else
-        kp(k, "for (int pg_l%d = %s; pg_l%d < pg_lim%d; pg_l%d += %d) {\n", last,
-           compute_tid(k), last, last, last, step);
+    kp(k, "for (int pg_l%d = %s; pg_l%d < pg_lim%d; pg_l%d += %d) {\n", last, start, last, last,
+       last, step);
     k->ind += 4;
     for (int d = 0; d < s->tile_rank; ++d)
         kp(k, "const int64_t %s = %s + pg_l%d;\n", s->compute.idx[d], s->tile_at[d], d);

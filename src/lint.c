@@ -147,8 +147,10 @@ static void lint_halo_reread(diag_ctx *d, const spec *s)
 {
     for (int i = 0; i < s->nstaged; ++i) {
         const spec_stage *st = &s->stages[i];
+        if (st->halo <= 0 || st->is_output)
+            continue;
         double region = 1, inner = 1;
-        for (int k = 0; k < st->rank && st->halo > 0 && !st->is_output; ++k) {
+        for (int k = 0; k < st->rank; ++k) {
             const long long interior = st->extent[k] - 2LL * st->halo;
             region *= (double)st->extent[k];
             inner *= interior > 0 ? (double)interior : 0.0;
