@@ -328,6 +328,22 @@ __device__ __forceinline__ void pg_region_chunks(unsigned char *dst, const unsig
             copy(dst + row * PITCH + col * VEC,
                  valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
         }
+    } else if constexpr (CPR % NT == 0 && ROWS > 1) {
+        /* Rows of a multiple of the threads' chunks: each thread its chunks t, t + NT, ...
+         * of every row, no stepping state. */
+#pragma unroll 4
+        for (int row = 0; row < ROWS; ++row) {
+            int64_t g0, g1;
+            const bool in = pg_row_in<R>(row, o0, o1, n0, n1, &g0, &g1);
+#pragma unroll
+            for (int k = 0; k < CPR / NT; ++k) {
+                const int col = tid + k * NT;
+                const int64_t gb = o2b + (int64_t)col * VEC;
+                const int valid = INSIDE ? VEC : (in ? pg_valid<VEC>(gb, n2b) : 0);
+                copy(dst + row * PITCH + col * VEC,
+                     valid ? base + (g0 * n1 + g1) * n2b + gb : base, valid);
+            }
+        }
     } else {
         /* The chunk's row and column advance by constant steps: no division per chunk. */
         int row = tid / CPR, col = tid % CPR;

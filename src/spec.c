@@ -178,10 +178,9 @@ int spec_row_packs(const spec *s, long long packs[SPEC_MAX_PACKS])
  * Measured on the H100, one process, three blocks against two: softmax_rows at rows of
  * 1024 0.98 (0.87), rmsnorm 0.88 (0.85); at 4096 (packs of 2) softmax_rows 0.97 (0.86)
  * and rmsnorm 0.94 (0.97), spilled. */
-static int spec_pack_blocks(int threads, long long pack)
+static int spec_pack_blocks(int threads)
 {
-    const int regs = pack >= 4 ? 40 : 64;
-    const int blocks = 65536 / (threads * regs);
+    const int blocks = 65536 / (threads * 40);
     return blocks > 1 ? blocks : 1;
 }
 
@@ -204,7 +203,7 @@ spec *spec_packed(arena *a, const spec *s, long long pack)
     p->tile[0] = s->tile[0] * pack;
     p->tile[1] = s->tile[1] / pack;
     if (!s->blocks_per_sm)
-        p->blocks_per_sm = spec_pack_blocks(s->threads, pack);
+        p->blocks_per_sm = spec_pack_blocks(s->threads);
     return p;
 }
 

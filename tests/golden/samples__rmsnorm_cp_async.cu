@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(512) rmsnorm_sm80(const struct rmsnorm_args pg
  *   loop t in [0,trips): copy step=t; commit step=t; wait 0; barrier; compute step=t; barrier
  */
 template <int VEC>
-__global__ void __launch_bounds__(512, 2) rmsnorm_sm80_r2(const struct rmsnorm_args pg_args, const int64_t pg_ntiles)
+__global__ void __launch_bounds__(512, 3) rmsnorm_sm80_r2(const struct rmsnorm_args pg_args, const int64_t pg_ntiles)
 {
     extern __shared__ __align__(128) unsigned char pg_smem[];
     const float eps = pg_args.eps;

@@ -141,10 +141,9 @@ START_TEST(packed_spec_scales_what_follows_the_tile)
         ck_assert_int_eq(st->bytes, 4 * 8192);
     }
     ck_assert_int_eq(p.s.tile[1], 8192);   /* the written spec stays */
-    /* 256 threads at 40 registers each (packs of 4 and 8): six blocks an SM; at 64
-     * (packs of 2) four */
+    /* 256 threads at 40 registers each: six blocks an SM, whatever the pack */
     ck_assert_int_eq(k->blocks_per_sm, 6);
-    ck_assert_int_eq(spec_packed(p.a, &p.s, 2)->blocks_per_sm, 4);
+    ck_assert_int_eq(spec_packed(p.a, &p.s, 2)->blocks_per_sm, 6);
     ck_assert_int_eq(p.s.blocks_per_sm, 0);
     planned_free(&p);
 }
