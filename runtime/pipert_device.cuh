@@ -225,9 +225,14 @@ template <> struct pg_chunk<4>  { typedef int type; };
 template <> struct pg_chunk<2>  { typedef short type; };
 template <> struct pg_chunk<1>  { typedef char type; };
 
-/* Copy `valid` bytes (0..VEC) of one chunk, zero-filling the rest of it. (A store of
- * zeros for a chunk wholly outside the array made ptxas spill 24 bytes in hash's 16-byte
- * kernel under cp.async: 0.89 of cudaMemcpy against 0.99, H100.) */
+/* Copy `valid` bytes (0..VEC) of one chunk, zero-filling the rest of it. A chunk wholly
+ * outside the array (a halo, a padded row, a region past the array's end) is one store
+ * of zeros: byte by byte its lanes, 16 bytes apart, met 4 to a bank, and rmsnorm's packed
+ * kernel (g staged at its bound, 28 of 32 KiB past the array's end at rows of 1024) spent
+ * 105 million bank conflicts of 197 million shared wavefronts on it (ncu, H200). The
+ * partial chunk keeps the unrolled select: a store of zeros before a loop to `valid`
+ * took 8 more registers in most 16-byte kernels. And the test is `<= 0`: as `== 0`
+ * ptxas spilled 24 bytes in hash's 16-byte kernel under cp.async (sm_90, CUDA 13.0). */
 template <int VEC>
 __device__ __forceinline__ void pg_copy_chunk_sync(unsigned char *dst, const unsigned char *src,
                                                    int valid)
@@ -235,6 +240,10 @@ __device__ __forceinline__ void pg_copy_chunk_sync(unsigned char *dst, const uns
     typedef typename pg_chunk<VEC>::type chunk_t;
     if (valid == VEC) {
         *reinterpret_cast<chunk_t *>(dst) = *reinterpret_cast<const chunk_t *>(src);
+        return;
+    }
+    if (valid <= 0) {
+        *reinterpret_cast<chunk_t *>(dst) = chunk_t{};
         return;
     }
     for (int b = 0; b < VEC; ++b)

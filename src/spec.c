@@ -172,12 +172,12 @@ int spec_row_packs(const spec *s, long long packs[SPEC_MAX_PACKS])
  * where the unpacked one takes 32 (rmsnorm, 512 threads, ptxas sm_90): one block an SM
  * where shared memory holds three, 0.42 of cudaMemcpy at rows of 1024 against 1.00 at
  * 8192 (H100). Its launch bounds ask for the blocks an SM holds at the registers a
- * thread that left the samples' packed kernels unspilled (ptxas sm_90, rmsnorm and
- * softmax_rows, rows dealt to groups of warps): 40 for packs of 4 and 8 rows (three
- * blocks of 512 threads), 64 for 2 (two blocks; at 40 they spilled 12-24 bytes).
- * Measured on the H100, one process, three blocks against two: softmax_rows at rows of
- * 1024 0.98 (0.87), rmsnorm 0.88 (0.85); at 4096 (packs of 2) softmax_rows 0.97 (0.86)
- * and rmsnorm 0.94 (0.97), spilled. */
+ * thread that leaves the samples' packed kernels unspilled (ptxas sm_90, rmsnorm and
+ * softmax_rows): 40, three blocks of 512 threads, for every pack (packs of 2 spilled
+ * 12-24 bytes at 40 until their wide rows copied without stepping state, see
+ * pg_region_chunks). Three blocks against two, one process: softmax_rows at rows of 1024
+ * 0.98 (0.87), rmsnorm 0.88 (0.85) (H100); at 4096 (packs of 2) softmax_rows 0.81
+ * (0.64), rmsnorm 0.84 (0.73) (H200). */
 static int spec_pack_blocks(int threads)
 {
     const int blocks = 65536 / (threads * 40);
