@@ -545,6 +545,8 @@ struct pg_acc_array {
         __device__ __forceinline__ void operator-=(T v) const { *this += (T)-v; }
         __device__ __forceinline__ void operator++() const { *this += (T)1; }
         __device__ __forceinline__ void operator++(int) const { *this += (T)1; }
+        __device__ __forceinline__ void operator--() const { *this += (T)-1; }
+        __device__ __forceinline__ void operator--(int) const { *this += (T)-1; }
     };
 
     __device__ __forceinline__ ref operator[](long long k) const
@@ -582,6 +584,97 @@ struct pg_acc_array {
     }
 };
 
+/* ---- array accumulators: accum T NAME[N] combine min|max, in shared bins ----
+ * One copy of the bins a block. A min or a max comes out the same in any order, so a
+ * shared atomic a store is exact; floating point included, ordered by its bits: -0 below
+ * +0, and a NaN above +inf (a positive one) or below -inf (a negative one). The body reads
+ * its bin and stores the fold (`m[k] = v > m[k] ? v : m[k];`): what it reads may be behind
+ * other threads' stores, never ahead of them, and the store folds into the bin whatever it
+ * read. The bins hold int for the signed types up to 32 bits and unsigned for the
+ * unsigned ones, so that an atomic orders them as T; half and bfloat16 a float (W). */
+template <class T> struct pg_acc_xword { typedef T type; };
+template <> struct pg_acc_xword<signed char> { typedef int type; };
+template <> struct pg_acc_xword<short> { typedef int type; };
+template <> struct pg_acc_xword<unsigned char> { typedef unsigned type; };
+template <> struct pg_acc_xword<unsigned short> { typedef unsigned type; };
+
+template <bool MAX, class W>
+__device__ __forceinline__ void pg_atomic_extreme(W *p, W v)
+{
+    if (MAX)
+        atomicMax(p, v);
+    else
+        atomicMin(p, v);
+}
+
+/* A float's bits order as a signed int where its sign is clear and in reverse as an
+ * unsigned one where it is set: a max of a non-negative value is a signed max of its bits,
+ * of a negative one an unsigned min (every non-negative float is below it as unsigned). */
+template <bool MAX>
+__device__ __forceinline__ void pg_atomic_extreme(float *p, float v)
+{
+    if (__float_as_int(v) >= 0)
+        pg_atomic_extreme<MAX>((int *)p, __float_as_int(v));
+    else
+        pg_atomic_extreme<!MAX>((unsigned *)p, __float_as_uint(v));
+}
+
+template <bool MAX>
+__device__ __forceinline__ void pg_atomic_extreme(double *p, double v)
+{
+    const long long b = __double_as_longlong(v);
+    if (b >= 0)
+        pg_atomic_extreme<MAX>((long long *)p, b);
+    else
+        pg_atomic_extreme<!MAX>((unsigned long long *)p, (unsigned long long)b);
+}
+
+template <class T, int N, bool MAX, class W = typename pg_acc_xword<T>::type>
+struct pg_acc_extreme {
+    typedef W word;
+    word *bins;
+    T id;
+
+    struct ref {
+        word *bins;
+        long long k;
+        T id;
+        /* An index outside [0, N) reads the identity and folds nothing. */
+        __device__ __forceinline__ bool in() const
+        {
+            return (unsigned long long)k < (unsigned long long)N;
+        }
+        __device__ __forceinline__ operator T() const
+        {
+            return in() ? (T) * (volatile word *)&bins[k] : id;
+        }
+        __device__ __forceinline__ const ref &operator=(T v) const
+        {
+            if (in())
+                pg_atomic_extreme<MAX>(&bins[k], (word)v);
+            return *this;
+        }
+    };
+
+    __device__ __forceinline__ ref operator[](long long k) const { return ref{bins, k, id}; }
+
+    /* By every thread of the block before its first store; a __syncthreads follows. */
+    template <int NT>
+    __device__ __forceinline__ void clear() const
+    {
+        for (int e = threadIdx.x; e < N; e += NT)
+            bins[e] = (word)id;
+    }
+
+    /* By every thread of the block after its last store and a __syncthreads. */
+    template <int NT>
+    __device__ __forceinline__ void flush(T *part) const
+    {
+        for (int e = threadIdx.x; e < N; e += NT)
+            part[e] = (T)bins[e];
+    }
+};
+
 /* An accumulator by column as a body sees it in one of its thread's columns: NAME[c] is
  * that column's register (the planner proved every index is the column, so k is c). */
 template <class T>
@@ -593,6 +686,8 @@ struct pg_acc_column {
         __device__ __forceinline__ void operator-=(T v) const { reg -= v; }
         __device__ __forceinline__ void operator++() const { reg += (T)1; }
         __device__ __forceinline__ void operator++(int) const { reg += (T)1; }
+        __device__ __forceinline__ void operator--() const { reg -= (T)1; }
+        __device__ __forceinline__ void operator--(int) const { reg -= (T)1; }
         /* combine min and max: the body reads its column's value and stores the fold
          * (`m[c] = v > m[c] ? v : m[c];`), as a scalar accumulator's does */
         __device__ __forceinline__ const ref &operator=(T v) const { reg = v; return *this; }

@@ -1297,10 +1297,19 @@ static void emit_accum_decls(kctx *k)
                k->sc->accum_regs[i], acc->name, emit_accum_identity(acc));
             continue;
         }
-        kp(k, "const pg_acc_array<%s, %d, %d%s> %s{(pg_acc_word<%s>::type *)(pg_smem + %lld)};\n"
-              "%s.clear<%d>();\n", t, acc->extent, spec_accum_copies(acc, k->sc->threads),
-           spec_accum_lanes(acc) ? ", true" : "", acc->name, t, k->sc->accum_off[i], acc->name,
-           k->sc->threads);
+        /* half and bfloat16 fold min and max in float bins (there are no atomics of theirs) */
+        const bool halfwide = acc->type == TY_HALF || acc->type == TY_BF16;
+        if (acc->combine == COMBINE_SUM)
+            kp(k, "const pg_acc_array<%s, %d, %d%s> %s{(pg_acc_word<%s>::type *)(pg_smem + "
+                  "%lld)};\n", t, acc->extent, spec_accum_copies(acc, k->sc->threads),
+               spec_accum_lanes(acc) ? ", true" : "", acc->name, t, k->sc->accum_off[i]);
+        else
+            kp(k, "const pg_acc_extreme<%s, %d, %s%s> %s{(%s *)(pg_smem + %lld), %s};\n", t,
+               acc->extent, acc->combine == COMBINE_MAX ? "true" : "false",
+               halfwide ? ", float" : "", acc->name,
+               halfwide ? "float" : arena_printf(k->out->arena, "pg_acc_xword<%s>::type", t),
+               k->sc->accum_off[i], emit_accum_identity(acc));
+        kp(k, "%s.clear<%d>();\n", acc->name, k->sc->threads);
         bins = true;
     }
     if (bins)

@@ -207,26 +207,6 @@ static bool accum_in_registers(const planner *p, int i)
            && s->accums[i].extent <= (long long)PLAN_MAX_ACCUM_REGS * fewest;
 }
 
-/* A min or max by column folds in its thread's registers only (sema_check saw it by
- * column): bins in shared memory would race. */
-static bool plan_minmax_in_registers(planner *p)
-{
-    const spec *s = p->s;
-    for (int i = 0; i < s->naccums; ++i) {
-        const spec_accum *acc = &s->accums[i];
-        if (!acc->is_array || acc->combine == COMBINE_SUM || accum_in_registers(p, i))
-            continue;
-        const int copiers = 32 * (s->producer_warps ? s->producer_warps : 1);
-        diag_error(p->d, acc->loc, "array accumulator '%s' combines %s by column, in "
-                   "registers (up to %d a computing thread), but its %d columns over as few "
-                   "as %d computing threads need more: give the pipeline %d threads or more",
-                   acc->name, ast_combine_name(acc->combine), PLAN_MAX_ACCUM_REGS, acc->extent, s->threads - copiers,
-                   (acc->extent + PLAN_MAX_ACCUM_REGS - 1) / PLAN_MAX_ACCUM_REGS + copiers);
-        return false;
-    }
-    return true;
-}
-
 static void plan_accum_registers(planner *p)
 {
     sched *sc = p->sc;
@@ -474,7 +454,7 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm, bool 
     /* sema_check refused a lowering that is not implemented, too new for sm or without
      * the producer warps the spec has. */
     const mech_module *mod = mech_module_of(m);
-    if (!plan_minmax_in_registers(&p) || !mod->plan(&p))
+    if (!mod->plan(&p))
         return NULL;
     drop_vacuous_guards(sc);
     plan_accum_registers(&p);

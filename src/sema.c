@@ -224,8 +224,8 @@ static bool check_accum_extent(checker *c, const ast_item *it)
                    ACCUM_MAX_EXTENT);
         return false;
     }
-    /* min and max: by column only (check_accum_minmax), where each element is one
-     * thread's register; the arg forms and a combine of one's own have no array form. */
+    /* sum, min and max (check_accum_uses); the arg forms and a combine of one's own have
+     * no array form. */
     if (it->combine != COMBINE_SUM && it->combine != COMBINE_MIN && it->combine != COMBINE_MAX) {
         diag_error(c->d, it->combine_loc, "an array accumulator combines sum, min or max");
         return false;
@@ -440,6 +440,17 @@ static void check_tile(checker *c, const ast_item *it)
     for (int d = 0; d < it->rank; ++d)
         if (!check_tile_extent(c, &it->dims[d], &s->arrays[arr], d))
             return;
+    /* The threads walk a tile's elements with int indices, and the emitter multiplies its
+     * extents: their product is bounded as each extent is. */
+    long long cells = 1;
+    for (int d = 0; d < it->rank; ++d) {
+        if (it->dims[d].value > (1LL << 24) / cells) {
+            diag_error(c->d, it->loc, "a tile holds at most 16777216 elements (the product "
+                       "of its extents)");
+            return;
+        }
+        cells *= it->dims[d].value;
+    }
     for (int d = 0; d < it->nat; ++d)
         if (!declare(c, it->at[d], it->at_loc[d], "a tile origin"))
             return;
@@ -1595,23 +1606,80 @@ static void check_outputs_written(checker *c)
     }
 }
 
-/* An array accumulator's min and max fold into bins other threads are changing, except
- * by column (spec_accum_by_column), where each element is one thread's register: each
- * thread folds its columns' values, the blocks' partials fold in the combine. */
-static void check_accum_minmax(checker *c)
+/* How a device body uses an array accumulator at one occurrence of its name: adds to it
+ * (`NAME[k] += v`, `-=`, `++`, `--`), stores into it (`NAME[k] = v`), or reads it. */
+typedef enum { USE_READ, USE_ADD, USE_STORE } accum_use;
+
+/* Past the `]` that closes the `[` at p; NULL if none does. */
+static const char *past_subscript(const char *p)
+{
+    int depth = 0;
+    for (; *p; ++p)
+        if (*p == '[')
+            ++depth;
+        else if (*p == ']' && --depth == 0)
+            return p + 1;
+    return NULL;
+}
+
+static accum_use accum_use_at(const char *text, const char *at, const char *name)
+{
+    const char *b = at;
+    while (b > text && text_blank(b[-1]))
+        --b;
+    if (b - text >= 2 && (b[-1] == '+' || b[-1] == '-') && b[-2] == b[-1])
+        return USE_ADD;
+    const char *p = text_skip_blank(at + strlen(name));
+    while (p && *p == '[' && (p = past_subscript(p)))
+        p = text_skip_blank(p);
+    if (!p)
+        return USE_READ;
+    if ((p[0] == '+' || p[0] == '-') && (p[1] == '=' || p[1] == p[0]))
+        return USE_ADD;
+    return p[0] == '=' && p[1] != '=' ? USE_STORE : USE_READ;
+}
+
+/* Each use of array accumulator i in body b as its combine takes it: a min or max is read
+ * and stored into (the store folds), never added to; a sum in shared bins only added to
+ * (its bins hold a block's share; by column it is the thread's register, as a scalar). */
+static void check_accum_uses_in(checker *c, const spec_body *b, int i)
+{
+    const spec_accum *acc = &c->s->accums[i];
+    const bool sum = acc->combine == COMBINE_SUM;
+    if (sum && spec_accum_by_column(c->s, i))
+        return;
+    for (const char *at = NULL; text_next_word(b->text, acc->name, &at);) {
+        const accum_use use = accum_use_at(b->text, at, acc->name);
+        if (sum ? use == USE_ADD : use != USE_ADD)
+            continue;
+        const srcloc loc = diag_loc_in_text(b->text, b->loc, (size_t)(at - b->text));
+        if (sum)
+            diag_error(c->d, loc, "array accumulator '%s' combines sum in shared bins: a body "
+                       "adds to it ('%s[k] += v;', '-=', '++', '--'), and can neither read nor "
+                       "store into a bin (it holds the block's share of the sum)", acc->name,
+                       acc->name);
+        else
+            diag_error(c->d, loc, "array accumulator '%s' combines %s: a body reads its "
+                       "element and stores the fold ('%s[k] = v %s %s[k] ? v : %s[k];'), it "
+                       "does not add to it", acc->name, ast_combine_name(acc->combine),
+                       acc->name, acc->combine == COMBINE_MIN ? "<" : ">", acc->name,
+                       acc->name);
+        return;
+    }
+}
+
+static void check_accum_uses(checker *c)
 {
     const spec *s = c->s;
     for (int i = 0; i < s->naccums; ++i) {
-        const spec_accum *acc = &s->accums[i];
-        if (!acc->is_array || acc->combine == COMBINE_SUM || spec_accum_by_column(s, i))
+        if (!s->accums[i].is_array)
             continue;
-        const char *col = s->compute.nidx == 2 ? s->compute.idx[1] : "c";
-        diag_error(c->d, acc->loc, "array accumulator '%s' combines %s, which is implemented "
-                   "by column only: an elementwise compute over a rank-2 tile of whole rows "
-                   "of %d elements (the accumulator's extent) that names it only as "
-                   "'%s[%s]', %s the compute's last index (per-bin min and max in shared "
-                   "memory are not implemented yet)", acc->name,
-                   ast_combine_name(acc->combine), acc->extent, acc->name, col, col);
+        if (s->has_compute)
+            check_accum_uses_in(c, &s->compute, i);
+        if (s->has_prologue)
+            check_accum_uses_in(c, &s->prologue, i);
+        if (s->has_epilogue)
+            check_accum_uses_in(c, &s->epilogue, i);
     }
 }
 
@@ -1706,7 +1774,7 @@ static void check_whole(checker *c, const ast_pipeline *p)
         check_reductions(c);
     check_accum_tile(c);
     if (c->d->errors == 0)
-        check_accum_minmax(c);
+        check_accum_uses(c);
     check_param_space(c);
     check_occupancy(c);
     check_using(c);

@@ -30,12 +30,16 @@ enum { SPEC_LANE_BINS_BYTES = 32 * 1024 };
 
 bool spec_accum_lanes(const spec_accum *acc)
 {
-    return ast_type_class(acc->type) != TC_FLOAT
+    return acc->combine == COMBINE_SUM && ast_type_class(acc->type) != TC_FLOAT
            && (long long)acc->extent * 32 * spec_accum_word(acc) <= SPEC_LANE_BINS_BYTES;
 }
 
+/* A min or max folds by atomics into one copy (exact in any order); a floating-point sum
+ * into a copy a warp, added in a fixed order. */
 int spec_accum_copies(const spec_accum *acc, int threads)
 {
+    if (acc->combine != COMBINE_SUM)
+        return 1;
     if (ast_type_class(acc->type) == TC_FLOAT)
         return threads / 32;
     return spec_accum_lanes(acc) ? 32 : 1;
