@@ -1622,6 +1622,33 @@ static const char *past_subscript(const char *p)
     return NULL;
 }
 
+/* Whether at lies in a comment, a string or a character literal of text. */
+static bool in_comment_or_literal(const char *text, const char *at)
+{
+    char quote = 0;
+    for (const char *p = text; p < at; ++p) {
+        if (quote) {
+            if (*p == '\\' && p[1])
+                ++p;
+            else if (*p == quote)
+                quote = 0;
+        } else if (*p == '"' || *p == '\'') {
+            quote = *p;
+        } else if (p[0] == '/' && p[1] == '/') {
+            const char *end = strchr(p, '\n');
+            if (!end || end > at)
+                return true;
+            p = end;
+        } else if (p[0] == '/' && p[1] == '*') {
+            const char *end = strstr(p + 2, "*/");
+            if (!end || end + 2 > at)
+                return true;
+            p = end + 1;
+        }
+    }
+    return quote != 0;
+}
+
 static accum_use accum_use_at(const char *text, const char *at, const char *name)
 {
     const char *b = at;
@@ -1641,7 +1668,9 @@ static accum_use accum_use_at(const char *text, const char *at, const char *name
 
 /* Each use of array accumulator i in body b as its combine takes it: a min or max is read
  * and stored into (the store folds), never added to; a sum in shared bins only added to
- * (its bins hold a block's share; by column it is the thread's register, as a scalar). */
+ * (its bins hold a block's share; by column it is the thread's register, as a scalar).
+ * Only NAME[...] outside comments and literals is a use here: an alias (`auto &a = NAME;`)
+ * is the compiler's to check. */
 static void check_accum_uses_in(checker *c, const spec_body *b, int i)
 {
     const spec_accum *acc = &c->s->accums[i];
@@ -1649,6 +1678,8 @@ static void check_accum_uses_in(checker *c, const spec_body *b, int i)
     if (sum && spec_accum_by_column(c->s, i))
         return;
     for (const char *at = NULL; text_next_word(b->text, acc->name, &at);) {
+        if (*text_skip_blank(at + strlen(acc->name)) != '[' || in_comment_or_literal(b->text, at))
+            continue;
         const accum_use use = accum_use_at(b->text, at, acc->name);
         if (sum ? use == USE_ADD : use != USE_ADD)
             continue;

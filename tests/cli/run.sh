@@ -1455,6 +1455,31 @@ CASES
     rm -f p.pipe
 }
 
+c_accum_uses() {
+    # A use of an array accumulator is checked against its combine only where it is
+    # NAME[...] outside comments and literals: an alias is the compiler's to check.
+    local body
+    while IFS= read -r body; do
+        sed "s|^    mx\[key\[i\]\] = v\[i\] > mx\[key\[i\]\] ? v\[i\] : mx\[key\[i\]\];$|    $body|" \
+            "$root/tests/golden/binminmax.pipe" >p.pipe
+        sed -i '/^  reference/,/^  }/d' p.pipe
+        pg p.pipe --verify
+        expect_status 0; expect_no_err
+    done <<'CASES'
+mx[key[i]] = v[i] > mx[key[i]] ? v[i] : mx[key[i]]; // not mx[k] += 1
+mx[key[i]] = fmaxf(v[i], mx[key[i]]); /* mx[0]++ */
+auto &m = mx; m[key[i]] = v[i] > m[key[i]] ? v[i] : m[key[i]];
+if (v[i] > 0.0f) printf("mx[k] += %f", v[i]); else mx[key[i]] = v[i];
+CASES
+    sed 's|^    count\[x\[i\]\] += 1;$|    if (count[x[i]] > 0) count[x[i]]--;|' \
+        "$root/samples/histogram/histogram.pipe" >p.pipe
+    sed -i '/^  reference/,/^  }/d' p.pipe
+    pg p.pipe --verify
+    expect_status 1
+    expect_err_has "p.pipe:16:9: error: array accumulator 'count' combines sum in shared bins"
+    rm -f p.pipe
+}
+
 c_warning_perf_thin_rows() {
     # Row passes the block walks with fewer than 8 cells a computing thread, said at the
     # first reduction; 8 cells a thread, or a row a warp, say nothing.
