@@ -1607,8 +1607,9 @@ static void check_outputs_written(checker *c)
 }
 
 /* How a device body uses an array accumulator at one occurrence of its name: adds to it
- * (`NAME[k] += v`, `-=`, `++`, `--`), stores into it (`NAME[k] = v`), or reads it. */
-typedef enum { USE_READ, USE_ADD, USE_STORE } accum_use;
+ * (`NAME[k] += v`, `-=`, `++`, `--`), changes it by another compound assignment (`*=`,
+ * `<<=`, ...), stores into it (`NAME[k] = v`), or reads it. */
+typedef enum { USE_READ, USE_ADD, USE_MODIFY, USE_STORE } accum_use;
 
 /* Past the `]` that closes the `[` at p; NULL if none does. */
 static const char *past_subscript(const char *p)
@@ -1663,6 +1664,9 @@ static accum_use accum_use_at(const char *text, const char *at, const char *name
         return USE_READ;
     if ((p[0] == '+' || p[0] == '-') && (p[1] == '=' || p[1] == p[0]))
         return USE_ADD;
+    if ((strchr("*/%&|^", p[0]) && p[1] == '=')
+        || ((p[0] == '<' || p[0] == '>') && p[1] == p[0] && p[2] == '='))
+        return USE_MODIFY;
     return p[0] == '=' && p[1] != '=' ? USE_STORE : USE_READ;
 }
 
@@ -1681,18 +1685,19 @@ static void check_accum_uses_in(checker *c, const spec_body *b, int i)
         if (*text_skip_blank(at + strlen(acc->name)) != '[' || in_comment_or_literal(b->text, at))
             continue;
         const accum_use use = accum_use_at(b->text, at, acc->name);
-        if (sum ? use == USE_ADD : use != USE_ADD)
+        if (sum ? use == USE_ADD : use == USE_READ || use == USE_STORE)
             continue;
         const srcloc loc = diag_loc_in_text(b->text, b->loc, (size_t)(at - b->text));
         if (sum)
             diag_error(c->d, loc, "array accumulator '%s' combines sum in shared bins: a body "
-                       "adds to it ('%s[k] += v;', '-=', '++', '--'), and can neither read nor "
-                       "store into a bin (it holds the block's share of the sum)", acc->name,
-                       acc->name);
+                       "only adds to it ('%s[k] += v;', '-=', '++', '--'); a bin holds the "
+                       "block's share of the sum, which it can neither read nor change "
+                       "otherwise", acc->name, acc->name);
         else
             diag_error(c->d, loc, "array accumulator '%s' combines %s: a body reads its "
                        "element and stores the fold ('%s[k] = v %s %s[k] ? v : %s[k];'), it "
-                       "does not add to it", acc->name, ast_combine_name(acc->combine),
+                       "does not add to it or change it in place", acc->name,
+                       ast_combine_name(acc->combine),
                        acc->name, acc->combine == COMBINE_MIN ? "<" : ">", acc->name,
                        acc->name);
         return;

@@ -1477,6 +1477,11 @@ CASES
     pg p.pipe --verify
     expect_status 1
     expect_err_has "p.pipe:16:9: error: array accumulator 'count' combines sum in shared bins"
+    sed 's|^    mx\[key\[i\]\] = v\[i\] > mx\[key\[i\]\] ? v\[i\] : mx\[key\[i\]\];$|    mx[key[i]] *= 2.0f;|' \
+        "$root/tests/golden/binminmax.pipe" >p.pipe
+    pg p.pipe --verify
+    expect_status 1
+    expect_err_has "p.pipe:18:5: error: array accumulator 'mx' combines max: a body reads its element"
     rm -f p.pipe
 }
 
