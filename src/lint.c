@@ -86,8 +86,9 @@ static void lint_few_float_bins(diag_ctx *d, const spec *s)
 {
     for (int i = 0; i < s->naccums; ++i) {
         const spec_accum *acc = &s->accums[i];
-        if (!acc->is_array || acc->combine != COMBINE_SUM || ast_type_class(acc->type) != TC_FLOAT ||
-            acc->extent >= LINT_MIN_FLOAT_BINS || spec_accum_by_column(s, i))
+        if (!acc->is_array || acc->combine != COMBINE_SUM
+            || ast_type_class(acc->type) != TC_FLOAT || acc->extent >= LINT_MIN_FLOAT_BINS
+            || spec_accum_by_column(s, i))
             continue;
         diag_warning(d, W_PERF, acc->loc, "floating-point array accumulator '%s' has %d "
                      "shared bins, fewer than a warp's %d lanes: its adds keep a fixed order, "
