@@ -202,7 +202,7 @@ if [ "${1:-}" = --job ]; then
     if [[ $checks == *drivers* ]]; then
         # The test driver holds no device code, and the bench driver's (the same-shape
         # reference) is the same for every spec: one architecture compiles them, every
-        # architecture in saxpy's job (some 35 s of the suite on 2 cores).
+        # architecture in saxpy's job (about a second of each of the 44 driver jobs).
         dgencode=("${gencode[@]: -2}")
         [ "$name" = saxpy ] || [ "${COMPILE_FULL:-0}" = 1 ] && dgencode=("${gencode[@]}")
         run "$NVCC" -std=c++17 -Werror all-warnings "${dgencode[@]}" "${inc[@]}" -c "$dir/test.cu" \
