@@ -187,6 +187,26 @@ const char *text_skip_blank(const char *p)
     return p;
 }
 
+const char *text_skip_literal(const char *p)
+{
+    if (p[0] == '/' && p[1] == '/')
+        return p + strcspn(p, "\n");
+    if (p[0] == '/' && p[1] == '*') {
+        /* Not strstr: ASan's measures the whole rest of the text on every call, which made
+         * a line of many comments quadratic. */
+        const char *end = p + 2;
+        while (*end && !(end[0] == '*' && end[1] == '/'))
+            ++end;
+        return *end ? end + 2 : end;
+    }
+    if (*p != '"' && *p != '\'')
+        return p;
+    const char *c = p + 1;
+    while (*c && *c != *p)
+        c += c[0] == '\\' && c[1] ? 2 : 1;
+    return *c ? c + 1 : c;
+}
+
 bool text_next_word(const char *text, const char *name, const char **at)
 {
     const size_t len = strlen(name);

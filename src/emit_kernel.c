@@ -52,47 +52,20 @@ void kdecl(kctx *k, const char *name, const char *fmt, ...)
     kp_text(k, tmp.data);
 }
 
-static bool ident_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-/* Past a string or character literal, or a comment, that starts at p (to the end of
- * the line at most); p itself when none does. */
-static const char *skip_literal(const char *p)
-{
-    if (p[0] == '/' && p[1] == '/')
-        return p + strlen(p);
-    if (p[0] == '/' && p[1] == '*') {
-        /* Not strstr: ASan's measures the whole rest of the line on every call, which
-         * made a line of many comments quadratic. */
-        const char *end = p + 2;
-        while (*end && !(end[0] == '*' && end[1] == '/'))
-            ++end;
-        return *end ? end + 2 : end;
-    }
-    if (*p != '"' && *p != '\'')
-        return p;
-    const char *c = p + 1;
-    while (*c && *c != *p)
-        c += c[0] == '\\' && c[1] ? 2 : 1;
-    return *c ? c + 1 : c;
-}
-
 /* Whether the line names `name` as a whole identifier (not a member: a.name, a->name;
  * not in a literal or a comment). */
 static bool line_names(const char *line, const char *name)
 {
     size_t n = strlen(name);
     for (const char *p = line; *p;) {
-        const char *q = skip_literal(p);
+        const char *q = text_skip_literal(p);
         if (q != p) {
             p = q;
             continue;
         }
-        bool start = p == line || !ident_char(p[-1]);
+        bool start = p == line || !text_word_char(p[-1]);
         bool member = p > line && (p[-1] == '.' || (p[-1] == '>' && p > line + 1 && p[-2] == '-'));
-        if (start && !member && strncmp(p, name, n) == 0 && !ident_char(p[n]))
+        if (start && !member && strncmp(p, name, n) == 0 && !text_word_char(p[n]))
             return true;
         ++p;
     }
@@ -105,7 +78,7 @@ static int brace_delta(const char *line)
 {
     int d = 0;
     for (const char *p = line; *p;) {
-        const char *q = skip_literal(p);
+        const char *q = text_skip_literal(p);
         if (q != p) {
             p = q;
             continue;

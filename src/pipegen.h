@@ -58,6 +58,9 @@ unsigned long long text_hash(const char *data, size_t len);     /* 64-bit FNV-1a
 bool text_word_char(char ch);                                   /* [A-Za-z0-9_] */
 bool text_blank(char ch);                                       /* blank, tab, newline */
 const char *text_skip_blank(const char *p);                     /* past text_blank bytes */
+/* Past a string or character literal, or a comment, that starts at p (a // comment to
+ * its line's end; an unclosed one to the text's end); p itself where none does. */
+const char *text_skip_literal(const char *p);
 /* Whether text holds name as a whole word anywhere, comments and preprocessor lines
  * included (a macro may write the array): a miss is certain, a hit may not be a use. */
 bool text_names(const char *text, const char *name);

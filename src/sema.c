@@ -1626,28 +1626,13 @@ static const char *past_subscript(const char *p)
 /* Whether at lies in a comment, a string or a character literal of text. */
 static bool in_comment_or_literal(const char *text, const char *at)
 {
-    char quote = 0;
-    for (const char *p = text; p < at; ++p) {
-        if (quote) {
-            if (*p == '\\' && p[1])
-                ++p;
-            else if (*p == quote)
-                quote = 0;
-        } else if (*p == '"' || *p == '\'') {
-            quote = *p;
-        } else if (p[0] == '/' && p[1] == '/') {
-            const char *end = strchr(p, '\n');
-            if (!end || end > at)
-                return true;
-            p = end;
-        } else if (p[0] == '/' && p[1] == '*') {
-            const char *end = strstr(p + 2, "*/");
-            if (!end || end + 2 > at)
-                return true;
-            p = end + 1;
-        }
+    for (const char *p = text; p < at;) {
+        const char *past = text_skip_literal(p);
+        if (past > at)
+            return true;
+        p = past == p ? p + 1 : past;
     }
-    return quote != 0;
+    return false;
 }
 
 static accum_use accum_use_at(const char *text, const char *at, const char *name)
