@@ -91,15 +91,18 @@ export -f spec_path case_dir build_case
 #
 # The shards are balanced by what each case is estimated to add to its shard's time on an
 # H100 (the cost below, in seconds): the longest first, each to the shard with the least
-# so far (ties: matrix order, the lower shard). The costs were fitted when the matrix had
-# 80 lines (make gpu-check took 9m17s, make bench 5m05s) and still order the shards of
-# today's (4 shards of about 4-6 minutes each, gpu-check and bench, on the H100). For gpu-check a case is its
-# nvcc build (16 at a time) and its four runs (GPU_JOBS=4 cases at a time); the GEMMs are
-# the slow ones, a case whose synccheck is skipped is a fifth shorter; the watchdog is one
-# build and run after the others. For bench a case is its build and its measurement, one
-# at a time; the runtime's tests are four nvcc builds at once (sgemm the slow one) and
-# some 20 short runs, one under memcheck. Each shard also pays a fixed start (the GPU
-# query, the report).
+# so far (ties: matrix order, the lower shard). For bench a case is its build and its
+# measurement, one at a time (fitted when the matrix had 80 lines; on 2026-11-27 the
+# 8 shards of 295 lines took 2m35s to 3m00s each against estimates of 2m15s). For
+# gpu-check a case is its nvcc build (16 at a time) and its four runs, GPU_JOBS cases at
+# a time: the costs were fitted to the seconds each case took (times.tsv) in the 8
+# shards of 27d368f on one H100, two shards at once with GPU_JOBS=6 (4m41s to 7m08s a
+# shard), divided by the 5.5 cases that ran at once on average: a GEMM (sgemm,
+# sgemm_roles, gemm_bf16) 140-311 s, a host_stream sample 85-316 s (its test streams
+# several sizes, under each sanitizer too), any other 31 s, 20 where synccheck is
+# skipped. The runtime's tests (four nvcc builds at once, some 20 short runs) took 17 s;
+# the watchdog is one build and run after the others. Each shard also pays a start (the
+# GPU query, its builds before the first run: 27 to 47 s).
 shard_lines() {
     awk -v mode="$1" -v k="$3" -v n="$4" -v skip=" $SYNCCHECK_SKIP " '
         function cost(sample, mech,   sgemm, nosync) {
@@ -108,8 +111,10 @@ shard_lines() {
             if (mode == "bench")
                 return sgemm ? 6 : 3
             if (sgemm)
-                return nosync ? 14 : 17
-            return nosync ? 3.6 : 4
+                return nosync ? 40 : 42
+            if (sample ~ /_host$/)
+                return 45
+            return nosync ? 3.7 : 5.6
         }
         # (a bench line with sizes: the test driver runs its own sizes, those of the line
         # without them)
@@ -120,7 +125,7 @@ shard_lines() {
             ncases = nc
             if (mode == "check") {
                 ++nc; line[nc] = 0; text[nc] = "watchdog"; c[nc] = 25
-                ++nc; line[nc] = 0; text[nc] = "runtime"; c[nc] = 40
+                ++nc; line[nc] = 0; text[nc] = "runtime"; c[nc] = 17
             }
             for (i = 1; i <= nc; ++i)
                 order[i] = i
@@ -129,7 +134,7 @@ shard_lines() {
                     t = order[j]; order[j] = order[j - 1]; order[j - 1] = t
                 }
             for (s = 1; s <= n; ++s)
-                load[s] = 15
+                load[s] = (mode == "check") ? 40 : 15
             for (i = 1; i <= nc; ++i) {
                 best = 1
                 for (s = 2; s <= n; ++s)
@@ -188,6 +193,7 @@ select_cases() {
     [ $watchdog = 1 ] && selection+=" and the watchdog"
     [ $runtime = 1 ] && selection+=" and the runtime's tests"
     selection+=", estimated $(minutes "$est") on an H100"
+    [ "$mode" = check ] && selection+=" (two shards at once, GPU_JOBS=6)"
     if [ "${GPU_DRYRUN:-0}" = 1 ]; then
         echo "$name: ${shard}dry run (nothing is built or run): $selection"
         local i
