@@ -4,7 +4,8 @@
 # fails at the end naming the failed ones (with stand-in suites: a fake makefile read
 # through MAKEFILES, `all` assumed up to date). `make gpu-check` and `make bench` with
 # GPU_SHARD=K/N split tests/gpu/matrix into N shards exactly (GPU_DRYRUN=1: no GPU), and
-# make bench's report (tests/gpu/report.py) holds each row to the reference that applies.
+# make bench's report (tests/gpu/report.py) holds each row to the reference that applies;
+# tests/gpu/ab.sh refuses bad arguments before it looks for a GPU.
 #
 # usage: tests/build/run.sh [CASE...]
 # One line per case; the last line is `build: N passed, M failed`.
@@ -223,6 +224,25 @@ c_gpu_targets_without_gpu() {
         st=$?
         [ $st = 77 ] || fail "$script.sh with PIPEGEN_SKIP_STATUS=77: exit $st"
     done
+}
+
+c_gpu_ab_refusals() {
+    # tests/gpu/ab.sh: bad arguments exit 2 with a message, before any GPU is asked for;
+    # a run without a GPU exits 0 saying so (its tree: this one's build/pipegen).
+    local bin st args
+    bin=$(fake_path)
+    for args in "" "run" "run x L -- ." "run 1 L" "run 1 L --" "run 1 -- ." "prepare" \
+                "prepare no-such-revision" "run 1 L -- no-such-tree"; do
+        # (the words of args are the arguments; L is one line)
+        "$root/tests/gpu/ab.sh" $args >"$case_dir/out" 2>&1
+        st=$?
+        [ $st = 2 ] || fail "ab.sh $args: exit $st, expected 2"
+        grep -qE "usage:|not a commit|no .*build/pipegen" "$case_dir/out" || fail "ab.sh $args: $(head -n 1 "$case_dir/out")"
+    done
+    [ -x "$root/build/pipegen" ] || return 0
+    PATH=$bin "$root/tests/gpu/ab.sh" run 1 "saxpy cp.async per_tile" -- . >"$case_dir/out" 2>&1
+    st=$?
+    [ $st = 0 ] && grep -q "no GPU on this machine" "$case_dir/out" || fail "ab.sh run without a GPU: exit $st: $(head -n 1 "$case_dir/out")"
 }
 
 # dry_run TARGET SHARD: `make TARGET GPU_SHARD=SHARD GPU_DRYRUN=1` (no GPU; pipegen and

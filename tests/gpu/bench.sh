@@ -89,9 +89,6 @@ host_multi_rows() {
     grep -E '^BENCH_(HOST_MULTI|HOST_DEVICE|HOST_LINK|ALONE) ' "$out" | sed 's/^/  /'
 }
 
-# A case's sizes (flag sizes:AxB...: the bench driver's sizes, A B ..., instead of its own)
-case_sizes() { local f; for f; do [[ $f != sizes:* ]] || { f=${f#sizes:}; echo "${f//x/ }"; }; done; }
-
 # A case's flags as one CSV field: every flag, commas as '+'.
 csv_flags() { shift 3; local f="$*"; echo "${f//,/+}"; }
 

@@ -81,6 +81,10 @@ build_cases() {
 
 export -f spec_path case_dir build_case
 
+# case_sizes FLAGS...: a case's sizes (flag sizes:AxB...: the bench driver's sizes, A B
+# ..., instead of its own)
+case_sizes() { local f; for f; do [[ $f != sizes:* ]] || { f=${f#sizes:}; echo "${f//x/ }"; }; done; }
+
 # ------------------------------------------------------------------ shards
 
 # shard_lines MODE FILE K N: the cases of matrix FILE that shard K of N runs, in matrix
