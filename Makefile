@@ -30,7 +30,7 @@ LIB_OBJ = $(filter-out %/main.o,$(OBJ))
 ASAN_LIB_OBJ = $(filter-out %/main.o,$(ASAN_OBJ))
 
 .PHONY: all demo check unit golden errors fuzz compile-test compile-cuda12 valgrind gpu-check gpu-runtime bench \
-        bench-report install uninstall clean samples mutation cli build-test fuzz-lib fuzz-long \
+        bench-report tune install uninstall clean samples mutation cli build-test fuzz-lib fuzz-long \
         runtime-test install-test
 .DELETE_ON_ERROR:
 
@@ -252,6 +252,11 @@ bench: $(B)/pipegen $(B)/libpipert.a
 
 bench-report:
 	@tests/gpu/bench-report.sh $(BENCH_SHARDS)
+
+# A tuning run of every spec the matrix benches under auto, into build/tune/pipegen.wisdom
+# (GPU_SHARD=K/N: a shard of the specs); then make bench BENCH_WISDOM=that file.
+tune: $(B)/pipegen $(B)/libpipert.a
+	@tests/gpu/wisdom.sh $(B)/pipegen
 
 # ---------------------------------------------------------------- install
 # PREFIX/bin/pipegen, PREFIX/lib/libpipert.{a,so*}, PREFIX/include/pipegen/pipert.h and the

@@ -5,7 +5,8 @@
 # through MAKEFILES, `all` assumed up to date). `make gpu-check` and `make bench` with
 # GPU_SHARD=K/N split tests/gpu/matrix into N shards exactly (GPU_DRYRUN=1: no GPU), and
 # make bench's report (tests/gpu/report.py) holds each row to the reference that applies;
-# tests/gpu/ab.sh refuses bad arguments before it looks for a GPU.
+# tests/gpu/ab.sh refuses bad arguments before it looks for a GPU; make bench with
+# BENCH_WISDOM measures each auto line twice, and make tune lists the specs it tunes.
 #
 # usage: tests/build/run.sh [CASE...]
 # One line per case; the last line is `build: N passed, M failed`.
@@ -293,6 +294,51 @@ c_gpu_shard_refused() {
     done
 }
 
+c_bench_wisdom() {
+    # make bench BENCH_WISDOM=FILE: each auto line of the matrix (and no other) followed by
+    # its twin with the flag wisdom, an unreadable file refused; make tune's specs: one per
+    # sample benched under auto; without a GPU, tune says so; the report puts a twin in its
+    # own section, out of the targets. No GPU.
+    local autos twins bin st md=$case_dir/performance.md want
+    echo "# no records" >"$case_dir/w.wisdom"
+    autos=$(awk 'NF && $1 !~ /^#/ && $2 == "auto"' "$root/tests/gpu/matrix" | wc -l)
+    BENCH_WISDOM=$case_dir/w.wisdom dry_run bench 1/1
+    [ "$status" = 0 ] || { fail "bench with wisdom: exit $status: $(head -n 1 "$case_dir/dry.out")"; return; }
+    twins=$(grep -c ' wisdom$' "$case_dir/dry.out")
+    [ "$twins" = "$autos" ] || fail "bench: $twins wisdom twins for $autos auto lines"
+    awk 'want != "" && $0 != want { bad = 1 }
+         { want = ($4 == "auto" && $NF != "wisdom") ? $0 " wisdom" : "" }
+         END { exit bad || want != "" }' "$case_dir/dry.out" ||
+        fail "bench: an auto line not followed by its wisdom twin"
+    BENCH_WISDOM=$case_dir/none.wisdom dry_run bench 1/1
+    [ "$status" = 2 ] && grep -q "cannot read the wisdom file" "$case_dir/dry.out" ||
+        fail "bench with a missing wisdom file: exit $status: $(head -n 1 "$case_dir/dry.out")"
+    GPU_DRYRUN=1 "$root/tests/gpu/wisdom.sh" "$root/build/pipegen" >"$case_dir/tune.out" 2>&1
+    [ "$(grep -c '^spec ' "$case_dir/tune.out")" = \
+      "$(awk 'NF && $1 !~ /^#/ && $2 == "auto" { print $1 }' "$root/tests/gpu/matrix" | sort -u | wc -l)" ] ||
+        fail "tune: not one spec per sample benched under auto: $(head -n 1 "$case_dir/tune.out")"
+    if [ -x "$root/build/pipegen" ]; then
+        bin=$(fake_path)
+        PATH=$bin "$root/tests/gpu/wisdom.sh" "$root/build/pipegen" >"$case_dir/tune.out" 2>&1
+        st=$?
+        [ $st = 0 ] && grep -q "no GPU on this machine" "$case_dir/tune.out" ||
+            fail "tune without a GPU: exit $st: $(head -n 1 "$case_dir/tune.out")"
+    fi
+    cat >"$case_dir/bench.csv" <<'EOF'
+sample,lowering,grid,flags,value,reference,ratio,sameshape,ratio_sameshape,applies
+jacobi2d,cp.async,per_tile,,2900.0,3000.0,0.967,2800.0,1.036,memcpy
+jacobi2d,auto,per_tile,,2700.0,3000.0,0.900,2800.0,0.964,memcpy
+jacobi2d,auto,per_tile,wisdom,2990.0,3000.0,0.997,2800.0,1.068,memcpy
+EOF
+    python3 "$root/tests/gpu/report.py" "$case_dir/bench.csv" "$md" GPU sm_90 13.0 2026-01-01 \
+        >"$case_dir/out" 2>&1 || { fail "report.py: $(tail -n 3 "$case_dir/out")"; return; }
+    for want in \
+        "| jacobi2d, best lowering | 0.90 | 0.967 | cudaMemcpy | cp.async per_tile | yes |" \
+        "| jacobi2d |  | 0.967 | cp.async per_tile | 0.900 | 0.931 | 0.997 | 1.031 | cudaMemcpy |" \
+        "| jacobi2d | auto | per_tile | wisdom | 2990.0 | 3000.0 | 0.997 | 2800.0 | 1.068 | cudaMemcpy |"; do
+        grep -qxF -- "$want" "$md" || fail "report.py: no line '$want'"
+    done
+}
 c_bench_report_references() {
     # tests/gpu/report.py holds each streaming row to the reference that applies to it:
     # the same-shape kernel where the row is not copy-shaped (saxpy, reduce_sum),

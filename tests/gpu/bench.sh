@@ -20,6 +20,9 @@
 #                      rows once all have run
 #   GPU_DRYRUN=1       print the cases (of the shard) and exit: no GPU needed
 #   BENCH_WORK=DIR     the work directory (build/bench, or the shard's)
+#   BENCH_WISDOM=FILE  each auto line measured twice, the second with --wisdom=FILE (flag
+#                      `wisdom` in the rows; make tune writes FILE): the report's "auto
+#                      with and without wisdom"
 #
 # usage: tests/gpu/bench.sh PIPEGEN
 set -u

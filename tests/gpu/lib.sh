@@ -38,7 +38,8 @@ case_dir() { local d="$W/$1.$2.$3"; shift 3; for f in "$@"; do d="$d.${f#--}"; d
 # nvcc:FLAG goes to nvcc, the others to pipegen; nvcc:-arch=A replaces -arch=ARCH, and so
 # does an nvcc:-gencode without one (a body with sm_90a instructions, gemm_bf16's wgmma,
 # needs the arch-specific target, which nvcc -arch=sm_90a does not give alone: it adds a
-# plain compute_90 pass).
+# plain compute_90 pass). The flag wisdom is --wisdom=BENCH_WISDOM (bench_wisdom_twins);
+# sizes:AxB... is the bench driver's (case_sizes), not pipegen's.
 build_case() {
     local driver=$1 sample=$2 mech=$3 grid=$4 dir=$5
     shift 5
@@ -50,6 +51,7 @@ build_case() {
         nvcc:-gencode=*) nvcc_flags+=("${f#nvcc:}"); [ $arch_named = 1 ] || arch=() ;;
         nvcc:*) nvcc_flags+=("${f#nvcc:}") ;;
         sizes:*) ;;
+        wisdom) set -- "$@" --wisdom="$BENCH_WISDOM" ;;
         *) set -- "$@" "$f" ;;
         esac
         shift
@@ -191,6 +193,7 @@ select_cases() {
             fi
         done
     } < <(shard_lines "$mode" "$file" "$k" "$n")
+    [ "$mode" = bench ] && [ -n "${BENCH_WISDOM:-}" ] && bench_wisdom_twins "$name"
     est=${est%.*}
     matrix_lines=$total
     selection="${#cases[@]} of the $total lines of ${file#"$ROOT"/}"
@@ -208,6 +211,26 @@ select_cases() {
         [ $runtime = 1 ] && echo runtime
         exit 0
     fi
+}
+
+# bench_wisdom_twins NAME: after each case under auto, its twin with the flag `wisdom`
+# (build_case: --wisdom=BENCH_WISDOM), so that the bench measures auto with and without
+# the wisdom of a tuning run (make tune) in the same process. BENCH_WISDOM is made
+# absolute and exported for the builds.
+bench_wisdom_twins() {
+    if [ ! -r "$BENCH_WISDOM" ]; then
+        echo "$1: cannot read the wisdom file '$BENCH_WISDOM' (BENCH_WISDOM; make tune writes one)" >&2
+        exit 2
+    fi
+    BENCH_WISDOM=$(realpath "$BENCH_WISDOM")
+    export BENCH_WISDOM
+    local i all=() lines=() w
+    for i in "${!cases[@]}"; do
+        all+=("${cases[$i]}") lines+=("${case_lines[$i]}")
+        read -r _ w _ <<<"${cases[$i]}"
+        [ "$w" = auto ] && all+=("${cases[$i]} wisdom") lines+=("${case_lines[$i]}")
+    done
+    cases=("${all[@]}") case_lines=("${lines[@]}")
 }
 
 # gpu_start NAME NOTHING ARGS...: suite_start NAME PIPEGEN ARGS, then this machine's GPU:

@@ -11,7 +11,11 @@ import sys
 
 csv_path, out_path, gpu, arch, cuda, date = sys.argv[1:7]
 note = sys.argv[7] if len(sys.argv) > 7 else ""
-rows = list(csv.DictReader(open(csv_path)))
+all_rows = list(csv.DictReader(open(csv_path)))
+# The twins of auto lines run with a tuning run's wisdom (flag `wisdom`, make bench
+# BENCH_WISDOM=FILE) have their own section; the targets are the plain rows'.
+rows = [r for r in all_rows if "wisdom" not in r["flags"].split()]
+wisdom_rows = [r for r in all_rows if "wisdom" in r["flags"].split()]
 # Host streaming over several GPUs, measured on another machine (tests/gpu/multi-report.sh).
 multi_path = os.path.join(os.path.dirname(out_path), "performance-multi.csv")
 multi = list(csv.DictReader(open(multi_path))) if os.path.exists(multi_path) else []
@@ -68,6 +72,26 @@ def best_of(sample, lowering=None, flags=None):
         return None
     r = max(got, key=ratio_of)
     return ratio_of(r), config(r), against(r)
+
+
+def sizes_of(r):
+    return " ".join(f for f in r["flags"].split() if f.startswith("sizes:"))
+
+
+def wisdom_table():
+    """Per auto line run with wisdom: the best plain row of its sample at its sizes, auto
+    without wisdom and with it, each against that best."""
+    out = []
+    for wr in wisdom_rows:
+        plain_flags = " ".join(f for f in wr["flags"].split() if f != "wisdom")
+        peers = [r for r in rows if r["sample"] == wr["sample"] and sizes_of(r) == sizes_of(wr)]
+        auto = [r for r in peers if r["lowering"] == "auto" and r["flags"] == plain_flags]
+        if not peers or not auto:
+            continue
+        top = max(peers, key=ratio_of)
+        out.append((wr["sample"], sizes_of(wr), ratio_of(top), config(top), ratio_of(auto[0]),
+                    ratio_of(wr), against(top)))
+    return out
 
 
 def row_targets():
@@ -187,10 +211,21 @@ with open(out_path, "w") as out:
         else:
             w(f"| {name} | {need:.2f} | {got[0]:.3f} | {got[2]} | {got[1]} | "
               f"{'yes' if got[0] >= need else 'no'} |\n")
+    if wisdom_rows:
+        w("\n## auto with and without wisdom\n\n"
+          "Each auto line measured twice in the same process: as pipegen chose without\n"
+          "wisdom, and with the wisdom of a tuning run on this GPU (make tune, then make\n"
+          "bench BENCH_WISDOM=FILE: the rows whose flags say `wisdom`), against the best\n"
+          "lowering measured for the sample at its sizes.\n\n")
+        w("| sample | sizes | best | where | auto | of best | auto with wisdom | of best | against |\n"
+          "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | --- |\n")
+        for sample, sizes, top, where, auto, wis, ref in wisdom_table():
+            w(f"| {sample} | {sizes} | {top:.3f} | {where} | {auto:.3f} | {auto / top:.3f} | "
+              f"{wis:.3f} | {wis / top:.3f} | {ref} |\n")
     w("\n## Every configuration\n\n")
     w("| sample | lowering | grid | flags | value | reference | ratio | same-shape | ratio | applies |\n")
     w("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |\n")
-    for r in rows:
+    for r in all_rows:
         w(f"| {r['sample']} | {r['lowering']} | {r['grid']} | {r['flags']} | {r['value']} | "
           f"{r['reference']} | {r['ratio']} | {r.get('sameshape') or ''} | "
           f"{r.get('ratio_sameshape') or ''} | {against(r)} |\n")

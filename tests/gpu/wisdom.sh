@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# make tune: a tuning run (tools/pipegen-tune) of every spec that tests/gpu/matrix benches
+# under auto, on this machine's GPU, its records in one wisdom file, which
+# `make bench BENCH_WISDOM=FILE` then gives to a twin of every auto line (the bench
+# reports auto with and without it against the best lowering). A spec is tuned once, at
+# the sizes of its first auto line (sizes:AxB...: pipegen-tune --sizes "A B"; auto takes
+# a spec's first record for its target). Without a GPU it says so and exits 0
+# (PIPEGEN_SKIP_STATUS: that status instead).
+#   GPU_SHARD=K/N   only the K-th of every N specs, into build/tune/shard-K-of-N.wisdom
+#   GPU_DRYRUN=1    print the specs (and their sizes) and exit: no GPU needed
+#   TUNE_OUT=FILE   the wisdom file (build/tune/pipegen.wisdom, or the shard's); written
+#                   anew
+# Each spec's run prints pipegen-tune's progress lines and table; its log and work in
+# build/tune/SPEC/.
+#
+# usage: tests/gpu/wisdom.sh PIPEGEN
+set -u
+. "$(dirname "$0")/lib.sh"
+k=1 n=1
+if [ -n "${GPU_SHARD:-}" ]; then
+    [[ $GPU_SHARD =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] && [ "${BASH_REMATCH[1]}" -le "${BASH_REMATCH[2]}" ] ||
+        { echo "tune: bad GPU_SHARD '$GPU_SHARD' (expected K/N, 1 <= K <= N)" >&2; exit 2; }
+    k=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]}
+fi
+
+# The matrix's auto lines, a spec's first only: "SAMPLE SIZES" (SIZES: A B ..., or empty).
+specs=()
+while read -r sample sizes; do
+    specs+=("$sample${sizes:+ $sizes}")
+done < <(awk 'NF && $1 !~ /^#/ && $2 == "auto" && !seen[$1]++ {
+                 s = ""
+                 for (i = 4; i <= NF; ++i)
+                     if ($i ~ /^sizes:/) { s = substr($i, 7); gsub("x", " ", s) }
+                 print $1, s
+             }' "$ROOT/tests/gpu/matrix" | awk -v k="$k" -v n="$n" '(NR - 1) % n == k - 1')
+if [ "${GPU_DRYRUN:-0}" = 1 ]; then
+    echo "tune: dry run (nothing is built or run): ${#specs[@]} specs"
+    printf 'spec %s\n' "${specs[@]}"
+    exit 0
+fi
+gpu_start tune "nothing was measured" "$@"
+W=$ROOT/build/tune
+out=${TUNE_OUT:-$W/$([ -n "${GPU_SHARD:-}" ] && echo "shard-$k-of-$n" || echo pipegen).wisdom}
+mkdir -p "$W"
+rm -f "$out"
+start=$SECONDS failed=0
+for s in "${specs[@]}"; do
+    read -r sample sizes <<<"$s"
+    echo "tune: $sample${sizes:+ at sizes $sizes}"
+    rm -rf "${W:?}/$sample"
+    PIPEGEN=$PG TUNE_DIR=$W/$sample "$ROOT/tools/pipegen-tune" -o "$out" \
+        ${sizes:+--sizes "$sizes"} "$(spec_path "$sample")" 2>&1 | tee "$W/$sample.log"
+    [ "${PIPESTATUS[0]}" = 0 ] || failed=$((failed + 1))
+done
+echo "tune: ${#specs[@]} specs, $failed failed, $(minutes $((SECONDS - start))); wisdom in $out"
+[ $failed = 0 ]
