@@ -294,12 +294,22 @@ c_gpu_shard_refused() {
     done
 }
 
+# report_has LINE...: tests/gpu/report.py's page from $case_dir/bench.csv holds each LINE
+# whole; the page in $case_dir/performance.md.
+report_has() {
+    local md=$case_dir/performance.md want
+    python3 "$root/tests/gpu/report.py" "$case_dir/bench.csv" "$md" GPU sm_90 13.0 2026-01-01 \
+        >"$case_dir/out" 2>&1 || { fail "report.py: $(tail -n 3 "$case_dir/out")"; return; }
+    for want; do
+        grep -qxF -- "$want" "$md" || fail "report.py: no line '$want'"
+    done
+}
 c_bench_wisdom() {
     # make bench BENCH_WISDOM=FILE: each auto line of the matrix (and no other) followed by
     # its twin with the flag wisdom, an unreadable file refused; make tune's specs: one per
     # sample benched under auto; without a GPU, tune says so; the report puts a twin in its
     # own section, out of the targets. No GPU.
-    local autos twins bin st md=$case_dir/performance.md want
+    local autos twins bin st
     echo "# no records" >"$case_dir/w.wisdom"
     autos=$(awk 'NF && $1 !~ /^#/ && $2 == "auto"' "$root/tests/gpu/matrix" | wc -l)
     BENCH_WISDOM=$case_dir/w.wisdom dry_run bench 1/1
@@ -330,21 +340,17 @@ jacobi2d,cp.async,per_tile,,2900.0,3000.0,0.967,2800.0,1.036,memcpy
 jacobi2d,auto,per_tile,,2700.0,3000.0,0.900,2800.0,0.964,memcpy
 jacobi2d,auto,per_tile,wisdom,2990.0,3000.0,0.997,2800.0,1.068,memcpy
 EOF
-    python3 "$root/tests/gpu/report.py" "$case_dir/bench.csv" "$md" GPU sm_90 13.0 2026-01-01 \
-        >"$case_dir/out" 2>&1 || { fail "report.py: $(tail -n 3 "$case_dir/out")"; return; }
-    for want in \
+    report_has \
         "| jacobi2d, best lowering | 0.90 | 0.967 | cudaMemcpy | cp.async per_tile | yes |" \
         "| jacobi2d |  | 0.967 | cp.async per_tile | 0.900 | 0.931 | 0.997 | 1.031 | cudaMemcpy |" \
-        "| jacobi2d | auto | per_tile | wisdom | 2990.0 | 3000.0 | 0.997 | 2800.0 | 1.068 | cudaMemcpy |"; do
-        grep -qxF -- "$want" "$md" || fail "report.py: no line '$want'"
-    done
+        "| jacobi2d | auto | per_tile | wisdom | 2990.0 | 3000.0 | 0.997 | 2800.0 | 1.068 | cudaMemcpy |"
 }
 c_bench_report_references() {
     # tests/gpu/report.py holds each streaming row to the reference that applies to it:
     # the same-shape kernel where the row is not copy-shaped (saxpy, reduce_sum),
     # cudaMemcpy where it is (jacobi2d); the table shows both. No GPU: a CSV of bench's
     # columns.
-    local md=$case_dir/performance.md want
+    local md=$case_dir/performance.md
     cat >"$case_dir/bench.csv" <<'EOF'
 sample,lowering,grid,flags,value,reference,ratio,sameshape,ratio_sameshape,applies
 saxpy,cp.async,per_tile,,3000.0,2980.0,1.007,3125.0,0.960,sameshape
@@ -354,17 +360,13 @@ reduce_sum,cp.async,persistent,,3000.0,2990.0,1.003,3075.0,0.976,sameshape
 sgemm-4096,tensor,per_tile,,42.5,51.3,0.829,,,cublas
 sgemm-8192,tensor,per_tile,,43.0,51.3,0.839,,,cublas
 EOF
-    python3 "$root/tests/gpu/report.py" "$case_dir/bench.csv" "$md" GPU sm_90 13.0 2026-01-01 \
-        >"$case_dir/out" 2>&1 || { fail "report.py: $(tail -n 3 "$case_dir/out")"; return; }
-    for want in \
+    report_has \
         "| saxpy, every async lowering | 0.95 | 0.960 | same-shape | lowest of 2 async lowerings: cp.async per_tile | yes |" \
         "| jacobi2d, best lowering | 0.90 | 0.967 | cudaMemcpy | cp.async per_tile | yes |" \
         "| reduce_sum (bytes read), best lowering | 0.98 | 0.976 | same-shape | cp.async persistent | no |" \
         "| sgemm vs cuBLAS, best lowering | 0.70 | 0.829 | cuBLAS | tensor per_tile (worse of 4096^3 and 8192^3) | yes |" \
         "| saxpy | cp.async | per_tile |  | 3000.0 | 2980.0 | 1.007 | 3125.0 | 0.960 | same-shape |" \
-        "| jacobi2d | cp.async | per_tile |  | 2900.0 | 3000.0 | 0.967 | 2800.0 | 1.036 | cudaMemcpy |"; do
-        grep -qxF -- "$want" "$md" || fail "report.py: no line '$want'"
-    done
+        "| jacobi2d | cp.async | per_tile |  | 2900.0 | 3000.0 | 0.967 | 2800.0 | 1.036 | cudaMemcpy |"
     grep -q 'same-shape reference' "$md" || fail "report.py: the page does not say what the same-shape reference is"
 }
 
