@@ -193,10 +193,14 @@ select_cases() {
             fi
         done
     } < <(shard_lines "$mode" "$file" "$k" "$n")
-    [ "$mode" = bench ] && [ -n "${BENCH_WISDOM:-}" ] && bench_wisdom_twins "$name"
     est=${est%.*}
     matrix_lines=$total
     selection="${#cases[@]} of the $total lines of ${file#"$ROOT"/}"
+    if [ "$mode" = bench ] && [ -n "${BENCH_WISDOM:-}" ]; then
+        local plain=${#cases[@]}
+        bench_wisdom_twins "$name"
+        selection+=" and $((${#cases[@]} - plain)) auto lines again with wisdom"
+    fi
     [ $watchdog = 1 ] && selection+=" and the watchdog"
     [ $runtime = 1 ] && selection+=" and the runtime's tests"
     selection+=", estimated $(minutes "$est") on an H100"
