@@ -52,7 +52,7 @@ tree_tag() { if [ "$1" = . ]; then echo work; else echo "${1//\//_}"; fi; }
 ab_build() {
     local i=$1 tree=$2 driver=bench
     set -- $3
-    case $1 in sgemm* | gemm_bf16) driver=ref ;; esac
+    is_gemm "$1" && driver=ref
     (ROOT=$(tree_root "$tree") PG=$(tree_root "$tree")/build/pipegen
      build_case $driver "$1" "$2" "$3" "$W/$i.$(tree_tag "$tree")" "${@:4}") ||
         echo "ab: line $i with $tree: the build failed ($W/$i.$(tree_tag "$tree")/build.log)"
@@ -97,7 +97,7 @@ ab_run() {
     echo "ab on $GPU ($ARCH), $rounds round(s)"
     for i in "${!lines[@]}"; do
         set -- ${lines[$i]}
-        case $1 in sgemm* | gemm_bf16) args=(4096 8192) ;; *) args=($(case_sizes "$@")) ;; esac
+        if is_gemm "$1"; then args=($GEMM_SIZES); else args=($(case_sizes "$@")); fi
         for ((r = 1; r <= rounds; ++r)); do
             for t in "${trees[@]}"; do
                 dir=$W/$i.$(tree_tag "$t") drv=$dir/bench

@@ -62,10 +62,11 @@ order() { printf '%d%04d' "$1" "$2"; }   # order KIND LINE (KIND 0: streaming, 1
 # The GEMMs are measured against cuBLAS in FLOP/s below, not in bytes against a copy.
 streaming=() streaming_lines=() gemm=() gemm_lines=()
 for i in "${!cases[@]}"; do
-    case ${cases[$i]} in
-    'sgemm '* | sgemm_* | 'gemm_bf16 '*) gemm+=("${cases[$i]}") gemm_lines+=("${case_lines[$i]}") ;;
-    *) streaming+=("${cases[$i]}") streaming_lines+=("${case_lines[$i]}") ;;
-    esac
+    if is_gemm "${cases[$i]%% *}"; then
+        gemm+=("${cases[$i]}") gemm_lines+=("${case_lines[$i]}")
+    else
+        streaming+=("${cases[$i]}") streaming_lines+=("${case_lines[$i]}")
+    fi
 done
 build_cases bench "${streaming[@]}"
 
@@ -149,7 +150,7 @@ for i in "${!gemm[@]}"; do
     s=$1 m=$2 g=$3 f=$(csv_flags "$@")
     sg=$(case_dir "$@")
     if [ -x "$sg/ref" ]; then
-        "$sg/ref" 4096 8192 | sed "s/^/$s $m $g: /" | tee "$sg/result.txt"
+        "$sg/ref" $GEMM_SIZES | sed "s/^/$s $m $g: /" | tee "$sg/result.txt"
         sed -n "s/^.*GEMM[A-Z0-9_]* n=\([0-9]*\) pipegen \([0-9.]*\) .*cublas \([0-9.]*\) .*ratio=\([0-9.]*\).*/$(order 1 "${gemm_lines[$i]}"),$s-\1,$m,$g,$f,\2,\3,\4,,,cublas/p" \
             "$sg/result.txt" >>"$W/rows.csv"
     else

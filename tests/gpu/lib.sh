@@ -83,6 +83,11 @@ build_cases() {
 
 export -f spec_path case_dir build_case
 
+# The GEMM samples, measured against cuBLAS by tests/gpu/gemm_ref.cu (driver ref) at
+# GEMM_SIZES, not by their bench driver.
+GEMM_SIZES="4096 8192"
+is_gemm() { case $1 in sgemm | sgemm_* | gemm_bf16) return 0 ;; *) return 1 ;; esac; }
+
 # case_sizes FLAGS...: a case's sizes (flag sizes:AxB...: the bench driver's sizes, A B
 # ..., instead of its own)
 case_sizes() { local f; for f; do [[ $f != sizes:* ]] || { f=${f#sizes:}; echo "${f//x/ }"; }; done; }
@@ -156,6 +161,19 @@ shard_lines() {
         }' "$2"
 }
 
+# parse_shard NAME: GPU_SHARD=K/N (1 <= K <= N; unset: 1/1) into k and n, and shard (the
+# words "shard K/N: ", empty without GPU_SHARD); anything else exits 2 naming NAME.
+parse_shard() {
+    k=1 n=1 shard=
+    [ -n "${GPU_SHARD:-}" ] || return 0
+    if [[ ! $GPU_SHARD =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] ||
+       [ "${BASH_REMATCH[1]}" -gt "${BASH_REMATCH[2]}" ]; then
+        echo "$1: bad GPU_SHARD '$GPU_SHARD' (expected K/N, 1 <= K <= N)" >&2
+        exit 2
+    fi
+    k=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]} shard="shard $GPU_SHARD: "
+}
+
 # select_cases NAME MODE FILE: this shard's cases of matrix FILE (GPU_SHARD=K/N; all of
 # them without it). Sets cases (one "SAMPLE LOWERING GRID [FLAGS]" each), case_lines (their
 # line numbers), matrix_lines (how many cases the whole matrix has), watchdog and runtime
@@ -164,16 +182,8 @@ shard_lines() {
 # With GPU_DRYRUN=1 prints the selection, then one line per case ("line N: SAMPLE ...",
 # "watchdog" or "runtime"), and exits 0: no GPU, no pipegen, nothing built.
 select_cases() {
-    local name=$1 mode=$2 file=$3 k=1 n=1 spec=${GPU_SHARD:-}
-    shard=
-    if [ -n "$spec" ]; then
-        if [[ ! $spec =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] ||
-           [ "${BASH_REMATCH[1]}" -gt "${BASH_REMATCH[2]}" ]; then
-            echo "$name: bad GPU_SHARD '$spec' (expected K/N, 1 <= K <= N)" >&2
-            exit 2
-        fi
-        k=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]} shard="shard $spec: "
-    fi
+    local name=$1 mode=$2 file=$3 k n
+    parse_shard "$name"
     if [ ! -r "$file" ]; then
         echo "$name: cannot read the matrix '$file'" >&2
         exit 2

@@ -14,8 +14,12 @@ note = sys.argv[7] if len(sys.argv) > 7 else ""
 all_rows = list(csv.DictReader(open(csv_path)))
 # The twins of auto lines run with a tuning run's wisdom (flag `wisdom`, make bench
 # BENCH_WISDOM=FILE) have their own section; the targets are the plain rows'.
-rows = [r for r in all_rows if "wisdom" not in r["flags"].split()]
-wisdom_rows = [r for r in all_rows if "wisdom" in r["flags"].split()]
+def with_wisdom(r):
+    return "wisdom" in r["flags"].split()
+
+
+wisdom_rows = [r for r in all_rows if with_wisdom(r)]
+rows = [r for r in all_rows if not with_wisdom(r)]
 # Host streaming over several GPUs, measured on another machine (tests/gpu/multi-report.sh).
 multi_path = os.path.join(os.path.dirname(out_path), "performance-multi.csv")
 multi = list(csv.DictReader(open(multi_path))) if os.path.exists(multi_path) else []
@@ -86,7 +90,7 @@ def wisdom_table():
         plain_flags = " ".join(f for f in wr["flags"].split() if f != "wisdom")
         peers = [r for r in rows if r["sample"] == wr["sample"] and sizes_of(r) == sizes_of(wr)]
         auto = [r for r in peers if r["lowering"] == "auto" and r["flags"] == plain_flags]
-        if not peers or not auto:
+        if not auto:
             continue
         top = max(peers, key=ratio_of)
         out.append((wr["sample"], sizes_of(wr), ratio_of(top), config(top), ratio_of(auto[0]),

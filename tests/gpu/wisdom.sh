@@ -16,12 +16,7 @@
 # usage: tests/gpu/wisdom.sh PIPEGEN
 set -u
 . "$(dirname "$0")/lib.sh"
-k=1 n=1
-if [ -n "${GPU_SHARD:-}" ]; then
-    [[ $GPU_SHARD =~ ^([1-9][0-9]*)/([1-9][0-9]*)$ ]] && [ "${BASH_REMATCH[1]}" -le "${BASH_REMATCH[2]}" ] ||
-        { echo "tune: bad GPU_SHARD '$GPU_SHARD' (expected K/N, 1 <= K <= N)" >&2; exit 2; }
-    k=${BASH_REMATCH[1]} n=${BASH_REMATCH[2]}
-fi
+parse_shard tune
 
 # The matrix's auto lines, a spec's first only: "SAMPLE SIZES" (SIZES: A B ..., or empty).
 specs=()
