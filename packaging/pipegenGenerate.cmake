@@ -1,10 +1,10 @@
 # pipegen_generate(TARGET tgt SPECS a.pipe... [LOWER mech] [ARCH sm_80,sm_90]
-#                  [WISDOM file] [OUTPUT_DIR dir] [OPTIONS opt...])
+#                  [WISDOM file [WISDOM_GPU name]] [OUTPUT_DIR dir] [OPTIONS opt...])
 # for the installed pipegen (pipegenConfig.cmake includes this file) and for pipegen's own
 # CMakeLists.txt (add_subdirectory, FetchContent): both define pipegen::pipegen and
 # pipegen::pipert first. pipegenConfig.cmake says what it does.
 function(pipegen_generate)
-  cmake_parse_arguments(PARSE_ARGV 0 _pg "" "TARGET;LOWER;ARCH;WISDOM;OUTPUT_DIR" "SPECS;OPTIONS")
+  cmake_parse_arguments(PARSE_ARGV 0 _pg "" "TARGET;LOWER;ARCH;WISDOM;WISDOM_GPU;OUTPUT_DIR" "SPECS;OPTIONS")
   if(_pg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "pipegen_generate: unexpected arguments: ${_pg_UNPARSED_ARGUMENTS}")
   endif()
@@ -89,14 +89,15 @@ function(pipegen_generate)
     if(_pg_LOWER)
       list(APPEND _args "--lower=${_pg_LOWER}")
     endif()
-    # A wisdom file (pipegen-tune's): auto's choices from it; the depfile names it, so an
-    # edit regenerates. Without one, --wisdom= (none): not $PIPEGEN_WISDOM either, the
+    # A wisdom file (pipegen-tune's): auto's choices from it, of one GPU's records where
+    # WISDOM_GPU names it; the depfile names the file, so an edit regenerates. Without
+    # them, --wisdom= and --wisdom-gpu= (none): not $PIPEGEN_WISDOM(_GPU) either, the
     # command being the whole input.
     set(_wisdom "")
     if(_pg_WISDOM)
       get_filename_component(_wisdom "${_pg_WISDOM}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     endif()
-    list(APPEND _args "--wisdom=${_wisdom}")
+    list(APPEND _args "--wisdom=${_wisdom}" "--wisdom-gpu=${_pg_WISDOM_GPU}")
     list(APPEND _args "-ffile-prefix-map=${CMAKE_SOURCE_DIR}/=" "-ffile-prefix-map=${CMAKE_BINARY_DIR}/="
          ${_pg_OPTIONS})
     add_custom_command(

@@ -37,6 +37,7 @@ typedef struct options {
     bool no_verify;              /* --no-verify: write even an unproven schedule (testing) */
     bool verbose;                /* -v: the version and each step on standard error */
     const char *wisdom;          /* --wisdom, else $PIPEGEN_WISDOM (NULL: none) */
+    const char *wisdom_gpu;      /* --wisdom-gpu, else $PIPEGEN_WISDOM_GPU (NULL: any) */
     bool spec_hash;              /* --spec-hash */
     long long watchdog;          /* --watchdog[=CYCLES] */
     target tgt;                  /* --arch, and the overrides --lower, --grid, --producer-warps */
@@ -65,6 +66,8 @@ static const char usage[] =
     "  --grid KIND         per_tile or persistent, overriding the spec's 'grid'\n"
     "  --wisdom FILE       auto takes the lowering a tuning run recorded for the spec and\n"
     "                      target in FILE (default: $PIPEGEN_WISDOM, where set)\n"
+    "  --wisdom-gpu NAME   only the records measured on GPU NAME, as nvidia-smi names it\n"
+    "                      (default: $PIPEGEN_WISDOM_GPU, where set; else any GPU's)\n"
     "  --spec-hash         print the spec's hash (the key of its wisdom records) and exit\n"
     "  --producer-warps N  warp-specialize: N warps copy, the others compute\n"
     "  --watchdog[=CYCLES] barrier waits trap with a message after CYCLES (default 2e9)\n"
@@ -177,7 +180,7 @@ typedef enum opt_id {
     O_OUTPUT, O_HEADER, O_EMIT_TEST, O_EMIT_BENCH, O_MD, O_MF, O_MT, O_MQ, O_MP, O_NO_LINES,
     O_PREFIX_MAP, O_LOWER, O_LIST_LOWERINGS, O_ARCH, O_GRID, O_PRODUCER_WARPS, O_WATCHDOG,
     O_VERIFY, O_DUMP_AST, O_DUMP_IR, O_INJECT_FAULT, O_NO_VERIFY, O_WARN, O_NO_WARNINGS,
-    O_COLOR, O_FORMAT, O_VERSION, O_HELP, O_VERBOSE, O_WISDOM, O_SPEC_HASH,
+    O_COLOR, O_FORMAT, O_VERSION, O_HELP, O_VERBOSE, O_WISDOM, O_WISDOM_GPU, O_SPEC_HASH,
 } opt_id;
 
 static const struct opt {
@@ -200,7 +203,8 @@ static const struct opt {
     {"-fdiagnostics-color", ARG_OPTIONAL, O_COLOR},
     {"-fdiagnostics-format", ARG_EQUALS, O_FORMAT}, {"--version", ARG_NONE, O_VERSION},
     {"-h", ARG_NONE, O_HELP}, {"--help", ARG_NONE, O_HELP}, {"-v", ARG_NONE, O_VERBOSE},
-    {"--wisdom", ARG_REQUIRED, O_WISDOM}, {"--spec-hash", ARG_NONE, O_SPEC_HASH},
+    {"--wisdom", ARG_REQUIRED, O_WISDOM}, {"--wisdom-gpu", ARG_REQUIRED, O_WISDOM_GPU},
+    {"--spec-hash", ARG_NONE, O_SPEC_HASH},
 };
 enum { NOPTS = sizeof opt_table / sizeof opt_table[0] };
 
@@ -383,6 +387,7 @@ static bool set_value_opt(options *o, const opt_use *u, diag_ctx *d)
     switch (u->opt->id) {
     case O_OUTPUT: o->output = v; return true;
     case O_WISDOM: o->wisdom = v; return true;
+    case O_WISDOM_GPU: o->wisdom_gpu = v; return true;
     case O_HEADER: o->header = v; return true;
     case O_EMIT_TEST: o->test_out = v; return true;
     case O_EMIT_BENCH: o->bench_out = v; return true;
@@ -694,14 +699,20 @@ static int plan_launcher(run *r)
     return verify_host(&r->d, &r->s, hp) || r->o.no_verify ? 0 : 1;
 }
 
+/* The option's value, else the environment variable's where set and not empty; an empty
+ * value (--wisdom=): none, whatever the environment. */
+static const char *opt_or_env(const char *opt, const char *var)
+{
+    const char *v = opt ? opt : getenv(var);
+    return v && *v ? v : NULL;
+}
+
 /* The wisdom file of --wisdom or $PIPEGEN_WISDOM, its errors quoted from it; false after
  * one. */
 static bool load_wisdom(run *r)
 {
-    const char *path = r->o.wisdom;   /* --wisdom= (empty): none, whatever the environment */
-    if (!path && getenv("PIPEGEN_WISDOM") && *getenv("PIPEGEN_WISDOM"))
-        path = getenv("PIPEGEN_WISDOM");
-    if (!path || !*path)
+    const char *path = opt_or_env(r->o.wisdom, "PIPEGEN_WISDOM");
+    if (!path)
         return true;
     say(&r->o, &r->d, " reading wisdom %s\n", path);
     size_t len = 0;
@@ -715,7 +726,8 @@ static bool load_wisdom(run *r)
     const char *file = r->d.file, *src = r->d.src;
     const size_t src_len = r->d.src_len;
     diag_set_source(&r->d, path, text, len);
-    bool ok = wisdom_parse(r->a, &r->d, path, text, &r->wisdom);
+    bool ok = wisdom_parse(r->a, &r->d, path, opt_or_env(r->o.wisdom_gpu, "PIPEGEN_WISDOM_GPU"),
+                           text, &r->wisdom);
     diag_set_source(&r->d, file, src, src_len);
     return ok;
 }
@@ -732,8 +744,9 @@ static sched *plan_target(run *r, int i)
                                                    specific) : NULL;
     if (ask && !rec)
         diag_note(&r->d, (srcloc){0}, "wisdom '%s' holds no record for this spec (%016llx) "
-                  "and sm_%d%s: auto's own rule chooses", r->wisdom.path, r->spec_hash, sm,
-                  specific ? "a" : "");
+                  "and sm_%d%s%s%s: auto's own rule chooses", r->wisdom.path, r->spec_hash, sm,
+                  specific ? "a" : "", r->wisdom.gpu ? " measured on " : "",
+                  r->wisdom.gpu ? r->wisdom.gpu : "");
     if (rec) {
         diag_ctx quiet;
         diag_init(&quiet, NULL, r->d.file, r->d.src, r->d.src_len);

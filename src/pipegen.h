@@ -1194,13 +1194,17 @@ typedef struct wisdom_record {
 
 typedef struct wisdom {
     const char *path;                /* as given */
+    const char *gpu;                 /* the records' GPU to take (NULL: any) */
     wisdom_record *recs; int n;
 } wisdom;
 
-/* Parse text (NUL-terminated) read from path; false after reporting an error at its
- * line and column (diagnostics in path: the caller points the diag_ctx at the text). */
-bool wisdom_parse(arena *a, diag_ctx *d, const char *path, const char *text, wisdom *w);
-/* The first record for the spec and target, or NULL; a note for each later one. */
+/* Parse text (NUL-terminated) read from path, keeping the records measured on gpu (NULL:
+ * any); false after reporting an error at its line and column (diagnostics in path: the
+ * caller points the diag_ctx at the text). */
+bool wisdom_parse(arena *a, diag_ctx *d, const char *path, const char *gpu, const char *text,
+                  wisdom *w);
+/* The first record for the spec and target measured on the wisdom's GPU, or NULL; a note
+ * for each later one and each of another GPU. */
 const wisdom_record *wisdom_choice(const wisdom *w, diag_ctx *d, unsigned long long hash,
                                    int sm, bool specific);
 

@@ -7,8 +7,9 @@
  * HASH the spec's 16 hex digits (pipegen --spec-hash: FNV-1a of its bytes), ARCH the
  * target it was measured for (sm_90, sm_90a), GPU the device's name ('_' for spaces),
  * SIZE the size class measured, LOWERING the choice, then each candidate's ratio to the
- * same-shape reference. A record decides auto's lowering for its spec and target; the
- * others are the file's business: a record for another spec is not an error. */
+ * same-shape reference. A record decides auto's lowering for its spec and target (and GPU,
+ * where --wisdom-gpu names one); the others are the file's business: a record for another
+ * spec or GPU is not an error. */
 #include "pipegen.h"
 
 #include <stdlib.h>
@@ -85,9 +86,10 @@ static bool parse_record(arena *a, diag_ctx *d, srcloc at, const char *line, wis
     return true;
 }
 
-bool wisdom_parse(arena *a, diag_ctx *d, const char *path, const char *text, wisdom *w)
+bool wisdom_parse(arena *a, diag_ctx *d, const char *path, const char *gpu, const char *text,
+                  wisdom *w)
 {
-    *w = (wisdom){.path = path};
+    *w = (wisdom){.path = path, .gpu = gpu};
     int cap = 0, line = 1;
     for (const char *s = text; *s; ++line) {
         const char *nl = strchr(s, '\n'), *p = s;
@@ -103,6 +105,16 @@ bool wisdom_parse(arena *a, diag_ctx *d, const char *path, const char *text, wis
     return true;
 }
 
+/* Whether a record's GPU (its name with '_' for spaces) is the one asked for, named as
+ * nvidia-smi prints it or as the record writes it. */
+static bool same_gpu(const char *rec, const char *want)
+{
+    for (; *rec && *want; ++rec, ++want)
+        if (*rec != (*want == ' ' ? '_' : *want))
+            return false;
+    return *rec == *want;
+}
+
 const wisdom_record *wisdom_choice(const wisdom *w, diag_ctx *d, unsigned long long hash,
                                    int sm, bool specific)
 {
@@ -111,7 +123,11 @@ const wisdom_record *wisdom_choice(const wisdom *w, diag_ctx *d, unsigned long l
         const wisdom_record *r = &w->recs[i];
         if (r->hash != hash || r->sm != sm || r->specific != specific)
             continue;
-        if (!first)
+        if (w->gpu && !same_gpu(r->gpu, w->gpu))
+            diag_note(d, (srcloc){w->path, r->line, 1}, "this record for the spec and "
+                      "sm_%d%s is ignored: measured on %s, not on the wisdom GPU, %s", sm,
+                      specific ? "a" : "", r->gpu, w->gpu);
+        else if (!first)
             first = r;
         else
             diag_note(d, (srcloc){w->path, r->line, 1}, "a second record for this spec and "

@@ -1343,6 +1343,35 @@ c_wisdom_ignored() {
     rm -f w.wis m.pipe
 }
 
+c_wisdom_gpu() {
+    # --wisdom-gpu (or $PIPEGEN_WISDOM_GPU) takes one GPU's records, named as nvidia-smi
+    # prints it or as the records write it; another GPU's record is a note at its line;
+    # --wisdom-gpu= (empty) takes any GPU's, whatever the environment.
+    local h
+    pg saxpy.pipe --spec-hash; h=$out
+    printf '%s sm_90 NVIDIA_H100_80GB_HBM3 L cp.async.mbarrier\n%s sm_90 NVIDIA_H200 L bulk\n' "$h" "$h" >w.wis
+    pg saxpy.pipe --wisdom=w.wis --wisdom-gpu='NVIDIA H200' --arch=sm_90 --dump-ir
+    expect_status 0
+    expect_out_has "mech=bulk sm_90"; expect_out_has "wisdom: w.wis:2 (NVIDIA_H200, L)"
+    expect_err_has "w.wis:1:1: note: this record for the spec and sm_90 is ignored: measured on NVIDIA_H100_80GB_HBM3, not on the wisdom GPU, NVIDIA H200"
+    PIPEGEN_WISDOM_GPU=NVIDIA_H100_80GB_HBM3 pg saxpy.pipe --wisdom=w.wis --arch=sm_90 --dump-ir
+    expect_out_has "mech=cp.async.mbarrier sm_90"
+    expect_err_has "w.wis:2:1: note: this record for the spec and sm_90 is ignored: measured on NVIDIA_H200"
+    PIPEGEN_WISDOM_GPU=NVIDIA_H200 pg saxpy.pipe --wisdom=w.wis --wisdom-gpu= --arch=sm_90 --dump-ir
+    expect_out_has "mech=cp.async.mbarrier sm_90"
+    expect_err_has "w.wis:2:1: note: a second record for this spec and sm_90 (NVIDIA_H200, L) is ignored"
+    pg saxpy.pipe --wisdom=w.wis --wisdom-gpu=H100 --arch=sm_90 --dump-ir
+    expect_status 0; expect_out_has "mech=cp.async sm_90"
+    expect_err_has "note: wisdom 'w.wis' holds no record for this spec ($h) and sm_90 measured on H100: auto's own rule chooses"
+    # The GPU is part of the input: the same file, another GPU, other bytes; the same, the same.
+    pg saxpy.pipe --wisdom=w.wis --wisdom-gpu='NVIDIA H200' --arch=sm_90 -o k.cu
+    cp k.cu k1.cu
+    pg saxpy.pipe --wisdom=w.wis --wisdom-gpu=NVIDIA_H200 --arch=sm_90 -o k.cu
+    cmp -s k.cu k1.cu || fail "--wisdom-gpu spelled with '_' wrote other bytes"
+    expect_file_has k.cu "Lowering chosen by wisdom w.wis:2 (measured on NVIDIA_H200, L)."
+    rm -f w.wis k.cu k.cuh k1.cu
+}
+
 c_wisdom_errors() {
     # A malformed record: its line and column, the line quoted, exit 1 and no output.
     local bad want

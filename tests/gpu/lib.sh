@@ -38,7 +38,8 @@ case_dir() { local d="$W/$1.$2.$3"; shift 3; for f in "$@"; do d="$d.${f#--}"; d
 # nvcc:FLAG goes to nvcc, the others to pipegen; nvcc:-arch=A replaces -arch=ARCH, and so
 # does an nvcc:-gencode without one (a body with sm_90a instructions, gemm_bf16's wgmma,
 # needs the arch-specific target, which nvcc -arch=sm_90a does not give alone: it adds a
-# plain compute_90 pass). The flag wisdom is --wisdom=BENCH_WISDOM (bench_wisdom_twins);
+# plain compute_90 pass). The flag wisdom is --wisdom=BENCH_WISDOM (bench_wisdom_twins),
+# of this GPU's records (--wisdom-gpu: a file may hold several GPUs');
 # sizes:AxB... is the bench driver's (case_sizes), not pipegen's.
 build_case() {
     local driver=$1 sample=$2 mech=$3 grid=$4 dir=$5
@@ -51,7 +52,7 @@ build_case() {
         nvcc:-gencode=*) nvcc_flags+=("${f#nvcc:}"); [ $arch_named = 1 ] || arch=() ;;
         nvcc:*) nvcc_flags+=("${f#nvcc:}") ;;
         sizes:*) ;;
-        wisdom) set -- "$@" --wisdom="$BENCH_WISDOM" ;;
+        wisdom) set -- "$@" --wisdom="$BENCH_WISDOM" --wisdom-gpu="$GPU" ;;
         *) set -- "$@" "$f" ;;
         esac
         shift
@@ -265,7 +266,7 @@ gpu_start() {
     NVCC=${NVCC:-nvcc}
     ARCH=sm_$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d .)
     GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1)
-    export PG ROOT NVCC ARCH
+    export PG ROOT NVCC ARCH GPU
 }
 
 # minutes SECONDS: "MmSSs"

@@ -310,7 +310,7 @@ c_cmake_example() {
     [ -x "$ex/b/scale" ] || fail "no scale binary"
     [ -f "$ex/b/pipegen/scale.cu" ] && [ -f "$ex/b/pipegen/scale.cuh" ] || fail "no generated scale.cu, scale.cuh"
     [ -f "$ex/b/pipegen/scale.cu.d" ] || fail "pipegen wrote no depfile"
-    grep -q "pipegen $ex/scale.pipe -o $ex/b/pipegen/scale.cu --arch=sm_80 -MD -MF $ex/b/pipegen/scale.cu.d --lower=cp.async --wisdom= -ffile-prefix-map=$ex/= -ffile-prefix-map=$ex/b/=\$" \
+    grep -q "pipegen $ex/scale.pipe -o $ex/b/pipegen/scale.cu --arch=sm_80 -MD -MF $ex/b/pipegen/scale.cu.d --lower=cp.async --wisdom= --wisdom-gpu= -ffile-prefix-map=$ex/= -ffile-prefix-map=$ex/b/=\$" \
         "$case_dir/out" || fail "pipegen_generate did not run pipegen as expected: $(grep -m 1 'bin/pipegen' "$case_dir/out")"
     # Relocatable: the spec named relative to the source tree, no absolute path.
     grep -q '^#line [0-9]* "scale.pipe"$' "$ex/b/pipegen/scale.cu" || fail "no #line into scale.pipe (relative)"
