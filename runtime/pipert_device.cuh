@@ -232,7 +232,13 @@ template <> struct pg_chunk<1>  { typedef char type; };
  * 105 million bank conflicts of 197 million shared wavefronts on it (ncu, H200). The
  * partial chunk keeps the unrolled select: a store of zeros before a loop to `valid`
  * took 8 more registers in most 16-byte kernels. And the test is `<= 0`: as `== 0`
- * ptxas spilled 24 bytes in hash's 16-byte kernel under cp.async (sm_90, CUDA 13.0). */
+ * ptxas spilled 24 bytes in hash's 16-byte kernel under cp.async (sm_90, CUDA 13.0).
+ * This store costs jacobi2d under pipeline per tile 2.7% of cudaMemcpy (0.860 against
+ * 0.884 without it, H100, same process), whose halo chunks take it. Taken out of here
+ * and kept for one-row regions alone (pg_region_chunks' third loop, rmsnorm's g), it
+ * gave jacobi2d its 2.7% back with rmsnorm and hash level, but ptxas spilled 12 bytes in
+ * saxpy's 16-byte kernel under cp.async persistent and 24 in reduce_sum's under
+ * pipeline-roles (sm_90). */
 template <int VEC>
 __device__ __forceinline__ void pg_copy_chunk_sync(unsigned char *dst, const unsigned char *src,
                                                    int valid)
