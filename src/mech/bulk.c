@@ -198,4 +198,5 @@ const mech_module mech_bulk_module = {
     .roles = true,
     .l2_policy = true,
     .hints = 1u << HINT_EVICT,   /* .L2::cache_hint; the bulk copy has no cache operator or prefetch */
+    .row_copies = true,
 };

@@ -146,6 +146,8 @@ typedef struct mech_module {
                                     others are accepted and ignored (-Whints) */
     bool dense_rows;             /* its copies write a region's rows back to back (a tensor
                                     box): no automatic padding of shared rows, no `pad` */
+    bool row_copies;             /* its copies move a region one copy a row (a bulk copy of
+                                    the row's middle): narrow rows are many copies a step */
     /* Lay out staged region si in shared memory (plan_lay_out_stage with the module's
      * row alignment and swizzle, or a choice among such layouts); NULL: the default. */
     void (*layout)(planner *p, int si, int nslots);

@@ -46,6 +46,11 @@ bool mech_dense_rows(mech m)
     return mech_table[m].module && mech_table[m].module->dense_rows;
 }
 
+bool mech_row_copies(mech m)
+{
+    return mech_table[m].module && mech_table[m].module->row_copies;
+}
+
 bool mech_host_steps(mech m)
 {
     return mech_table[m].module && (mech_table[m].module->plan_grid

@@ -1549,6 +1549,26 @@ c_warning_perf_halo_reread() {
     pg "$root/tests/kernels/stencil7.pipe" --verify -Wno-perf; expect_status 0; expect_no_err
 }
 
+c_warning_perf_narrow_row_copies() {
+    # An input of a steps loop that bulk copies one copy a row, its rows under 256 bytes:
+    # said at the stage, once (B's rows of 512 bytes are not); tensor, auto, a streaming
+    # kernel's narrow rows (transpose's 128 bytes) and sgemm's own lowering say nothing.
+    pg "$root/samples/sgemm/sgemm_roles.pipe" --lower=bulk --arch=sm_90 --verify
+    expect_status 0
+    expect_err_has "sgemm_roles.pipe:19:11: warning: the bulk lowering copies 'A' one copy a row: 128 copies of 128 bytes each step"
+    expect_err_has "[-Wperf]"
+    [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning: $err"
+    pg "$root/samples/sgemm/sgemm.pipe" --lower=bulk --arch=sm_90 --verify
+    expect_err_has "sgemm.pipe:23:11: warning: the bulk lowering copies 'A' one copy a row: 256 copies of 128 bytes each step"
+    pg "$root/samples/sgemm/sgemm_roles.pipe" --lower=tensor --arch=sm_90 --verify; expect_status 0; expect_no_err
+    pg "$root/samples/sgemm/sgemm_roles.pipe" --arch=sm_90 --verify; expect_status 0; expect_no_err
+    sed 's/b\[64\]\[64\]/b[32][128]/; s/a\[r0 : 64\]\[c0 : 64\]/a[r0 : 128][c0 : 32]/' \
+        "$root/samples/transpose/transpose.pipe" >p.pipe
+    grep -q 'a\[r0 : 128\]\[c0 : 32\]' p.pipe || fail "the transpose variant was not written"
+    pg p.pipe --lower=bulk --arch=sm_90 --verify -Wno-hints; expect_status 0; expect_no_err
+    rm -f p.pipe
+}
+
 c_warning_perf_bins_per_tile() {
     # Array accumulators on a per-tile grid, said at the grid item (or the accumulator, for
     # --grid): every block combines all its bins for one tile. Their default grid: none.
