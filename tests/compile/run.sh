@@ -19,14 +19,17 @@
 # To stay within minutes on 2 cores (COMPILE_FULL=1 lifts all of these):
 #   - a run with the spec's own lowering that writes the same source as an explicit
 #     --lower=M is not compiled again (M's run stands for it);
-#   - golden specs (features rather than workloads) compile with every lowering on the
+#   - golden specs (features rather than workloads) compile with 3 of the other lowerings,
+#     in turn over the goldens (every lowering where a golden has inline PTX of its own:
+#     hints, producer warps), on the
 #     persistent grid for the newest architecture, kernels only (-cubin: what a lowering
 #     changes in a launcher, the samples compile under every lowering, and the spec's
 #     own launcher is compiled) and to PTX only, at -O1 (-ptx: the runtime's inline PTX
 #     under each lowering goes through ptxas in the samples' jobs) unless their stages take
 #     hints or they have producer warps (other inline PTX: ptxas too), and with their
 #     own lowering on both
-#     grids and every architecture; samples with every lowering on the per_tile grid and
+#     grids and every architecture; samples with every lowering on the per_tile grid (for
+#     sm_80 too with 4 of them, in turn over the samples) and
 #     every architecture, and with their own on both grids (so each lowering meets each
 #     grid and each architecture, reductions included, without compiling every pair twice);
 #     a sample's variant (samples/NAME/OTHER.pipe, e.g. sgemm_roles) as a golden spec;
@@ -288,6 +291,19 @@ list=$work/jobs
 : >"$list"
 ids=()
 same=0
+# In turn: the golden specs and the samples counted apart (ordinals), and the lowerings by
+# their place in `lowerings` (in_turn).
+ngolden=0 nsample=0
+# in_turn ORDINAL LOWER K: whether spec ORDINAL meets LOWER among the K of every N explicit
+# lowerings given to it in turn (spec i the lowerings i .. i + K - 1, cyclically): each
+# lowering meets about K/N of the specs, and a different K of them per spec.
+in_turn() {
+    local i n=$((${#lowerings[@]} - 1))
+    for i in "${!lowerings[@]}"; do
+        [ "${lowerings[$i]}" = "$2" ] && break
+    done
+    [ $n -gt 0 ] && [ $(( (i - 1 - $1 % n + n) % n )) -lt "$3" ]
+}
 for spec in "${specs[@]}"; do
     spec=$(cd "$(dirname "$spec")" && pwd)/$(basename "$spec")
     name=$(basename "$spec" .pipe)
@@ -299,6 +315,7 @@ for spec in "${specs[@]}"; do
         [ "$name" = "$(basename "$(dirname "$spec")")" ] || golden=1 ;;
     *) tag=$(basename "$(dirname "$spec")")/$name golden=1 ;;
     esac
+    if [ $golden = 1 ]; then ord=$ngolden; ngolden=$((ngolden + 1)); else ord=$nsample; nsample=$((nsample + 1)); fi
     # The spec's own lowering: when it resolves to one implemented lowering M for every
     # architecture and writes the very source --lower=M writes, the run with M stands for
     # it (the same source is not compiled twice).
@@ -338,6 +355,12 @@ for spec in "${specs[@]}"; do
             && continue
         is_schedule_twin "$name" && [ "${COMPILE_FULL:-0}" != 1 ] && [ "$lower" != "$own" ] \
             && continue
+        # A golden spec without inline PTX of its own (asm_hints) meets 3 of the other
+        # lowerings, in turn over the goldens: each lowering meets a fourth of them (what
+        # a feature does under every lowering: its golden files, tests/golden).
+        [ $golden = 1 ] && [ "$asm_hints" = 0 ] && [ "${COMPILE_FULL:-0}" != 1 ] \
+            && [ "$lower" != "$own" ] && [ "$lower" != default ] && ! in_turn "$ord" "$lower" 3 \
+            && continue
         for grid in per_tile persistent; do
             # A twin's own lowering on its own grid only: the other grid is its sibling's.
             is_schedule_twin "$name" && [ "${COMPILE_FULL:-0}" != 1 ] && [ -n "$own_grid" ] \
@@ -374,6 +397,11 @@ for spec in "${specs[@]}"; do
             fi
             [ "${COMPILE_FULL:-0}" != 1 ] && [ $steps = 1 ] && [ "$lower" != "$own" ] \
                 && archs=${archs##*,}
+            # A sample under another lowering than its own: the older architecture too for
+            # 4 of the lowerings, in turn over the samples (each lowering's sm_80 code meets
+            # about a third of them; nvcc's front end runs once an architecture).
+            [ "${COMPILE_FULL:-0}" != 1 ] && [ $golden = 0 ] && [ "$lower" != "$own" ] \
+                && ! in_turn "$ord" "$lower" 4 && archs=${archs##*,}
             id=$tag.$lower.$grid
             ids+=("$id")
             printf '%s\0' --job "$pipegen" "$root" "$work/$id" "$spec" "$lower" "$grid" "$checks" \
