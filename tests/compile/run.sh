@@ -29,7 +29,8 @@
 #     hints or they have producer warps (other inline PTX: ptxas too), and with their
 #     own lowering on both
 #     grids and every architecture; samples with every lowering on the per_tile grid (for
-#     sm_80 too with 4 of them, in turn over the samples) and
+#     sm_80 and with the launcher with 4 of them, in turn over the samples; the others
+#     their sm_90 kernels, -cubin) and
 #     every architecture, and with their own on both grids (so each lowering meets each
 #     grid and each architecture, reductions included, without compiling every pair twice);
 #     a sample's variant (samples/NAME/OTHER.pipe, e.g. sgemm_roles) as a golden spec;
@@ -397,11 +398,16 @@ for spec in "${specs[@]}"; do
             fi
             [ "${COMPILE_FULL:-0}" != 1 ] && [ $steps = 1 ] && [ "$lower" != "$own" ] \
                 && archs=${archs##*,}
-            # A sample under another lowering than its own: the older architecture too for
-            # 4 of the lowerings, in turn over the samples (each lowering's sm_80 code meets
-            # about a third of them; nvcc's front end runs once an architecture).
-            [ "${COMPILE_FULL:-0}" != 1 ] && [ $golden = 0 ] && [ "$lower" != "$own" ] \
-                && ! in_turn "$ord" "$lower" 4 && archs=${archs##*,}
+            # A sample under another lowering than its own: the older architecture and the
+            # launcher too for 4 of the lowerings, in turn over the samples (each lowering's
+            # sm_80 code and launcher meet about a third of them; nvcc's front end runs once
+            # an architecture and once for the host); the others its sm_90 kernels through
+            # ptxas (-cubin: the spill check).
+            if [ "${COMPILE_FULL:-0}" != 1 ] && [ $golden = 0 ] && [ "$lower" != "$own" ] \
+               && ! in_turn "$ord" "$lower" 4; then
+                archs=${archs##*,}
+                checks=ptx,ptxas
+            fi
             id=$tag.$lower.$grid
             ids+=("$id")
             printf '%s\0' --job "$pipegen" "$root" "$work/$id" "$spec" "$lower" "$grid" "$checks" \
