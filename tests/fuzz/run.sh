@@ -2,7 +2,7 @@
 # Deterministic mutation fuzzing of pipegen (meant for the ASan/UBSan build).
 #
 # Seeds: samples/*/*.pipe, tests/fuzz/seeds/*.pipe and tests/kernels/*.pipe (FUZZ_RICH
-# mutants each, default 300; a sample's variant half as many) and tests/errors/*.pipe
+# mutants each, default 200; a sample's variant half as many) and tests/errors/*.pipe
 # (FUZZ_PER_ERROR each, default 12: an error case's mutants mostly meet the error paths
 # its neighbours' do). mutate.c makes the mutants (the same ones on every run). Each is
 # compiled with `PIPEGEN MUTANT -o x.cu` under a timeout; a run fails when the exit
@@ -17,7 +17,7 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 suite_start fuzz PIPEGEN "$@"
 here=$root/tests/fuzz
-rich=${FUZZ_RICH:-300}
+rich=${FUZZ_RICH:-200}
 per_error=${FUZZ_PER_ERROR:-12}
 jobs=${FUZZ_JOBS:-2}
 limit=${FUZZ_TIMEOUT:-10}
