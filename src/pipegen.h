@@ -1199,9 +1199,9 @@ typedef struct wisdom {
     wisdom_record *recs; int n;
 } wisdom;
 
-/* Parse text (NUL-terminated) read from path, keeping the records measured on gpu (NULL:
- * any); false after reporting an error at its line and column (diagnostics in path: the
- * caller points the diag_ctx at the text). */
+/* Parse text (NUL-terminated) read from path, every record kept; gpu (NULL: any) is the
+ * GPU whose records wisdom_choice takes. False after reporting an error at its line and
+ * column (diagnostics in path: the caller points the diag_ctx at the text). */
 bool wisdom_parse(arena *a, diag_ctx *d, const char *path, const char *gpu, const char *text,
                   wisdom *w);
 /* The first record for the spec and target measured on the wisdom's GPU, or NULL; a note

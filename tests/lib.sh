@@ -144,7 +144,8 @@ run_cases() {
 # their rings are the others', so the schedule suite (mutation) leaves them out and the
 # per-lowering passes of compile and valgrind take them with their own lowering only; the golden specs int_types,
 # vector_types, halo_borders and accum_arrays and the variant rowstats compile what they
-# add under every lowering, and the GPU matrix runs them under several. The golden spec
+# add under the lowerings the compile suite gives them in turn (in_turn), and the GPU
+# matrix runs them under several. The golden spec
 # tile_bound too: what a bounded tile adds is the launcher's, which no lowering changes.
 is_schedule_twin() {
     [[ " hash rgba rgba_int blur blur_mirror histogram histogram_uchar4 colsum colstats softmax softmax4k softmax8k softmax_rows layernorm rmsnorm rowmax tile_bound " == *" $1 "* ]]
@@ -156,4 +157,12 @@ is_schedule_twin() {
 # under every lowering on both grids; they compile with their own lowering.
 is_sample_copy() {
     [[ " golden/saxpy_sync golden/saxpy_cp_async golden/reduce_sum " == *" $1 "* ]]
+}
+
+# in_turn ORDINAL INDEX N K: whether item INDEX (0 .. N-1: a lowering) is among the K
+# that the spec of ORDINAL gets of N, given in turn (spec o the items o .. o + K - 1,
+# cyclically): each item meets about K/N of the specs, and each spec other K. The
+# compile suite and valgrind take a spec under some of the lowerings so, not all.
+in_turn() {
+    [ "$3" -gt 0 ] && [ $(( ($2 - $1 % $3 + $3) % $3 )) -lt "$4" ]
 }

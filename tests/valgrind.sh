@@ -79,7 +79,7 @@ for spec in "$root"/samples/*/*.pipe; do
     for k in "${!lowerings[@]}"; do
         m=${lowerings[$k]}
         is_schedule_twin "$name" && break   # tests/lib.sh
-        [ $(( (k - nth % ${#lowerings[@]} + ${#lowerings[@]}) % ${#lowerings[@]} )) -lt 3 ] || continue
+        in_turn "$nth" "$k" "${#lowerings[@]}" 3 || continue
         # A lowering that refuses the spec (sgemm_roles' producer warps under a lowering
         # without them) exits 1 with its diagnostic: that path runs under valgrind too.
         want=0

@@ -292,18 +292,17 @@ list=$work/jobs
 : >"$list"
 ids=()
 same=0
-# In turn: the golden specs and the samples counted apart (ordinals), and the lowerings by
-# their place in `lowerings` (in_turn).
+# Some lowerings a spec meets are given in turn (in_turn, tests/lib.sh): the golden specs
+# and the samples counted apart (ordinals), an explicit lowering by its place after
+# `default` in `lowerings`.
 ngolden=0 nsample=0
-# in_turn ORDINAL LOWER K: whether spec ORDINAL meets LOWER among the K of every N explicit
-# lowerings given to it in turn (spec i the lowerings i .. i + K - 1, cyclically): each
-# lowering meets about K/N of the specs, and a different K of them per spec.
-in_turn() {
-    local i n=$((${#lowerings[@]} - 1))
+# meets ORDINAL LOWER K: whether spec ORDINAL meets explicit lowering LOWER among K in turn.
+meets() {
+    local i
     for i in "${!lowerings[@]}"; do
         [ "${lowerings[$i]}" = "$2" ] && break
     done
-    [ $n -gt 0 ] && [ $(( (i - 1 - $1 % n + n) % n )) -lt "$3" ]
+    in_turn "$1" $((i - 1)) $((${#lowerings[@]} - 1)) "$3"
 }
 for spec in "${specs[@]}"; do
     spec=$(cd "$(dirname "$spec")" && pwd)/$(basename "$spec")
@@ -316,7 +315,11 @@ for spec in "${specs[@]}"; do
         [ "$name" = "$(basename "$(dirname "$spec")")" ] || golden=1 ;;
     *) tag=$(basename "$(dirname "$spec")")/$name golden=1 ;;
     esac
-    if [ $golden = 1 ]; then ord=$ngolden; ngolden=$((ngolden + 1)); else ord=$nsample; nsample=$((nsample + 1)); fi
+    if [ $golden = 1 ]; then
+        ord=$ngolden ngolden=$((ngolden + 1))
+    else
+        ord=$nsample nsample=$((nsample + 1))
+    fi
     # The spec's own lowering: when it resolves to one implemented lowering M for every
     # architecture and writes the very source --lower=M writes, the run with M stands for
     # it (the same source is not compiled twice).
@@ -360,7 +363,7 @@ for spec in "${specs[@]}"; do
         # lowerings, in turn over the goldens: each lowering meets a fourth of them (what
         # a feature does under every lowering: its golden files, tests/golden).
         [ $golden = 1 ] && [ "$asm_hints" = 0 ] && [ "${COMPILE_FULL:-0}" != 1 ] \
-            && [ "$lower" != "$own" ] && [ "$lower" != default ] && ! in_turn "$ord" "$lower" 3 \
+            && [ "$lower" != "$own" ] && [ "$lower" != default ] && ! meets "$ord" "$lower" 3 \
             && continue
         for grid in per_tile persistent; do
             # A twin's own lowering on its own grid only: the other grid is its sibling's.
@@ -404,7 +407,7 @@ for spec in "${specs[@]}"; do
             # an architecture and once for the host); the others its sm_90 kernels through
             # ptxas (-cubin: the spill check).
             if [ "${COMPILE_FULL:-0}" != 1 ] && [ $golden = 0 ] && [ "$lower" != "$own" ] \
-               && ! in_turn "$ord" "$lower" 4; then
+               && ! meets "$ord" "$lower" 4; then
                 archs=${archs##*,}
                 checks=ptx,ptxas
             fi
