@@ -34,7 +34,7 @@ extern "C" {
 
 /* Bumped whenever a declaration below changes incompatibly; generated code checks it at
  * compile time. */
-#define PIPERT_ABI_VERSION 6
+#define PIPERT_ABI_VERSION 7
 #define PIPERT_MAX_DEVICES 64
 
 /* What a launcher needs to know about a device. */

@@ -57,7 +57,7 @@ __device__ __forceinline__ void pg_api_edges(unsigned char *dst, const unsigned 
         [=](unsigned char *d, const unsigned char *s, int v) {
             const int col = (int)((d - dst) % PITCH);
             if (VEC < 4 || v < VEC || col < lo || col >= hi)
-                pg_copy_chunk_sync<VEC>(d, s, v);
+                pg_copy_chunk_sync<VEC, true>(d, s, v);
         });
 }
 #endif /* __CUDACC__ */

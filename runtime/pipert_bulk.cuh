@@ -75,7 +75,7 @@ __device__ __forceinline__ void pg_bulk_region(unsigned char *dst, const unsigne
         (void)bar; (void)l2;
         pg_region<VEC, P, R, ROWBYTES, PITCH, NT>(
             dst, base, o0, o1, o2b, n0, n1, n2b, tid,
-            [](unsigned char *d, const unsigned char *s, int v) { pg_copy_chunk_sync<VEC>(d, s, v); });
+            [](unsigned char *d, const unsigned char *s, int v) { pg_copy_chunk_sync<VEC, true>(d, s, v); });
     }
 }
 

@@ -78,8 +78,9 @@ __device__ __forceinline__ void pg_cp_async_wait()
  * smallest (4 bytes: pointers aligned to less, the documented fallback) and where the
  * chunk is not whole: cp.async reads only its src-size bytes, but compute-sanitizer's
  * memcheck counts the whole chunk, and a chunk past the end of an allocation of exactly
- * the array's size was an out-of-bounds read to it (and a launch failure under it). */
-template <int VEC, bool CG, int PF, bool HINT>
+ * the array's size was an out-of-bounds read to it (and a launch failure under it).
+ * ZERO_WHOLE as pg_copy_chunk_sync's. */
+template <int VEC, bool CG, int PF, bool HINT, bool ZERO_WHOLE>
 __device__ __forceinline__ void pg_copy_chunk_async(unsigned char *dst, const unsigned char *src,
                                                     int valid, uint64_t policy)
 {
@@ -89,7 +90,7 @@ __device__ __forceinline__ void pg_copy_chunk_async(unsigned char *dst, const un
             return;
         }
     }
-    pg_copy_chunk_sync<VEC>(dst, src, valid);
+    pg_copy_chunk_sync<VEC, ZERO_WHOLE>(dst, src, valid);
 }
 
 /* An L2 cache policy for cp.async's cache_hint (EVICT: 1 normal, 2 first, 3 last,

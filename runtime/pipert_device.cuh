@@ -225,21 +225,26 @@ template <> struct pg_chunk<4>  { typedef int type; };
 template <> struct pg_chunk<2>  { typedef short type; };
 template <> struct pg_chunk<1>  { typedef char type; };
 
-/* Copy `valid` bytes (0..VEC) of one chunk, zero-filling the rest of it. A chunk wholly
- * outside the array (a halo, a padded row, a region past the array's end) is one store
- * of zeros: byte by byte its lanes, 16 bytes apart, met 4 to a bank, and rmsnorm's packed
- * kernel (g staged at its bound, 28 of 32 KiB past the array's end at rows of 1024) spent
- * 105 million bank conflicts of 197 million shared wavefronts on it (ncu, H200). The
- * partial chunk keeps the unrolled select: a store of zeros before a loop to `valid`
- * took 8 more registers in most 16-byte kernels. And the test is `<= 0`: as `== 0`
- * ptxas spilled 24 bytes in hash's 16-byte kernel under cp.async (sm_90, CUDA 13.0).
- * This store costs jacobi2d under pipeline per tile 2.7% of cudaMemcpy (0.860 against
- * 0.884 without it, H100, same process), whose halo chunks take it. Taken out of here
- * and kept for one-row regions alone (pg_region_chunks' third loop, rmsnorm's g), it
- * gave jacobi2d its 2.7% back with rmsnorm and hash level, but ptxas spilled 12 bytes in
- * saxpy's 16-byte kernel under cp.async persistent and 24 in reduce_sum's under
- * pipeline-roles (sm_90). */
-template <int VEC>
+/* Copy `valid` bytes (0..VEC) of one chunk, zero-filling the rest of it. ZERO_WHOLE: a
+ * chunk wholly outside the array is one store of zeros. Where a tile is planned at a
+ * bound (`cols <= N`) most of a short row's slot lies past the array's end on every tile:
+ * byte by byte its lanes, 16 bytes apart, met 4 to a bank, and rmsnorm's packed kernel (g
+ * staged at its bound, 28 of 32 KiB past the array's end at rows of 1024) spent 105
+ * million bank conflicts of 197 million shared wavefronts on it (ncu, H200; 0.62 -> 0.97
+ * of cudaMemcpy with the store). Elsewhere such chunks are a halo's or the last tile's;
+ * where every chunk of every tile is checked (pg_region) and the whole chunk is an async
+ * copy (pipeline, pipeline-thread), the branch moves the loop's schedule: jacobi2d per
+ * tile 0.859 of cudaMemcpy with it against 0.887 without under pipeline, 0.872 against
+ * 0.888 under pipeline-thread, but colsum under pipeline persistent, whose tiles never
+ * reach the array's end, 0.944 of the same-shape reference against 0.924 (H100, one
+ * process); jacobi2d is the older row. The generated chunk copies say which
+ * (emit_zero_whole). Tested once per chunk in pg_region_chunks' loop instead, it made
+ * ptxas spill in saxpy's 16-byte kernel under cp.async persistent and in reduce_sum's
+ * under pipeline-roles (sm_90). The partial chunk keeps the unrolled select:
+ * a store of zeros before a loop to `valid` took 8 more registers in most 16-byte
+ * kernels. The test is `<= 0`: as `== 0` ptxas spilled 24 bytes in hash's 16-byte kernel
+ * under cp.async (sm_90, CUDA 13.0). */
+template <int VEC, bool ZERO_WHOLE>
 __device__ __forceinline__ void pg_copy_chunk_sync(unsigned char *dst, const unsigned char *src,
                                                    int valid)
 {
@@ -248,9 +253,11 @@ __device__ __forceinline__ void pg_copy_chunk_sync(unsigned char *dst, const uns
         *reinterpret_cast<chunk_t *>(dst) = *reinterpret_cast<const chunk_t *>(src);
         return;
     }
-    if (valid <= 0) {
-        *reinterpret_cast<chunk_t *>(dst) = chunk_t{};
-        return;
+    if constexpr (ZERO_WHOLE) {
+        if (valid <= 0) {
+            *reinterpret_cast<chunk_t *>(dst) = chunk_t{};
+            return;
+        }
     }
     for (int b = 0; b < VEC; ++b)
         dst[b] = b < valid ? src[b] : (unsigned char)0;

@@ -38,8 +38,8 @@ __device__ __forceinline__ auto pg_evict_src(const unsigned char *src, pg_evict<
  * or wholly outside the array, and every chunk below 4 bytes (no cp.async), is stored
  * synchronously with its tail zero-filled. Such stores are complete in the thread before
  * its arrival (barrier, block pipelines) or the block barrier (pipeline-thread) that
- * publishes the step to the other threads. */
-template <int VEC, class Sync, int EVICT>
+ * publishes the step to the other threads. ZERO_WHOLE as pg_copy_chunk_sync's. */
+template <int VEC, bool ZERO_WHOLE, class Sync, int EVICT>
 __device__ __forceinline__ void pg_cuda_chunk(unsigned char *dst, const unsigned char *src,
                                               int valid, Sync &sync, pg_evict<EVICT> ev)
 {
@@ -50,7 +50,7 @@ __device__ __forceinline__ void pg_cuda_chunk(unsigned char *dst, const unsigned
             return;
         }
     }
-    pg_copy_chunk_sync<VEC>(dst, src, valid);
+    pg_copy_chunk_sync<VEC, ZERO_WHOLE>(dst, src, valid);
 }
 
 /* ---- barrier: a staged region into the slot whose cuda::barrier is `bar`. On sm_90 with
@@ -87,7 +87,7 @@ __device__ __forceinline__ void pg_bar_region(unsigned char *dst, const unsigned
 #endif
     pg_region<VEC, P, R, ROWBYTES, PITCH, NT>(
         dst, base, o0, o1, o2b, n0, n1, n2b, tid,
-        [&](unsigned char *d, const unsigned char *s, int v) { pg_cuda_chunk<VEC>(d, s, v, bar, ev); });
+        [&](unsigned char *d, const unsigned char *s, int v) { pg_cuda_chunk<VEC, true>(d, s, v, bar, ev); });
 }
 #endif /* __CUDACC__ */
 #endif /* PIPERT_MEMCPY_ASYNC_CUH */

@@ -11,8 +11,9 @@
 /* ---- primitives: one whole chunk through __pipeline_memcpy_async. A part of a chunk
  * (an array's end) and chunks below 4 bytes (the primitive's smallest copy) are copied
  * synchronously, as pg_copy_chunk_async does: its zfill form reads only the chunk's
- * bytes, but memcheck counts the whole chunk past an allocation's end. ---- */
-template <int VEC>
+ * bytes, but memcheck counts the whole chunk past an allocation's end. ZERO_WHOLE as
+ * pg_copy_chunk_sync's. ---- */
+template <int VEC, bool ZERO_WHOLE>
 __device__ __forceinline__ void pg_prim_chunk(unsigned char *dst, const unsigned char *src,
                                               int valid)
 {
@@ -22,7 +23,7 @@ __device__ __forceinline__ void pg_prim_chunk(unsigned char *dst, const unsigned
             return;
         }
     }
-    pg_copy_chunk_sync<VEC>(dst, src, valid);
+    pg_copy_chunk_sync<VEC, ZERO_WHOLE>(dst, src, valid);
 }
 #endif /* __CUDACC__ */
 #endif /* PIPERT_PRIMITIVES_CUH */

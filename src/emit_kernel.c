@@ -520,8 +520,15 @@ void emit_copy_region_calls(kctx *k, const ir_op *op, const char *fn, chunk_prin
     emit_step_close(k, op);
 }
 
-void emit_copy_regions(kctx *k, const ir_op *op, const char *fn, chunk_printer chunk)
+const char *emit_zero_whole(const kctx *k)
 {
+    return k->walk == REGION_SPLIT || spec_tile_at_bound(k->s) ? "true" : "false";
+}
+
+void emit_copy_regions(kctx *k, const ir_op *op, region_walk walk, chunk_printer chunk)
+{
+    const char *fn = walk == REGION_SPLIT ? "pg_region_split" : "pg_region";
+    k->walk = walk;
     emit_step_open(k, op);
     for (int i = 0; i < k->s->nstaged; ++i)
         if ((op->stage < 0 || op->stage == i) && !k->s->stages[i].is_output)
@@ -1442,7 +1449,7 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, int l
     const spec *s = sc->spec;
     strbuf body;
     sb_init(&body, out->arena);
-    kctx k = {&body, u, s, sc, "pg_t", 0, ROLE_ALL, sm, false};
+    kctx k = {&body, u, s, sc, "pg_t", 0, ROLE_ALL, sm, false, REGION_CHECKED};
     kp(&k, "template <int VEC>\n__global__ void __launch_bounds__(%d", sc->threads);
     /* setmaxnreg's counts assume the launch's: what one block an SM gives a thread. */
     if (s->blocks_per_sm || sc->regs_launch)

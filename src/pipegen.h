@@ -23,7 +23,7 @@
 #define PIPEGEN_VERSION "0.1.0"
 /* The PIPERT_ABI_VERSION of runtime/pipert.h that generated sources are written for (they
  * refuse to compile against another; the install suite checks the two agree). */
-#define PIPEGEN_PIPERT_ABI 6
+#define PIPEGEN_PIPERT_ABI 7
 /* The oldest CUDA the generated sources are for (CUDART_VERSION: 13.0, the one they are
  * tested with); they refuse to compile with an older one (README, Requirements). */
 #define PIPEGEN_MIN_CUDART 13000
@@ -710,6 +710,10 @@ long long spec_tile_rows(const spec *s);
 int spec_row_group(const spec *s, int warps);
 /* The bound of a size symbol a tile spans whole (`tile x[8][cols <= 4096]`: 4096), or 0. */
 long long spec_size_bound(const spec *s, const char *size);
+/* Whether a tile dimension is planned at a bound: the staged slots of a shorter size run
+ * past the array's end on every tile, and the chunk copies store those chunks as one
+ * store of zeros each (pg_copy_chunk_sync's ZERO_WHOLE). */
+bool spec_tile_at_bound(const spec *s);
 /* Packed rows. A tile of whole rows of a bounded size symbol (`tile x[1][cols <= 8192]`) is
  * planned at the bound, so short rows leave most of each slot, and of each block's work,
  * empty. Where nothing in the spec sees a work item's extent, the launcher also takes

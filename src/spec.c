@@ -108,6 +108,14 @@ long long spec_size_bound(const spec *s, const char *size)
     return 0;
 }
 
+bool spec_tile_at_bound(const spec *s)
+{
+    for (int d = 0; d < s->tile_rank; ++d)
+        if (s->tile_bounded[d])
+            return true;
+    return false;
+}
+
 /* A staged region follows the tile in dimension d when its origin there is the tile's
  * origin plus a constant and its extent the tile's; it is fixed when its origin names no
  * tile origin. Packing scales the one and keeps the other. */

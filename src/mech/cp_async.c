@@ -41,7 +41,7 @@ bool plan_commit_groups(planner *p)
 
 static void print_copy(kctx *k, const ir_op *op)
 {
-    emit_copy_regions(k, op, "pg_region_split", emit_chunk_cp_async);
+    emit_copy_regions(k, op, REGION_SPLIT, emit_chunk_cp_async);
 }
 
 static void print_commit(kctx *k, const ir_op *op)
@@ -58,9 +58,9 @@ static void print_wait(kctx *k, const ir_op *op)
 void emit_chunk_cp_async(kctx *k, const spec_stage *st, const char *name)
 {
     bool hint = st->evict != EVICT_DEFAULT;
-    kp(k, "pg_copy_chunk_async<pg_vec_%s, %s, %d, %s>(pg_d, pg_s, pg_v, %s%s)", name,
+    kp(k, "pg_copy_chunk_async<pg_vec_%s, %s, %d, %s, %s>(pg_d, pg_s, pg_v, %s%s)", name,
        st->cache == CACHE_CA ? "false" : "true", st->prefetch, hint ? "true" : "false",
-       hint ? "pg_pol_" : "0", hint ? name : "");
+       emit_zero_whole(k), hint ? "pg_pol_" : "0", hint ? name : "");
 }
 
 const mech_module mech_cp_async_module = {

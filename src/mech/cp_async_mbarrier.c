@@ -132,7 +132,7 @@ void emit_mbar_setup(kctx *k)
 
 static void print_copy(kctx *k, const ir_op *op)
 {
-    emit_copy_regions(k, op, "pg_region_split", emit_chunk_cp_async);
+    emit_copy_regions(k, op, REGION_SPLIT, emit_chunk_cp_async);
 }
 
 /* Thread 0 initialises each slot's barriers: in a loop over the slots, or slot 0's. */

@@ -47,6 +47,12 @@ void plan_layout(planner *p, int nslots);
 int plan_ring_slots(planner *p);
 
 struct emit_unit;
+/* How a region's chunks are walked: REGION_CHECKED (pg_region: each chunk checked against
+ * the array), or REGION_SPLIT (pg_region_split: a region inside its array checks nothing)
+ * where a lowering's chunk copy has a costly path for a chunk at an array's end, or where
+ * producer warps copy every chunk (pipert_device.cuh says which measured faster). */
+typedef enum { REGION_CHECKED, REGION_SPLIT } region_walk;
+
 /* The state of printing one kernel. */
 typedef struct kctx {
     strbuf *out;
@@ -59,6 +65,7 @@ typedef struct kctx {
     int sm;                      /* the architecture the kernel is printed for */
     bool origin_hoisted;         /* the loop's trip declared its own step's tile origin and
                                     slot: its operations of that step use them */
+    region_walk walk;            /* the walk of the region copy being printed */
 } kctx;
 
 /* Print at the current indentation; every line of the text is indented. */
@@ -87,11 +94,13 @@ void emit_step_close(kctx *k, const ir_op *op);
 /* How a lowering moves one chunk of a region: a statement over pg_d (destination),
  * pg_s (source) and pg_v (valid bytes). */
 typedef void (*chunk_printer)(kctx *k, const spec_stage *st, const char *name);
-/* Copy every staged input the operation names, chunk by chunk, in a step scope, through
- * FN: pg_region, or pg_region_split where a lowering's chunk copy has a costly path for
- * a chunk at an array's end, or where producer warps copy every chunk (pipert_device.cuh
- * says which measured faster). */
-void emit_copy_regions(kctx *k, const ir_op *op, const char *fn, chunk_printer chunk);
+/* Copy every staged input the operation names, chunk by chunk, in a step scope. */
+void emit_copy_regions(kctx *k, const ir_op *op, region_walk walk, chunk_printer chunk);
+/* An async chunk printer's ZERO_WHOLE argument (pg_copy_chunk_sync's): "true" where its
+ * checked chunks are few (REGION_SPLIT: the tiles at an edge) or many of them lie wholly
+ * past the array's end (a tile planned at a bound); "false" where every chunk of every
+ * tile takes the check (pipert_device.cuh has the measurements). */
+const char *emit_zero_whole(const kctx *k);
 /* COPY for a lowering whose copies are calls per region rather than per chunk:
  * FN<VEC, P, R, ROWBYTES, PITCH, NT>(slot, array, o0, o1, o2b, n0, n1, n2b, threadIdx.x,
  * ARGS) for each staged input of op (pg_region's shape and place; NT the copying threads),

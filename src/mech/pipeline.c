@@ -128,8 +128,8 @@ static bool plan_roles(planner *p)
  * stage's `evict` policy an annotated_ptr property of the source. */
 static void chunk(kctx *k, const spec_stage *st, const char *name)
 {
-    kp(k, "pg_cuda_chunk<pg_vec_%s>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<%d>())", name,
-       (int)st->evict);
+    kp(k, "pg_cuda_chunk<pg_vec_%s, %s>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<%d>())", name,
+       emit_zero_whole(k), (int)st->evict);
 }
 
 /* The pipeline of the block (with roles: the role of this thread); its shared state is
@@ -180,7 +180,7 @@ static void print_release(kctx *k, const ir_op *op) { print_call(k, op, "consume
 
 static void print_copy(kctx *k, const ir_op *op)
 {
-    emit_copy_regions(k, op, "pg_region", chunk);
+    emit_copy_regions(k, op, REGION_CHECKED, chunk);
 }
 
 /* With roles, the producer warps copy every chunk of a step (a few threads, dozens of
@@ -188,7 +188,7 @@ static void print_copy(kctx *k, const ir_op *op)
  * and, for one or two warps, the row offset instead of the index math per chunk. */
 static void print_roles_copy(kctx *k, const ir_op *op)
 {
-    emit_copy_regions(k, op, "pg_region_split", chunk);
+    emit_copy_regions(k, op, REGION_SPLIT, chunk);
 }
 
 static void print_barrier(kctx *k, const ir_op *op)
@@ -204,7 +204,7 @@ static void print_barrier(kctx *k, const ir_op *op)
 static void print_thread_copy(kctx *k, const ir_op *op)
 {
     kp(k, "pg_pipe.producer_acquire();\n");
-    emit_copy_regions(k, op, "pg_region", chunk);
+    emit_copy_regions(k, op, REGION_CHECKED, chunk);
 }
 
 static void print_thread_commit(kctx *k, const ir_op *op)

@@ -12,12 +12,12 @@
 static void chunk(kctx *k, const spec_stage *st, const char *name)
 {
     (void)st;
-    kp(k, "pg_prim_chunk<pg_vec_%s>(pg_d, pg_s, pg_v)", name);
+    kp(k, "pg_prim_chunk<pg_vec_%s, %s>(pg_d, pg_s, pg_v)", name, emit_zero_whole(k));
 }
 
 static void print_copy(kctx *k, const ir_op *op)
 {
-    emit_copy_regions(k, op, "pg_region_split", chunk);
+    emit_copy_regions(k, op, REGION_SPLIT, chunk);
 }
 
 static void print_commit(kctx *k, const ir_op *op)

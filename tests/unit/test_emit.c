@@ -325,8 +325,8 @@ START_TEST(sync_has_no_async_copies)
     emit_for(&e, saxpy, MECH_SYNC, true);
     ck_assert_lacks(e.kernels, "pg_cp_async");
     ck_assert_lacks(e.kernels, "pg_copy_chunk_async");
-    ck_assert_int_eq(count(e.kernels, "pg_copy_chunk_sync<pg_vec_x>(pg_d, pg_s, pg_v)"), 1);
-    ck_assert_int_eq(count(e.kernels, "pg_copy_chunk_sync<pg_vec_y>(pg_d, pg_s, pg_v)"), 1);
+    ck_assert_int_eq(count(e.kernels, "pg_copy_chunk_sync<pg_vec_x, true>(pg_d, pg_s, pg_v)"), 1);
+    ck_assert_int_eq(count(e.kernels, "pg_copy_chunk_sync<pg_vec_y, true>(pg_d, pg_s, pg_v)"), 1);
     /* One slot of 8192 bytes per stage, two barriers around the compute per kernel, and
      * one after the first claim (a persistent grid). */
     ck_assert_contains(e.kernels, "(pg_smem + 8192, pg_g_y,\n");
@@ -334,6 +334,34 @@ START_TEST(sync_has_no_async_copies)
     ck_assert_int_eq(count(e.kernels, "__syncthreads();"), 3);
     ck_assert_lacks(e.src.data, "pipert_cp_async.cuh");
     emitted_free(&e);
+}
+END_TEST
+
+/* A chunk wholly past its array's end is one store of zeros where the checked chunks are
+ * few (the split walk) or a tile planned at a bound leaves many, and byte stores where
+ * every chunk of every tile is checked (pipert_device.cuh: jacobi2d under pipeline). */
+START_TEST(whole_chunks_past_the_end_follow_the_walk)
+{
+    static const char *bounded =
+        "pipeline r {\n  in float x[rows][cols];\n  out float y[rows][cols];\n"
+        "  grid per_tile;\n  tile y[1][cols <= 4096];\n  stage x;\n"
+        "  compute elementwise (i, j) { y[i][j] = 2.0f * x[i][j]; }\n}\n";
+    const struct { const char *spec; mech mech; const char *call; } cases[] = {
+        {saxpy, MECH_PIPELINE, "pg_cuda_chunk<pg_vec_x, false>("},
+        {saxpy, MECH_PIPELINE_THREAD, "pg_cuda_chunk<pg_vec_x, false>("},
+        {saxpy, MECH_PIPELINE_ROLES, "pg_cuda_chunk<pg_vec_x, true>("},
+        {saxpy, MECH_PRIMITIVES, "pg_prim_chunk<pg_vec_x, true>("},
+        {saxpy, MECH_CP_ASYNC, "pg_copy_chunk_async<pg_vec_x, true, 0, false, true>("},
+        {bounded, MECH_PIPELINE, "pg_cuda_chunk<pg_vec_x, true>("},
+        {bounded, MECH_PIPELINE_THREAD, "pg_cuda_chunk<pg_vec_x, true>("},
+        {saxpy, MECH_SYNC, "pg_copy_chunk_sync<pg_vec_x, true>("},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        emitted e;
+        emit_for(&e, cases[i].spec, cases[i].mech, true);
+        ck_assert_contains(e.kernels, cases[i].call);
+        emitted_free(&e);
+    }
 }
 END_TEST
 
@@ -348,9 +376,9 @@ START_TEST(cache_options_reach_the_copies)
     const char *k = e.kernels;
     ck_assert_int_eq(count(k, "const uint64_t pg_pol_x = pg_l2_policy<2>();"), 1);
     ck_assert_lacks(k, "pg_pol_y");
-    ck_assert_contains(k, "pg_copy_chunk_async<pg_vec_x, false, 128, true>(pg_d, pg_s, pg_v, "
+    ck_assert_contains(k, "pg_copy_chunk_async<pg_vec_x, false, 128, true, true>(pg_d, pg_s, pg_v, "
                           "pg_pol_x)");
-    ck_assert_contains(k, "pg_copy_chunk_async<pg_vec_y, true, 0, false>(pg_d, pg_s, pg_v, 0)");
+    ck_assert_contains(k, "pg_copy_chunk_async<pg_vec_y, true, 0, false, true>(pg_d, pg_s, pg_v, 0)");
     ck_assert_lacks(k, "pg_copy_chunk_async<pg_vec_x, true");
     emitted_free(&e);
 }
@@ -687,6 +715,7 @@ static Suite *emit_suite(void)
     tcase_add_test(src, wait_counts_follow_the_ring);
     tcase_add_test(src, sync_has_no_async_copies);
     tcase_add_test(src, cache_options_reach_the_copies);
+    tcase_add_test(src, whole_chunks_past_the_end_follow_the_walk);
     tcase_add_test(src, copy_width_constants);
     tcase_add_test(src, line_directives);
     tcase_add_test(src, accumulators_and_combine);
