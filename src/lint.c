@@ -203,6 +203,32 @@ static void lint_narrow_row_copies(diag_ctx *d, const spec *s)
     }
 }
 
+/* A staged input whose region is one contiguous run of its array (whole rows of a literal
+ * length, no halo) but whose rows are not a multiple of 16 bytes: the region is copied in
+ * chunks of the widest power of two that divides a row, where 16-byte chunks would tile
+ * the run. */
+static void lint_narrow_chunks(diag_ctx *d, const spec *s)
+{
+    for (int i = 0; i < s->nstaged; ++i) {
+        const spec_stage *st = &s->stages[i];
+        const spec_array *a = &s->arrays[st->array];
+        const int last = st->rank - 1;
+        const long long row = st->extent[last] * ast_type_size(a->type);
+        if (st->is_output || st->rank < 2 || row % 16 == 0 || st->halo || st->bytes % 16
+            || a->dims[last].name || a->dims[last].value != st->extent[last])
+            continue;
+        diag_warning(d, W_PERF, st->loc,
+                     "'%s' is copied in %lld-byte chunks (its rows are %lld bytes), though "
+                     "its region is one run of %lld bytes that 16-byte chunks would "
+                     "copy (uint8 [n][4] against the same bytes as uchar4 [n]: 0.85 of "
+                     "cudaMemcpy against 0.98 under cp.async per tile, 0.84 against 0.99 "
+                     "under sync, 0.79 against 0.96 under bulk persistent, H100); declare "
+                     "the element as a vector type (uchar4, short2, float4, ...) or the "
+                     "array with one dimension fewer", a->name, row & -row, row, st->bytes);
+        return;
+    }
+}
+
 void lint_perf(diag_ctx *d, const spec *s)
 {
     lint_swizzle_ignored(d, s);
@@ -212,4 +238,5 @@ void lint_perf(diag_ctx *d, const spec *s)
     lint_thin_rows(d, s);
     lint_halo_reread(d, s);
     lint_narrow_row_copies(d, s);
+    lint_narrow_chunks(d, s);
 }

@@ -1569,6 +1569,32 @@ c_warning_perf_narrow_row_copies() {
     rm -f p.pipe
 }
 
+c_warning_perf_narrow_chunks() {
+    # A staged input that is one contiguous run but whose rows are not a multiple of 16
+    # bytes: said at the stage, once. As a vector type, rows of 16 bytes, or rows of a
+    # size symbol (not one run when the tile is narrower): nothing.
+    printf '%s\n' 'pipeline u {' '  in  uint8 src[n][4];' '  out uint8 dst[n][4];' \
+        '  tile  dst[1024][4] at (p0, c0);' '  stage src;' \
+        '  compute elementwise (p, c) { dst[p][c] = src[p][c] ^ 1; }' '}' >p.pipe
+    pg p.pipe --verify
+    expect_status 0
+    expect_err_has "p.pipe:5:9: warning: 'src' is copied in 4-byte chunks (its rows are 4 bytes), though its region is one run of 4096 bytes"
+    expect_err_has "[-Wperf]"
+    [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning: $err"
+    pg p.pipe --verify -Wno-perf; expect_status 0; expect_no_err
+    sed 's/\[4\]/[12]/g' p.pipe >q.pipe
+    pg q.pipe --verify; expect_status 0; expect_err_has "'src' is copied in 4-byte chunks (its rows are 12 bytes)"
+    sed 's/\[4\]/[16]/g' p.pipe >q.pipe
+    pg q.pipe --verify; expect_status 0; expect_no_err
+    sed 's/\[n\]\[4\]/[n][w]/g' p.pipe >q.pipe
+    pg q.pipe --verify; expect_status 0; expect_no_err
+    printf '%s\n' 'pipeline v {' '  in  uchar4 src[n];' '  out uchar4 dst[n];' \
+        '  tile  dst[1024] at (p0);' '  stage src;' \
+        '  compute elementwise (p) { dst[p] = src[p]; }' '}' >q.pipe
+    pg q.pipe --verify; expect_status 0; expect_no_err
+    rm -f p.pipe q.pipe
+}
+
 c_warning_perf_bins_per_tile() {
     # Array accumulators on a per-tile grid, said at the grid item (or the accumulator, for
     # --grid): every block combines all its bins for one tile. Their default grid: none.
