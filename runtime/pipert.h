@@ -32,8 +32,8 @@
 extern "C" {
 #endif
 
-/* Bumped whenever a declaration below changes incompatibly; generated code checks it at
- * compile time. */
+/* Bumped whenever a declaration below, or a device header's function or template that
+ * generated code calls, changes incompatibly; generated code checks it at compile time. */
 #define PIPERT_ABI_VERSION 7
 #define PIPERT_MAX_DEVICES 64
 
