@@ -115,6 +115,12 @@ static const char *swizzle_test(const char *text, const char *name)
     return NULL;
 }
 
+/* Bytes of a row (the fastest dimension) of a stage's region. */
+static long long region_row_bytes(const spec *s, const spec_stage *st)
+{
+    return st->extent[st->rank - 1] * ast_type_size(s->arrays[st->array].type);
+}
+
 /* The lowering a stage's copies take: its own, else the spec's (auto until resolved). */
 static mech stage_lowering(const spec *s, const spec_stage *st)
 {
@@ -188,7 +194,7 @@ static void lint_narrow_row_copies(diag_ctx *d, const spec *s)
     for (int i = 0; s->has_steps && i < s->nstaged; ++i) {
         const spec_stage *st = &s->stages[i];
         const mech m = stage_lowering(s, st);
-        const long long row = st->extent[st->rank - 1] * ast_type_size(s->arrays[st->array].type);
+        const long long row = region_row_bytes(s, st);
         if (st->is_output || !mech_row_copies(m) || row >= LINT_MIN_ROW_COPY_BYTES)
             continue;
         diag_warning(d, W_PERF, st->loc,
@@ -213,7 +219,7 @@ static void lint_narrow_chunks(diag_ctx *d, const spec *s)
         const spec_stage *st = &s->stages[i];
         const spec_array *a = &s->arrays[st->array];
         const int last = st->rank - 1;
-        const long long row = st->extent[last] * ast_type_size(a->type);
+        const long long row = region_row_bytes(s, st);
         if (st->is_output || st->rank < 2 || row % 16 == 0 || st->halo || st->bytes % 16
             || a->dims[last].name || a->dims[last].value != st->extent[last])
             continue;

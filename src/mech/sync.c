@@ -20,7 +20,6 @@ static bool plan(planner *p)
  * gemv and minmax_types (sm_90, CUDA 13.0). */
 static void chunk(kctx *k, const spec_stage *st, const char *name)
 {
-    (void)k;
     (void)st;
     kp(k, "pg_copy_chunk_sync<pg_vec_%s, true>(pg_d, pg_s, pg_v)", name);
 }
