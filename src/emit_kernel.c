@@ -691,6 +691,34 @@ static void emit_elementwise_columns(kctx *k)
     kp(k, "        }\n    }\n}\n");
 }
 
+/* The planes a whole tile's walk unrolls at once: all of them up to this many. */
+enum { PLANE_UNROLL = 16 };
+
+/* A thread's walk down the slowest dimension of a rank-3 tile, at each of its positions in
+ * a plane (tid, tid + computing threads, ...). A whole tile walks every plane unrolled and
+ * unguarded, so that what a cell reads of the planes it shares with the cell below is
+ * read once: nvcc keeps it in a register (a 27-point stencil's shared-memory loads, 27 a
+ * cell, fall to 9 and the planes' share). A tile at the array's end checks each position
+ * and stops at its last plane. */
+static void emit_plane_walk(kctx *k, bool whole)
+{
+    const spec *s = k->s;
+    const int cnt = compute_threads(k);
+    kp(k, "    for (int pg_p = %s; pg_p < %lld; pg_p += %d) {\n", compute_tid(k),
+       s->tile[1] * s->tile[2], cnt);
+    kp(k, "        const int pg_l2 = pg_p %% %lld;\n        const int pg_l1 = pg_p / %lld;\n",
+       s->tile[2], s->tile[2]);
+    if (whole)
+        kp(k, "#pragma unroll %d\n        for (int pg_l0 = 0; pg_l0 < %lld; ++pg_l0) {\n",
+           s->tile[0] <= PLANE_UNROLL ? (int)s->tile[0] : PLANE_UNROLL, s->tile[0]);
+    else
+        kp(k, "        if (pg_l1 >= pg_lim1 || pg_l2 >= pg_lim2)\n            continue;\n"
+              "#pragma unroll %d\n        for (int pg_l0 = 0; pg_l0 < pg_lim0; ++pg_l0) {\n",
+           s->tile[0] < 4 ? (int)s->tile[0] : 4);
+    emit_cell(k, "            ");
+    kp(k, "        }\n    }\n");
+}
+
 /* compute elementwise: the tile's cells are dealt to the compute threads in order, the
  * fastest dimension fastest; cells outside the array are skipped. Positions inside the
  * tile are ints, checked against pg_limD, so that only the body's own indexing is 64-bit.
@@ -719,6 +747,15 @@ static void emit_elementwise(kctx *k)
            tid, s->tile[1], (int)(cnt / s->tile[1]));
         emit_cell(k, "        ");
         kp(k, "    }\n}\n");
+        return;
+    }
+    if (s->tile_rank == 3 && s->tile[1] * s->tile[2] % cnt == 0) {
+        kp(k, "if (pg_lim0 == %lld && pg_lim1 == %lld && pg_lim2 == %lld) {\n", s->tile[0],
+           s->tile[1], s->tile[2]);
+        emit_plane_walk(k, true);
+        kp(k, "} else {\n");
+        emit_plane_walk(k, false);
+        kp(k, "}\n");
         return;
     }
     if (s->tile_rank == 1) {

@@ -73,20 +73,39 @@ __global__ void __launch_bounds__(256) halo_borders_sm80(const struct halo_borde
                 const int pg_lim1 = pg_rest1 < 8 ? (int)pg_rest1 : 8;
                 const int64_t pg_rest2 = nx - x0;
                 const int pg_lim2 = pg_rest2 < 64 ? (int)pg_rest2 : 64;
+                if (pg_lim0 == 4 && pg_lim1 == 8 && pg_lim2 == 64) {
+                    for (int pg_p = (int)threadIdx.x; pg_p < 512; pg_p += 256) {
+                        const int pg_l2 = pg_p % 64;
+                        const int pg_l1 = pg_p / 64;
                 #pragma unroll 4
-                for (int pg_e = (int)threadIdx.x; pg_e < 2048; pg_e += 256) {
-                    const int pg_l2 = pg_e % 64;
-                    const int pg_l1 = pg_e / 64 % 8;
-                    const int pg_l0 = pg_e / 512;
-                    if (pg_l0 < pg_lim0 && pg_l1 < pg_lim1 && pg_l2 < pg_lim2) {
-                        const int64_t k = z0 + pg_l0;
-                        const int64_t j = y0 + pg_l1;
-                        const int64_t i = x0 + pg_l2;
+                        for (int pg_l0 = 0; pg_l0 < 4; ++pg_l0) {
+                            const int64_t k = z0 + pg_l0;
+                            const int64_t j = y0 + pg_l1;
+                            const int64_t i = x0 + pg_l2;
 #line 15 "halo_borders.pipe"
 
     z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
   
 #line 90 "halo_borders.cu"
+                        }
+                    }
+                } else {
+                    for (int pg_p = (int)threadIdx.x; pg_p < 512; pg_p += 256) {
+                        const int pg_l2 = pg_p % 64;
+                        const int pg_l1 = pg_p / 64;
+                        if (pg_l1 >= pg_lim1 || pg_l2 >= pg_lim2)
+                            continue;
+                #pragma unroll 4
+                        for (int pg_l0 = 0; pg_l0 < pg_lim0; ++pg_l0) {
+                            const int64_t k = z0 + pg_l0;
+                            const int64_t j = y0 + pg_l1;
+                            const int64_t i = x0 + pg_l2;
+#line 15 "halo_borders.pipe"
+
+    z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
+  
+#line 108 "halo_borders.cu"
+                        }
                     }
                 }
             } else {
@@ -99,20 +118,39 @@ __global__ void __launch_bounds__(256) halo_borders_sm80(const struct halo_borde
                 const int pg_lim1 = pg_rest1 < 8 ? (int)pg_rest1 : 8;
                 const int64_t pg_rest2 = nx - x0;
                 const int pg_lim2 = pg_rest2 < 64 ? (int)pg_rest2 : 64;
+                if (pg_lim0 == 4 && pg_lim1 == 8 && pg_lim2 == 64) {
+                    for (int pg_p = (int)threadIdx.x; pg_p < 512; pg_p += 256) {
+                        const int pg_l2 = pg_p % 64;
+                        const int pg_l1 = pg_p / 64;
                 #pragma unroll 4
-                for (int pg_e = (int)threadIdx.x; pg_e < 2048; pg_e += 256) {
-                    const int pg_l2 = pg_e % 64;
-                    const int pg_l1 = pg_e / 64 % 8;
-                    const int pg_l0 = pg_e / 512;
-                    if (pg_l0 < pg_lim0 && pg_l1 < pg_lim1 && pg_l2 < pg_lim2) {
-                        const int64_t k = z0 + pg_l0;
-                        const int64_t j = y0 + pg_l1;
-                        const int64_t i = x0 + pg_l2;
+                        for (int pg_l0 = 0; pg_l0 < 4; ++pg_l0) {
+                            const int64_t k = z0 + pg_l0;
+                            const int64_t j = y0 + pg_l1;
+                            const int64_t i = x0 + pg_l2;
 #line 15 "halo_borders.pipe"
 
     z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
   
-#line 116 "halo_borders.cu"
+#line 135 "halo_borders.cu"
+                        }
+                    }
+                } else {
+                    for (int pg_p = (int)threadIdx.x; pg_p < 512; pg_p += 256) {
+                        const int pg_l2 = pg_p % 64;
+                        const int pg_l1 = pg_p / 64;
+                        if (pg_l1 >= pg_lim1 || pg_l2 >= pg_lim2)
+                            continue;
+                #pragma unroll 4
+                        for (int pg_l0 = 0; pg_l0 < pg_lim0; ++pg_l0) {
+                            const int64_t k = z0 + pg_l0;
+                            const int64_t j = y0 + pg_l1;
+                            const int64_t i = x0 + pg_l2;
+#line 15 "halo_borders.pipe"
+
+    z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
+  
+#line 153 "halo_borders.cu"
+                        }
                     }
                 }
             }
@@ -194,20 +232,39 @@ __global__ void __launch_bounds__(256) halo_borders_sm90(const struct halo_borde
                 const int pg_lim1 = pg_rest1 < 8 ? (int)pg_rest1 : 8;
                 const int64_t pg_rest2 = nx - x0;
                 const int pg_lim2 = pg_rest2 < 64 ? (int)pg_rest2 : 64;
+                if (pg_lim0 == 4 && pg_lim1 == 8 && pg_lim2 == 64) {
+                    for (int pg_p = (int)threadIdx.x; pg_p < 512; pg_p += 256) {
+                        const int pg_l2 = pg_p % 64;
+                        const int pg_l1 = pg_p / 64;
                 #pragma unroll 4
-                for (int pg_e = (int)threadIdx.x; pg_e < 2048; pg_e += 256) {
-                    const int pg_l2 = pg_e % 64;
-                    const int pg_l1 = pg_e / 64 % 8;
-                    const int pg_l0 = pg_e / 512;
-                    if (pg_l0 < pg_lim0 && pg_l1 < pg_lim1 && pg_l2 < pg_lim2) {
-                        const int64_t k = z0 + pg_l0;
-                        const int64_t j = y0 + pg_l1;
-                        const int64_t i = x0 + pg_l2;
+                        for (int pg_l0 = 0; pg_l0 < 4; ++pg_l0) {
+                            const int64_t k = z0 + pg_l0;
+                            const int64_t j = y0 + pg_l1;
+                            const int64_t i = x0 + pg_l2;
 #line 15 "halo_borders.pipe"
 
     z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
   
-#line 211 "halo_borders.cu"
+#line 249 "halo_borders.cu"
+                        }
+                    }
+                } else {
+                    for (int pg_p = (int)threadIdx.x; pg_p < 512; pg_p += 256) {
+                        const int pg_l2 = pg_p % 64;
+                        const int pg_l1 = pg_p / 64;
+                        if (pg_l1 >= pg_lim1 || pg_l2 >= pg_lim2)
+                            continue;
+                #pragma unroll 4
+                        for (int pg_l0 = 0; pg_l0 < pg_lim0; ++pg_l0) {
+                            const int64_t k = z0 + pg_l0;
+                            const int64_t j = y0 + pg_l1;
+                            const int64_t i = x0 + pg_l2;
+#line 15 "halo_borders.pipe"
+
+    z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
+  
+#line 267 "halo_borders.cu"
+                        }
                     }
                 }
             } else {
@@ -220,20 +277,39 @@ __global__ void __launch_bounds__(256) halo_borders_sm90(const struct halo_borde
                 const int pg_lim1 = pg_rest1 < 8 ? (int)pg_rest1 : 8;
                 const int64_t pg_rest2 = nx - x0;
                 const int pg_lim2 = pg_rest2 < 64 ? (int)pg_rest2 : 64;
+                if (pg_lim0 == 4 && pg_lim1 == 8 && pg_lim2 == 64) {
+                    for (int pg_p = (int)threadIdx.x; pg_p < 512; pg_p += 256) {
+                        const int pg_l2 = pg_p % 64;
+                        const int pg_l1 = pg_p / 64;
                 #pragma unroll 4
-                for (int pg_e = (int)threadIdx.x; pg_e < 2048; pg_e += 256) {
-                    const int pg_l2 = pg_e % 64;
-                    const int pg_l1 = pg_e / 64 % 8;
-                    const int pg_l0 = pg_e / 512;
-                    if (pg_l0 < pg_lim0 && pg_l1 < pg_lim1 && pg_l2 < pg_lim2) {
-                        const int64_t k = z0 + pg_l0;
-                        const int64_t j = y0 + pg_l1;
-                        const int64_t i = x0 + pg_l2;
+                        for (int pg_l0 = 0; pg_l0 < 4; ++pg_l0) {
+                            const int64_t k = z0 + pg_l0;
+                            const int64_t j = y0 + pg_l1;
+                            const int64_t i = x0 + pg_l2;
 #line 15 "halo_borders.pipe"
 
     z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
   
-#line 237 "halo_borders.cu"
+#line 294 "halo_borders.cu"
+                        }
+                    }
+                } else {
+                    for (int pg_p = (int)threadIdx.x; pg_p < 512; pg_p += 256) {
+                        const int pg_l2 = pg_p % 64;
+                        const int pg_l1 = pg_p / 64;
+                        if (pg_l1 >= pg_lim1 || pg_l2 >= pg_lim2)
+                            continue;
+                #pragma unroll 4
+                        for (int pg_l0 = 0; pg_l0 < pg_lim0; ++pg_l0) {
+                            const int64_t k = z0 + pg_l0;
+                            const int64_t j = y0 + pg_l1;
+                            const int64_t i = x0 + pg_l2;
+#line 15 "halo_borders.pipe"
+
+    z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
+  
+#line 312 "halo_borders.cu"
+                        }
                     }
                 }
             }
