@@ -691,21 +691,40 @@ static void emit_elementwise_columns(kctx *k)
     kp(k, "        }\n    }\n}\n");
 }
 
-/* The planes a whole tile's walk unrolls at once: all of them up to this many. */
+/* The planes (or, without a halo, positions) a whole tile's walk unrolls at once: all of
+ * them up to this many. */
 enum { PLANE_UNROLL = 16 };
+
+static bool stages_halo(const spec *s)
+{
+    for (int i = 0; i < s->nstaged; ++i)
+        if (s->stages[i].halo && !s->stages[i].is_output)
+            return true;
+    return false;
+}
 
 /* A thread's walk down the slowest dimension of a rank-3 tile, at each of its positions in
  * a plane (tid, tid + computing threads, ...). A whole tile walks every plane unrolled and
  * unguarded, so that what a cell reads of the planes it shares with the cell below is
  * read once: nvcc keeps it in a register (a 27-point stencil's shared-memory loads, 27 a
- * cell, fall to 9 and the planes' share). A tile at the array's end checks each position
- * and stops at its last plane. */
+ * cell, fall to 9 and the planes' share). Without a halo no reads are shared, and a whole
+ * tile's positions are unrolled too (transpose_batched: the rolled loop's 16-byte tensor
+ * kernel spilled around the persistent tile loop's 64-bit division, ptxas sm_90; with a
+ * halo the unrolled one spilled in stencil27_big's). A tile at the array's end checks
+ * each position and stops at its last plane. */
 static void emit_plane_walk(kctx *k, bool whole)
 {
     const spec *s = k->s;
     const int cnt = compute_threads(k);
-    kp(k, "    for (int pg_p = %s; pg_p < %lld; pg_p += %d) {\n", compute_tid(k),
-       s->tile[1] * s->tile[2], cnt);
+    const long long plane = s->tile[1] * s->tile[2];
+    if (whole && !stages_halo(s))
+        kp(k, "#pragma unroll %d\n    for (int pg_q = 0; pg_q < %lld; ++pg_q) {\n"
+              "        const int pg_p = %s + pg_q * %d;\n",
+           plane / cnt <= PLANE_UNROLL ? (int)(plane / cnt) : PLANE_UNROLL, plane / cnt,
+           compute_tid(k), cnt);
+    else
+        kp(k, "    for (int pg_p = %s; pg_p < %lld; pg_p += %d) {\n", compute_tid(k), plane,
+           cnt);
     kp(k, "        const int pg_l2 = pg_p %% %lld;\n        const int pg_l1 = pg_p / %lld;\n",
        s->tile[2], s->tile[2]);
     if (whole)
@@ -717,22 +736,6 @@ static void emit_plane_walk(kctx *k, bool whole)
            s->tile[0] < 4 ? (int)s->tile[0] : 4);
     emit_cell(k, "            ");
     kp(k, "        }\n    }\n");
-}
-
-/* Whether the compute walks down the planes: a rank-3 tile whose planes the computing
- * threads share evenly, and an input staged with a halo, whose reads neighbouring cells
- * share (a stencil). Without a halo there is nothing to keep: transpose_batched, walked
- * so, ran faster on the H100 (0.94 against 0.73 of cudaMemcpy per tile) but ptxas spilled
- * around the 64-bit division of the persistent tile loop in two of its lowerings. */
-static bool walks_planes(const kctx *k)
-{
-    const spec *s = k->s;
-    if (s->tile_rank != 3 || s->tile[1] * s->tile[2] % compute_threads(k))
-        return false;
-    for (int i = 0; i < s->nstaged; ++i)
-        if (s->stages[i].halo && !s->stages[i].is_output)
-            return true;
-    return false;
 }
 
 /* compute elementwise: the tile's cells are dealt to the compute threads in order, the
@@ -765,7 +768,7 @@ static void emit_elementwise(kctx *k)
         kp(k, "    }\n}\n");
         return;
     }
-    if (walks_planes(k)) {
+    if (s->tile_rank == 3 && s->tile[1] * s->tile[2] % cnt == 0) {
         kp(k, "if (pg_lim0 == %lld && pg_lim1 == %lld && pg_lim2 == %lld) {\n", s->tile[0],
            s->tile[1], s->tile[2]);
         emit_plane_walk(k, true);

@@ -120,20 +120,41 @@ __global__ void __launch_bounds__(256) transpose_batched_sm90(const struct trans
             const int pg_lim1 = pg_rest1 < 32 ? (int)pg_rest1 : 32;
             const int64_t pg_rest2 = rows - r0;
             const int pg_lim2 = pg_rest2 < 32 ? (int)pg_rest2 : 32;
+            if (pg_lim0 == 2 && pg_lim1 == 32 && pg_lim2 == 32) {
             #pragma unroll 4
-            for (int pg_e = (int)threadIdx.x; pg_e < 2048; pg_e += 256) {
-                const int pg_l2 = pg_e % 32;
-                const int pg_l1 = pg_e / 32 % 32;
-                const int pg_l0 = pg_e / 1024;
-                if (pg_l0 < pg_lim0 && pg_l1 < pg_lim1 && pg_l2 < pg_lim2) {
-                    const int64_t z = z0 + pg_l0;
-                    const int64_t c = c0 + pg_l1;
-                    const int64_t r = r0 + pg_l2;
+                for (int pg_q = 0; pg_q < 4; ++pg_q) {
+                    const int pg_p = (int)threadIdx.x + pg_q * 256;
+                    const int pg_l2 = pg_p % 32;
+                    const int pg_l1 = pg_p / 32;
+            #pragma unroll 2
+                    for (int pg_l0 = 0; pg_l0 < 2; ++pg_l0) {
+                        const int64_t z = z0 + pg_l0;
+                        const int64_t c = c0 + pg_l1;
+                        const int64_t r = r0 + pg_l2;
 #line 17 "../../samples/transpose/transpose_batched.pipe"
 
     b[z][c][r] = a[z][r][c];
   
-#line 137 "samples__transpose_batched_tensor.cu"
+#line 139 "samples__transpose_batched_tensor.cu"
+                    }
+                }
+            } else {
+                for (int pg_p = (int)threadIdx.x; pg_p < 1024; pg_p += 256) {
+                    const int pg_l2 = pg_p % 32;
+                    const int pg_l1 = pg_p / 32;
+                    if (pg_l1 >= pg_lim1 || pg_l2 >= pg_lim2)
+                        continue;
+            #pragma unroll 2
+                    for (int pg_l0 = 0; pg_l0 < pg_lim0; ++pg_l0) {
+                        const int64_t z = z0 + pg_l0;
+                        const int64_t c = c0 + pg_l1;
+                        const int64_t r = r0 + pg_l2;
+#line 17 "../../samples/transpose/transpose_batched.pipe"
+
+    b[z][c][r] = a[z][r][c];
+  
+#line 157 "samples__transpose_batched_tensor.cu"
+                    }
                 }
             }
         }
