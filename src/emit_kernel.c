@@ -695,6 +695,11 @@ static void emit_elementwise_columns(kctx *k)
  * them up to this many. */
 enum { PLANE_UNROLL = 16 };
 
+static int unroll_up_to(long long trips, int most)
+{
+    return trips < most ? (int)trips : most;
+}
+
 static bool stages_halo(const spec *s)
 {
     for (int i = 0; i < s->nstaged; ++i)
@@ -720,8 +725,7 @@ static void emit_plane_walk(kctx *k, bool whole)
     if (whole && !stages_halo(s))
         kp(k, "#pragma unroll %d\n    for (int pg_q = 0; pg_q < %lld; ++pg_q) {\n"
               "        const int pg_p = %s + pg_q * %d;\n",
-           plane / cnt <= PLANE_UNROLL ? (int)(plane / cnt) : PLANE_UNROLL, plane / cnt,
-           compute_tid(k), cnt);
+           unroll_up_to(plane / cnt, PLANE_UNROLL), plane / cnt, compute_tid(k), cnt);
     else
         kp(k, "    for (int pg_p = %s; pg_p < %lld; pg_p += %d) {\n", compute_tid(k), plane,
            cnt);
@@ -729,11 +733,11 @@ static void emit_plane_walk(kctx *k, bool whole)
        s->tile[2], s->tile[2]);
     if (whole)
         kp(k, "#pragma unroll %d\n        for (int pg_l0 = 0; pg_l0 < %lld; ++pg_l0) {\n",
-           s->tile[0] <= PLANE_UNROLL ? (int)s->tile[0] : PLANE_UNROLL, s->tile[0]);
+           unroll_up_to(s->tile[0], PLANE_UNROLL), s->tile[0]);
     else
         kp(k, "        if (pg_l1 >= pg_lim1 || pg_l2 >= pg_lim2)\n            continue;\n"
               "#pragma unroll %d\n        for (int pg_l0 = 0; pg_l0 < pg_lim0; ++pg_l0) {\n",
-           s->tile[0] < 4 ? (int)s->tile[0] : 4);
+           unroll_up_to(s->tile[0], 4));
     emit_cell(k, "            ");
     kp(k, "        }\n    }\n");
 }
@@ -818,8 +822,7 @@ typedef void (*cell_printer)(kctx *k, const spec_reduce *r);
  * registers under sync and cg (ptxas, sm_90). */
 static int row_unroll(const spec *s, int step)
 {
-    const long long trips = (s->tile[s->tile_rank - 1] + step - 1) / step;
-    return trips < 4 ? (int)trips : 4;
+    return unroll_up_to((s->tile[s->tile_rank - 1] + step - 1) / step, 4);
 }
 
 /* Who walks a row: where the tile has a row for every compute warp, each warp its own
