@@ -6,7 +6,8 @@
 # GPU_SHARD=K/N split tests/gpu/matrix into N shards exactly (GPU_DRYRUN=1: no GPU), and
 # make bench's report (tests/gpu/report.py) holds each row to the reference that applies;
 # tests/gpu/ab.sh refuses bad arguments before it looks for a GPU; make bench with
-# BENCH_WISDOM measures each auto line twice, and make tune lists the specs it tunes.
+# BENCH_WISDOM measures each auto line twice, and make tune lists the specs it tunes;
+# every record of tests/gpu/h100.wisdom belongs to a spec as it is now, and auto takes it.
 #
 # usage: tests/build/run.sh [CASE...]
 # One line per case; the last line is `build: N passed, M failed`.
@@ -344,6 +345,29 @@ EOF
         "| jacobi2d, best lowering | 0.90 | 0.967 | cudaMemcpy | cp.async per_tile | yes |" \
         "| jacobi2d |  | 0.967 | cp.async per_tile | 0.900 | 0.931 | 0.997 | 1.031 | cudaMemcpy |" \
         "| jacobi2d | auto | per_tile | wisdom | 2990.0 | 3000.0 | 0.997 | 2800.0 | 1.068 | cudaMemcpy |"
+}
+c_h100_wisdom_current() {
+    # tests/gpu/h100.wisdom (pipegen-tune's records from the H100): each record's hash is
+    # a spec's of the tuning set (make tune's, and saxpy's and jacobi2d's) as it is now,
+    # and auto takes it (--dump-ir names its line). A spec edited since its tuning run has
+    # another hash: its record would be ignored without a word. No GPU.
+    local file=$root/tests/gpu/h100.wisdom gpu=NVIDIA_H100_80GB_HBM3 hashes=" " sample spec
+    local h line
+    [ -x "$root/build/pipegen" ] || { fail "no build/pipegen"; return; }
+    for sample in $(GPU_DRYRUN=1 "$root/tests/gpu/wisdom.sh" "$root/build/pipegen" |
+                    awk '$1 == "spec" { print $2 }') saxpy jacobi2d; do
+        spec=$(bash -c '. "$1/tests/gpu/lib.sh" && spec_path "$2"' _ "$root" "$sample")
+        h=$("$root/build/pipegen" --spec-hash "$spec") || { fail "$sample: no spec hash"; return; }
+        hashes+="$h "
+        line=$(grep -n "^$h " "$file" | head -n 1 | cut -d: -f1)
+        [ -n "$line" ] || continue
+        "$root/build/pipegen" -w --wisdom="$file" --wisdom-gpu="$gpu" --arch=sm_90 --dump-ir \
+            "$spec" 2>&1 | grep -q "^wisdom: h100.wisdom:$line " ||
+            fail "$sample: auto does not take its record, h100.wisdom:$line"
+    done
+    while read -r h _; do
+        [[ $hashes == *" $h "* ]] || fail "h100.wisdom: record $h names no spec of the tuning set"
+    done < <(grep -v '^#' "$file")
 }
 c_bench_report_references() {
     # tests/gpu/report.py holds each streaming row to the reference that applies to it:
