@@ -700,10 +700,11 @@ static int unroll_up_to(long long trips, int most)
     return trips < most ? (int)trips : most;
 }
 
+/* Whether a staged input has a halo (sema refuses one on a staged output). */
 static bool stages_halo(const spec *s)
 {
     for (int i = 0; i < s->nstaged; ++i)
-        if (s->stages[i].halo && !s->stages[i].is_output)
+        if (s->stages[i].halo)
             return true;
     return false;
 }
