@@ -1377,6 +1377,43 @@ static void check_cluster(checker *c)
                      mech_names_where(c->a, mech_takes_cluster), first);
 }
 
+/* Whether a device body names the word (pg_ctid, pg_cnt). */
+static bool bodies_name(const spec *s, const char *word)
+{
+    const spec_body *const bodies[] = {&s->compute, &s->prologue, &s->epilogue};
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; ++i)
+        if (bodies[i]->text && text_names(bodies[i]->text, word))
+            return true;
+    return false;
+}
+
+/* Bodies that deal out their work by pg_ctid and never name pg_cnt are written for the
+ * compute threads the spec declares (sgemm's 256 threads each own a 16 x 8 block of C).
+ * Producer warps the spec does not declare, those pipeline-roles takes or
+ * --producer-warps, leave them fewer or more: part of the work would be left undone or
+ * done twice, and nvcc cannot tell. */
+static bool check_compute_threads(checker *c, mech m, diag_origin named)
+{
+    const spec *s = c->s;
+    const ast_item *declared_item = c->once[IT_PRODUCER_WARPS];
+    const int declared_warps = declared_item ? (int)declared_item->value : 0;
+    const int warps = s->producer_warps ? s->producer_warps : mech_min_producer_warps(m);
+    if (warps == declared_warps || !bodies_name(s, "pg_ctid") || bodies_name(s, "pg_cnt"))
+        return true;
+    const bool taken = !c->tgt->producer_warps.opt;
+    diag_error_from(c->d, taken ? named : origin_of(&c->tgt->producer_warps, s->mech_loc),
+                    "%s%s%s%d producer warp%s leave%s the bodies %d of the block's %d threads, "
+                    "where the spec gives them %d; they use pg_ctid and never pg_cnt, so "
+                    "written for %d they would compute something else: give the spec the "
+                    "producer warps it is planned with (producer_warps %d; threads %d;) or "
+                    "deal out the work by pg_cnt", taken ? "the " : "", taken ? mech_name(m) : "",
+                    taken ? " lowering's " : "", warps, warps == 1 ? "" : "s",
+                    warps == 1 ? "s" : "", s->threads - 32 * warps, s->threads,
+                    s->threads - 32 * declared_warps, s->threads - 32 * declared_warps,
+                    warps, s->threads - 32 * declared_warps + 32 * warps);
+    return false;
+}
+
 /* The lowering of every target (auto as mech_auto resolves it): implemented, new enough
  * for the architecture, planning the producer warps the spec has. Each refusal is
  * reported once, at what chose the lowering: --lower, --producer-warps or the `using`. */
@@ -1411,6 +1448,8 @@ static void check_lowering(checker *c)
                             "lowering", mech_names_where(c->a, mech_roles), mech_name(m));
             return;
         }
+        if (!check_compute_threads(c, m, named))
+            return;
         if (m != warned && !mech_is_auto(s->mech))
             check_hints(c, mech_hints(m), mech_name(m));
         if (m != warned)
