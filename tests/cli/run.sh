@@ -1425,9 +1425,12 @@ c_tune_candidates() {
 
 c_tune_run_stubbed() {
     # A whole tuning run with a stub GPU (nvidia-smi) and a stub nvcc whose drivers say
-    # what a lowering measured (tensor 1.021, cp.async 0.787) or that its test failed
-    # (bulk): the table ranked, the failed one never chosen, and one record with every
-    # ratio, which --wisdom then reads.
+    # what a lowering measured, as the medians' times of the kernel and of the same-shape
+    # reference (tensor 1.021, cp.async 0.787; sync and cg as slow as GEMMs, 0.0025 and
+    # 0.00251, which 3 decimals would tie) or that its test failed (bulk): the table ranked
+    # by the unrounded ratio, the failed one never chosen, and one record with every ratio,
+    # which --wisdom then reads. --grid and --arch (the GPU's arch-specific target) reach
+    # every candidate and the record; an arch this GPU cannot run is refused.
     local tune=$root/tools/pipegen-tune bin=$PWD/stubbin
     mkdir -p "$bin"
     printf '#!/bin/sh\ncase "$*" in *compute_cap*) echo 9.0 ;; *name*) echo Stub GPU ;; esac\n' \
@@ -1438,23 +1441,35 @@ while [ $# -gt 0 ]; do [ "$1" = -o ] && o=$2; shift; done
 l=$(basename "$(dirname "$o")")
 case $(basename "$o") in
 test) [ "$l" = bulk ] && printf '#!/bin/sh\necho FAIL sizes 3\nexit 1\n' >"$o" || printf '#!/bin/sh\n' >"$o" ;;
-bench) case $l in tensor) r=1.021 ;; cp.async) r=0.787 ;; *) r=0.5 ;; esac
-       printf '#!/bin/sh\necho BENCH x ratio_sameshape=%s\n' "$r" >"$o" ;;
+bench) case $l in tensor) k=0.4897 ;; cp.async) k=0.6353 ;; sync) k=200.0000 ;; cg) k=199.0000 ;; *) k=1.0000 ;; esac
+       printf '#!/bin/sh\necho BENCH x ms=%s 1.0 GB/s ratio_sameshape=0.000\necho BENCH_SAMESHAPE x ms=0.5000\n' "$k" >"$o" ;;
 esac
 chmod +x "$o"
 STUB
     chmod +x "$bin/nvidia-smi" "$bin/nvcc"
-    PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc "$tune" -o t.wis --lowerings "cp.async bulk tensor" \
-        saxpy.pipe >t.out 2>&1
+    PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc TUNE_DIR=$PWD/tw "$tune" -o t.wis \
+        --lowerings "sync cp.async bulk cg tensor" saxpy.pipe >t.out 2>&1
     [ $? = 0 ] || fail "tuning run: $(cat t.out)"
     grep -q 'bulk: its test FAILED, not a candidate: FAIL sizes 3' t.out || fail "bulk: $(cat t.out)"
     grep -q '^   1  tensor  *1.021$' t.out && grep -q '^   2  cp.async  *0.787$' t.out \
+        && grep -q '^   3  cg  *0.00251$' t.out && grep -q '^   4  sync  *0.0025$' t.out \
         || fail "the table: $(cat t.out)"
-    grep -q " sm_90 Stub_GPU default tensor tensor=1.021 cp.async=0.787$" t.wis \
+    grep -q " sm_90 Stub_GPU default tensor tensor=1.021 cp.async=0.787 cg=0.00251 sync=0.0025$" t.wis \
         || fail "the record: $(cat t.wis)"
+    grep -q 'one block per work item grid' tw/tensor/k.cu || fail "not the spec's own grid: $(grep grid tw/tensor/k.cu)"
     pg saxpy.pipe --wisdom=t.wis --dump-ir
     expect_status 0; expect_out_has "mech=tensor sm_90"; expect_out_has "wisdom: t.wis:2"
-    rm -rf "$bin" t.out t.wis
+    rm -rf tw
+    PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc TUNE_DIR=$PWD/tw "$tune" -o t.wis --grid persistent \
+        --arch sm_90a --lowerings "cp.async tensor" saxpy.pipe >t.out 2>&1
+    [ $? = 0 ] || fail "tuning run with --grid and --arch: $(cat t.out)"
+    grep -q 'persistent grid' tw/tensor/k.cu && grep -q 'persistent grid' tw/cp.async/k.cu \
+        || fail "--grid persistent: $(grep grid tw/*/k.cu)"
+    grep -q " sm_90a Stub_GPU default tensor tensor=1.021 cp.async=0.787$" t.wis \
+        || fail "the record for sm_90a: $(cat t.wis)"
+    PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc "$tune" -o t.wis --arch sm_80 saxpy.pipe >t.out 2>&1
+    [ $? = 2 ] && grep -q 'does not run on this GPU (sm_90)' t.out || fail "--arch sm_80: $(cat t.out)"
+    rm -rf "$bin" tw t.out t.wis
 }
 
 c_accum_by_column() {

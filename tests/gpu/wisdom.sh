@@ -2,9 +2,10 @@
 # make tune: a tuning run (tools/pipegen-tune) of every spec that tests/gpu/matrix benches
 # under auto, on this machine's GPU, its records in one wisdom file, which
 # `make bench BENCH_WISDOM=FILE` then gives to a twin of every auto line (the bench
-# reports auto with and without it against the best lowering). A spec is tuned once, at
-# the sizes of its first auto line (sizes:AxB...: pipegen-tune --sizes "A B"; auto takes
-# a spec's first record for its target). Without a GPU it says so and exits 0
+# reports auto with and without it against the best lowering). A spec is tuned once, as
+# its first auto line runs it: its sizes (sizes:AxB...: pipegen-tune --sizes "A B"; auto
+# takes a spec's first record for its target), its grid (--grid), and the GPU's
+# arch-specific target where the line's --arch names it (gemm_bf16's sm_90a: --arch). Without a GPU it says so and exits 0
 # (PIPEGEN_SKIP_STATUS: that status instead).
 #   GPU_SHARD=K/N   only the K-th of every N specs, into build/tune/shard-K-of-N.wisdom
 #   GPU_DRYRUN=1    print the specs (and their sizes) and exit: no GPU needed
@@ -18,15 +19,18 @@ set -u
 . "$(dirname "$0")/lib.sh"
 parse_shard tune
 
-# The matrix's auto lines, a spec's first only: "SAMPLE SIZES" (SIZES: A B ..., or empty).
+# The matrix's auto lines, a spec's first only: "SAMPLE GRID ARCHES SIZES" (ARCHES: the
+# line's --arch list, or -; SIZES: A B ..., or empty).
 specs=()
-while read -r sample sizes; do
-    specs+=("$sample${sizes:+ $sizes}")
+while read -r sample grid arches sizes; do
+    specs+=("$sample $grid $arches${sizes:+ $sizes}")
 done < <(awk 'NF && $1 !~ /^#/ && $2 == "auto" && !seen[$1]++ {
-                 s = ""
-                 for (i = 4; i <= NF; ++i)
+                 s = ""; a = "-"
+                 for (i = 4; i <= NF; ++i) {
                      if ($i ~ /^sizes:/) { s = substr($i, 7); gsub("x", " ", s) }
-                 print $1, s
+                     if ($i ~ /^--arch=/) a = substr($i, 8)
+                 }
+                 print $1, $3, a, s
              }' "$ROOT/tests/gpu/matrix" | awk -v k="$k" -v n="$n" '(NR - 1) % n == k - 1')
 if [ "${GPU_DRYRUN:-0}" = 1 ]; then
     echo "tune: dry run (nothing is built or run): ${#specs[@]} specs"
@@ -40,11 +44,14 @@ mkdir -p "$W"
 rm -f "$out"
 start=$SECONDS failed=0
 for s in "${specs[@]}"; do
-    read -r sample sizes <<<"$s"
-    echo "tune: $sample${sizes:+ at sizes $sizes}"
+    read -r sample grid arches sizes <<<"$s"
+    specific=
+    [[ ",$arches," == *",${ARCH}a,"* ]] && specific=${ARCH}a
+    echo "tune: $sample, grid $grid${specific:+, $specific}${sizes:+, sizes $sizes}"
     rm -rf "${W:?}/$sample"
-    PIPEGEN=$PG TUNE_DIR=$W/$sample "$ROOT/tools/pipegen-tune" -o "$out" \
-        ${sizes:+--sizes "$sizes"} "$(spec_path "$sample")" 2>&1 | tee "$W/$sample.log"
+    PIPEGEN=$PG TUNE_DIR=$W/$sample "$ROOT/tools/pipegen-tune" -o "$out" --grid "$grid" \
+        ${specific:+--arch "$specific"} ${sizes:+--sizes "$sizes"} "$(spec_path "$sample")" 2>&1 |
+        tee "$W/$sample.log"
     [ "${PIPESTATUS[0]}" = 0 ] || failed=$((failed + 1))
 done
 echo "tune: ${#specs[@]} specs, $failed failed, $(minutes $((SECONDS - start))); wisdom in $out"
