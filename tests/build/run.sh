@@ -346,25 +346,67 @@ EOF
         "| jacobi2d |  | 0.967 | cp.async per_tile | 0.900 | 0.931 | 0.997 | 1.031 | cudaMemcpy |" \
         "| jacobi2d | auto | per_tile | wisdom | 2990.0 | 3000.0 | 0.997 | 2800.0 | 1.068 | cudaMemcpy |"
 }
+c_bench_report_shards() {
+    # make bench-report over shards of a bench with BENCH_WISDOM: an auto line twice in its
+    # shard (the line and its wisdom twin) is one line of the matrix; a line in two shards,
+    # or one no shard ran, is refused. No GPU: two shards' rows and info by hand.
+    local d=$case_dir k
+    mkdir -p "$d/docs"
+    for k in 1 2; do
+        mkdir -p "$d/s$k"
+        printf 'shard=%s/2\ntotal=3\nmatrix=m\ngpu=GPU\narch=sm_90\ncuda=13.0\ndate=2026-01-01\n' \
+            "$k" >"$d/s$k/info"
+        echo "order,sample,lowering,grid,flags,value,reference,ratio,sameshape,ratio_sameshape,applies" \
+            >"$d/s$k/rows.csv"
+    done
+    echo "lines=4 9 9" >>"$d/s1/info"
+    echo "lines=12" >>"$d/s2/info"
+    cat >>"$d/s1/rows.csv" <<'EOF'
+00004,saxpy,cp.async,per_tile,,3000.0,2980.0,1.007,3125.0,0.960,sameshape
+00009,saxpy,auto,per_tile,,3010.0,2980.0,1.010,3100.0,0.971,sameshape
+00009,saxpy,auto,per_tile,wisdom,3020.0,2980.0,1.013,3100.0,0.974,sameshape
+EOF
+    echo "00012,saxpy,tensor,per_tile,,2990.0,2980.0,1.003,3100.0,0.965,sameshape" >>"$d/s2/rows.csv"
+    merge() { BENCH_DOCS=$d/docs BENCH_OUT=$d/b.csv "$root/tests/gpu/bench-report.sh" "$d/s1" "$d/s2" \
+                  >"$d/out" 2>&1; }
+    merge || { fail "bench-report with a wisdom twin: $(tail -n 2 "$d/out")"; return; }
+    [ "$(grep -c '^saxpy,' "$d/b.csv")" = 4 ] || fail "bench-report: $(cat "$d/b.csv")"
+    sed -n 2p "$d/b.csv" | grep -q '^saxpy,cp.async,' && sed -n 4p "$d/b.csv" | grep -q ',wisdom,' ||
+        fail "bench-report: rows out of the matrix's order: $(cat "$d/b.csv")"
+    grep -qF '| saxpy |  | 0.971 | auto per_tile | 0.971 | 1.000 | 0.974 | 1.003 |' "$d/docs/performance.md" ||
+        fail "bench-report: no auto with and without wisdom: $(grep -A4 'with wisdom' "$d/docs/performance.md")"
+    sed -i 's/^lines=12$/lines=9 12/' "$d/s2/info"
+    merge && fail "bench-report took line 9 in two shards"
+    grep -q "matrix line 9 in two shards" "$d/out" || fail "bench-report: $(cat "$d/out")"
+    sed -i 's/^lines=9 12$/lines=/' "$d/s2/info"
+    merge && fail "bench-report took shards that miss line 12"
+    grep -q "the shards have 2 of the 3 matrix lines" "$d/out" || fail "bench-report: $(cat "$d/out")"
+    return 0
+}
 c_h100_wisdom_current() {
-    # tests/gpu/h100.wisdom (pipegen-tune's records from the H100): each record's hash is
-    # a spec's of the tuning set (make tune's, and saxpy's and jacobi2d's) as it is now,
-    # and auto takes it (--dump-ir names its line). A spec edited since its tuning run has
-    # another hash: its record would be ignored without a word. No GPU.
+    # tests/gpu/h100.wisdom (pipegen-tune's records from the H100): every spec of the
+    # tuning set (make tune's, and saxpy and jacobi2d) has one, for the target its bench
+    # line builds (gemm_bf16's sm_90a), under its hash as the spec is now, and auto takes
+    # it (--dump-ir names its line). A spec edited since its tuning run has another hash:
+    # its record would be ignored without a word. No GPU.
     local file=$root/tests/gpu/h100.wisdom gpu=NVIDIA_H100_80GB_HBM3 hashes=" " sample spec
-    local h line
+    local h line arch arches want
     [ -x "$root/build/pipegen" ] || { fail "no build/pipegen"; return; }
-    for sample in $(GPU_DRYRUN=1 "$root/tests/gpu/wisdom.sh" "$root/build/pipegen" |
-                    awk '$1 == "spec" { print $2 }') saxpy jacobi2d; do
+    while read -r sample arches; do
         spec=$(bash -c '. "$1/tests/gpu/lib.sh" && spec_path "$2"' _ "$root" "$sample")
         h=$("$root/build/pipegen" --spec-hash "$spec") || { fail "$sample: no spec hash"; return; }
         hashes+="$h "
         line=$(grep -n "^$h " "$file" | head -n 1 | cut -d: -f1)
-        [ -n "$line" ] || continue
-        "$root/build/pipegen" -w --wisdom="$file" --wisdom-gpu="$gpu" --arch=sm_90 --dump-ir \
+        [ -n "$line" ] || { fail "$sample: no record in h100.wisdom (make tune on the H100)"; continue; }
+        arch=$(sed -n "${line}p" "$file" | cut -d' ' -f2)
+        want=sm_90
+        [[ ",$arches," == *,sm_90a,* ]] && want=sm_90a
+        [ "$arch" = "$want" ] || fail "$sample: its record is for $arch, its bench line builds $want"
+        "$root/build/pipegen" -w --wisdom="$file" --wisdom-gpu="$gpu" --arch="$arch" --dump-ir \
             "$spec" 2>&1 | grep -q "^wisdom: h100.wisdom:$line " ||
             fail "$sample: auto does not take its record, h100.wisdom:$line"
-    done
+    done < <(GPU_DRYRUN=1 "$root/tests/gpu/wisdom.sh" "$root/build/pipegen" |
+             awk '$1 == "spec" { print $2, $4 }'; printf 'saxpy -\njacobi2d -\n')
     while read -r h _; do
         [[ $hashes == *" $h "* ]] || fail "h100.wisdom: record $h names no spec of the tuning set"
     done < <(grep -v '^#' "$file")

@@ -9,6 +9,7 @@
 #   DIR...           the shards' work directories, each with rows.csv and info
 #                    (default: build/bench/shard-*; make bench-report BENCH_SHARDS="...")
 #   BENCH_OUT=FILE   the merged CSV (build/bench/bench.csv)
+#   BENCH_DOCS=DIR   where performance.{csv,md,png} and streaming-timeline.png go (docs)
 #   BENCH_NOTE=TEXT  a paragraph for docs/performance.md, after its header (how the rows
 #                    were made, where that is worth saying)
 # The shards must be those of one matrix, GPU and CUDA: every K of 1..N once, every line
@@ -16,6 +17,7 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 out=${BENCH_OUT:-$ROOT/build/bench/bench.csv}
+docs=${BENCH_DOCS:-$ROOT/docs}
 dirs=("$@")
 if [ ${#dirs[@]} -eq 0 ]; then
     dirs=("$ROOT"/build/bench/shard-*)
@@ -41,7 +43,8 @@ for d in "${dirs[@]}"; do
     [ "${shard#*/}" = "$n" ] || die "$d is shard $shard, $first one of $n"
     [[ $seen == *" ${shard%/*} "* ]] && die "shard $shard twice (in $d)"
     seen+="${shard%/*} "
-    for l in $(info "$d" lines); do
+    # a line twice within its shard is an auto line and its twin with wisdom (BENCH_WISDOM)
+    for l in $(info "$d" lines | tr ' ' '\n' | sort -un); do
         [[ $lines == *" $l "* ]] && die "matrix line $l in two shards"
         lines+="$l "
     done
@@ -61,12 +64,12 @@ mkdir -p "$(dirname "$out")"
 } >"$out"
 
 # docs/performance.md (targets and table), docs/performance.csv and the chart.
-cp "$out" "$ROOT/docs/performance.csv"
-python3 "$ROOT/tests/gpu/report.py" "$out" "$ROOT/docs/performance.md" "$gpu" "$arch" \
+cp "$out" "$docs/performance.csv"
+python3 "$ROOT/tests/gpu/report.py" "$out" "$docs/performance.md" "$gpu" "$arch" \
     "$cuda" "$date" ${BENCH_NOTE:+"$BENCH_NOTE"} || exit 1
-sed -n '/^## Targets/,/^## Every/p' "$ROOT/docs/performance.md" | grep '^| [a-z]'
+sed -n '/^## Targets/,/^## Every/p' "$docs/performance.md" | grep '^| [a-z]'
 if python3 -c 'import matplotlib' 2>/dev/null; then
-    python3 - "$out" "$ROOT/docs/performance.png" "$gpu" <<'PY'
+    python3 - "$out" "$docs/performance.png" "$gpu" <<'PY'
 import csv, sys
 import matplotlib
 matplotlib.use("Agg")
@@ -93,7 +96,7 @@ for d in "${dirs[@]}"; do [ -s "$d/trace.txt" ] && traces+=("$d/trace.txt"); don
 if [ ${#traces[@]} -gt 0 ] && python3 -c 'import matplotlib' 2>/dev/null; then
     cat "${traces[@]}" >"$(dirname "$out")/traces.txt"
     python3 "$ROOT/tests/gpu/timeline.py" "$(dirname "$out")/traces.txt" \
-        "$ROOT/docs/streaming-timeline.png" 1 "NAME_stream on one $gpu, $date: one traced run of make bench"
+        "$docs/streaming-timeline.png" 1 "NAME_stream on one $gpu, $date: one traced run of make bench"
 fi
 from=
 [ "$n" = 1 ] || from=" (from $n shards)"
