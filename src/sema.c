@@ -1388,29 +1388,39 @@ static bool bodies_name(const spec *s, const char *word)
 }
 
 /* Bodies that deal out their work by pg_ctid and never name pg_cnt are written for the
- * compute threads the spec declares (sgemm's 256 threads each own a 16 x 8 block of C).
- * Producer warps the spec does not declare, those pipeline-roles takes or
- * --producer-warps, leave them fewer or more: part of the work would be left undone or
- * done twice, and nvcc cannot tell. */
+ * compute threads the spec declares (sgemm's 256 threads each own a 16 x 8 block of C);
+ * so are bodies that name threadIdx or blockDim, which count the producer warps too
+ * (steps_epilogue's `threadIdx.x < 32`). Producer warps the spec does not declare, those
+ * pipeline-roles takes or --producer-warps, leave them fewer or more: part of the work
+ * would be left undone or done twice, and nvcc cannot tell. */
 static bool check_compute_threads(checker *c, mech m, diag_origin named)
 {
     const spec *s = c->s;
     const ast_item *declared_item = c->once[IT_PRODUCER_WARPS];
     const int declared_warps = declared_item ? (int)declared_item->value : 0;
     const int warps = s->producer_warps ? s->producer_warps : mech_min_producer_warps(m);
-    if (warps == declared_warps || !bodies_name(s, "pg_ctid") || bodies_name(s, "pg_cnt"))
+    const bool block_ids = bodies_name(s, "threadIdx") || bodies_name(s, "blockDim");
+    if (warps == declared_warps
+        || (!block_ids && (!bodies_name(s, "pg_ctid") || bodies_name(s, "pg_cnt"))))
         return true;
     const bool taken = !c->tgt->producer_warps.opt;
+    const int declared = s->threads - 32 * declared_warps;
+    char fix[160];
+    if (block_ids)
+        snprintf(fix, sizeof fix, "name the compute threads by pg_ctid and pg_cnt instead");
+    else
+        snprintf(fix, sizeof fix, "give the spec the producer warps it is planned with "
+                 "(producer_warps %d; threads %d;) or deal out the work by pg_cnt", warps,
+                 declared + 32 * warps);
     diag_error_from(c->d, taken ? named : origin_of(&c->tgt->producer_warps, s->mech_loc),
                     "%s%s%s%d producer warp%s leave%s the bodies %d of the block's %d threads, "
-                    "where the spec gives them %d; they use pg_ctid and never pg_cnt, so "
-                    "written for %d they would compute something else: give the spec the "
-                    "producer warps it is planned with (producer_warps %d; threads %d;) or "
-                    "deal out the work by pg_cnt", taken ? "the " : "", taken ? mech_name(m) : "",
+                    "where the spec gives them %d; they use %s, so written for %d they would "
+                    "compute something else: %s", taken ? "the " : "", taken ? mech_name(m) : "",
                     taken ? " lowering's " : "", warps, warps == 1 ? "" : "s",
-                    warps == 1 ? "s" : "", s->threads - 32 * warps, s->threads,
-                    s->threads - 32 * declared_warps, s->threads - 32 * declared_warps,
-                    warps, s->threads - 32 * declared_warps + 32 * warps);
+                    warps == 1 ? "s" : "", s->threads - 32 * warps, s->threads, declared,
+                    block_ids ? "threadIdx or blockDim, which count the producer warps too"
+                              : "pg_ctid and never pg_cnt",
+                    declared, fix);
     return false;
 }
 
