@@ -509,6 +509,8 @@ int mech_min_producer_warps(mech m);    /* the producer warps it plans at least 
 unsigned mech_hints(mech m);            /* bit 1 << h: its copies take stage_hint h */
 bool mech_dense_rows(mech m);           /* its copies write rows back to back: no pad */
 bool mech_row_copies(mech m);           /* its copies move a region one copy a row */
+bool mech_whole_boxes(mech m);          /* its copies move a region whole, zero-filled past
+                                           the array's end */
 bool mech_host_steps(mech m);           /* adds steps to the launcher (plan_grid, plan_host) */
 bool mech_takes_cluster(mech m);        /* multicasts copies to a cluster (`cluster N`) */
 /* Whether m multicasts on target sm (specific: its arch-specific variant). */

@@ -157,6 +157,9 @@ typedef struct mech_module {
                                     box): no automatic padding of shared rows, no `pad` */
     bool row_copies;             /* its copies move a region one copy a row (a bulk copy of
                                     the row's middle): narrow rows are many copies a step */
+    bool whole_boxes;            /* its copies move a region whole, boxes past the array's
+                                    end zero-filled by the copy engine and moved as the rest
+                                    (the chunk copies store such chunks as zeros) */
     /* Lay out staged region si in shared memory (plan_lay_out_stage with the module's
      * row alignment and swizzle, or a choice among such layouts); NULL: the default. */
     void (*layout)(planner *p, int si, int nslots);

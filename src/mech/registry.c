@@ -51,6 +51,11 @@ bool mech_row_copies(mech m)
     return mech_table[m].module && mech_table[m].module->row_copies;
 }
 
+bool mech_whole_boxes(mech m)
+{
+    return mech_table[m].module && mech_table[m].module->whole_boxes;
+}
+
 bool mech_host_steps(mech m)
 {
     return mech_table[m].module && (mech_table[m].module->plan_grid

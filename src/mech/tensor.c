@@ -487,5 +487,6 @@ const mech_module mech_tensor_module = {
      * (`prefetch`), and the boxes' swizzle */
     .hints = (1u << HINT_EVICT) | (1u << HINT_PREFETCH) | (1u << HINT_SWIZZLE),
     .dense_rows = true,
+    .whole_boxes = true,
     .layout = lay_out,
 };

@@ -1680,6 +1680,24 @@ c_warning_perf_swizzle_ignored() {
     rm -f p.pipe
 }
 
+c_warning_perf_whole_boxes_at_bound() {
+    # A tile at a bound (cols <= 8192) under tensor, whose boxes past the array's end are
+    # moved as the rest: said at the first staged input, once; a chunk-copying lowering,
+    # auto, and a tile without a bound say nothing.
+    pg "$root/samples/rmsnorm/rmsnorm.pipe" --lower=tensor --arch=sm_90 --verify
+    expect_status 0
+    expect_err_has "rmsnorm.pipe:14:11: warning: the tensor lowering copies 'x''s region to the tile's bound (cols <= 8192) whatever cols is"
+    expect_err_has "[-Wperf]"
+    [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning: $err"
+    pg "$root/samples/rmsnorm/rmsnorm.pipe" --lower=cp.async --arch=sm_90 --verify
+    expect_status 0; expect_no_err
+    pg "$root/samples/rmsnorm/rmsnorm.pipe" --arch=sm_90 --verify; expect_status 0; expect_no_err
+    pg "$root/samples/softmax/softmax.pipe" --lower=tensor --arch=sm_90 --verify
+    expect_status 0; expect_no_err
+    pg "$root/samples/rmsnorm/rmsnorm.pipe" --lower=tensor --arch=sm_90 --verify -Wno-perf
+    expect_status 0; expect_no_err
+}
+
 c_arch_lists_valid_names() {
     local a
     for a in sm_86a sm_90aa sm_101 sm_75 compute_90 sm_a; do
