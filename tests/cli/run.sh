@@ -32,6 +32,13 @@ expect_out() { [ "$out" = "$1" ] || fail "stdout '$(head -c 300 <<<"$out")', exp
 expect_err() { [ "$err" = "$1" ] || fail "stderr '$(head -c 300 <<<"$err")', expected '$1'"; }
 expect_out_has() { grep -qF -- "$1" "$case_dir/.out" || fail "stdout lacks '$1'"; }
 expect_err_has() { grep -qF -- "$1" "$case_dir/.err" || fail "stderr lacks '$1'"; }
+# The run succeeded and said one warning, this -Wperf one (TEXT: its start).
+expect_one_perf_warning() {
+    expect_status 0
+    expect_err_has "$1"
+    expect_err_has "[-Wperf]"
+    [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning: $err"
+}
 expect_no_err() { [ -z "$err" ] || fail "stderr not empty: $(head -c 200 <<<"$err")"; }
 expect_no_out() { [ -z "$out" ] || fail "stdout not empty: $(head -c 200 <<<"$out")"; }
 # expect_files FILE...: the case directory holds exactly the fixtures and these files.
@@ -1555,10 +1562,7 @@ c_warning_perf_halo_reread() {
     # A halo that makes an input's region more than 1.5 times its interior: said at the
     # stage, once; a tile of 8 x 16 x 64 (1.45 times) and 2D tiles say nothing.
     pg "$root/tests/kernels/stencil7.pipe" --verify
-    expect_status 0
-    expect_err_has "stencil7.pipe:10:9: warning: the halo of 1 makes 'u''s staged region 1.93 times its interior"
-    expect_err_has "[-Wperf]"
-    [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning: $err"
+    expect_one_perf_warning "stencil7.pipe:10:9: warning: the halo of 1 makes 'u''s staged region 1.93 times its interior"
     pg "$root/tests/kernels/stencil7_big.pipe" --verify; expect_status 0; expect_no_err
     pg "$root/samples/jacobi2d/jacobi2d.pipe" --verify; expect_status 0; expect_no_err
     pg "$root/tests/kernels/stencil7.pipe" --verify -Wno-perf; expect_status 0; expect_no_err
@@ -1569,10 +1573,7 @@ c_warning_perf_narrow_row_copies() {
     # said at the stage, once (B's rows of 512 bytes are not); tensor, auto, a streaming
     # kernel's narrow rows (transpose's 128 bytes) and sgemm's own lowering say nothing.
     pg "$root/samples/sgemm/sgemm_roles.pipe" --lower=bulk --arch=sm_90 --verify
-    expect_status 0
-    expect_err_has "sgemm_roles.pipe:19:11: warning: the bulk lowering copies 'A' one copy a row: 128 copies of 128 bytes each step"
-    expect_err_has "[-Wperf]"
-    [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning: $err"
+    expect_one_perf_warning "sgemm_roles.pipe:19:11: warning: the bulk lowering copies 'A' one copy a row: 128 copies of 128 bytes each step"
     pg "$root/samples/sgemm/sgemm.pipe" --lower=bulk --arch=sm_90 --verify
     expect_err_has "sgemm.pipe:23:11: warning: the bulk lowering copies 'A' one copy a row: 256 copies of 128 bytes each step"
     pg "$root/samples/sgemm/sgemm_roles.pipe" --lower=tensor --arch=sm_90 --verify; expect_status 0; expect_no_err
@@ -1592,10 +1593,7 @@ c_warning_perf_narrow_chunks() {
         '  tile  dst[1024][4] at (p0, c0);' '  stage src;' \
         '  compute elementwise (p, c) { dst[p][c] = src[p][c] ^ 1; }' '}' >p.pipe
     pg p.pipe --verify
-    expect_status 0
-    expect_err_has "p.pipe:5:9: warning: 'src' is copied in 4-byte chunks (its rows are 4 bytes), though its region is one run of 4096 bytes"
-    expect_err_has "[-Wperf]"
-    [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning: $err"
+    expect_one_perf_warning "p.pipe:5:9: warning: 'src' is copied in 4-byte chunks (its rows are 4 bytes), though its region is one run of 4096 bytes"
     pg p.pipe --verify -Wno-perf; expect_status 0; expect_no_err
     sed 's/\[4\]/[12]/g' p.pipe >q.pipe
     pg q.pipe --verify; expect_status 0; expect_err_has "'src' is copied in 4-byte chunks (its rows are 12 bytes)"
@@ -1615,10 +1613,7 @@ c_warning_perf_bins_per_tile() {
     # --grid): every block combines all its bins for one tile. Their default grid: none.
     sed 's/^  grid    persistent;/  grid    per_tile;/' "$root/samples/histogram/histogram.pipe" >p.pipe
     pg p.pipe --verify
-    expect_status 0
-    expect_err_has "p.pipe:10:3: warning: array accumulator 'count' on the per-tile grid: every block clears, writes and combines all 256 of its bins"
-    expect_err_has "[-Wperf]"
-    [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning: $err"
+    expect_one_perf_warning "p.pipe:10:3: warning: array accumulator 'count' on the per-tile grid: every block clears, writes and combines all 256 of its bins"
     pg "$root/samples/histogram/histogram.pipe" --grid=per_tile --verify
     expect_status 0; expect_err_has "histogram.pipe:13:18: warning: array accumulator 'count'"
     grep -v '^  grid' p.pipe >q.pipe
@@ -1647,10 +1642,7 @@ c_warning_perf_few_float_bins() {
     # lanes: said at the accumulator, once; 32 bins, an integer type, or one by column
     # (the sample's other two, in registers) say nothing.
     pg "$root/samples/colsum/colstats.pipe" --verify
-    expect_status 0
-    expect_err_has "colstats.pipe:19:17: warning: floating-point array accumulator 'm' has 8 shared bins, fewer than a warp's 32 lanes"
-    expect_err_has "[-Wperf]"
-    [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning: $err"
+    expect_one_perf_warning "colstats.pipe:19:17: warning: floating-point array accumulator 'm' has 8 shared bins, fewer than a warp's 32 lanes"
     sed 's/float m\[8\]/float m[32]/; s/mod8\[8\]/mod8[32]/; s/m\[c % 8\]/m[c % 32]/' \
         "$root/samples/colsum/colstats.pipe" >p.pipe
     pg p.pipe --verify; expect_status 0; expect_no_err
@@ -1666,10 +1658,7 @@ c_warning_perf_swizzle_ignored() {
     # A lowering that ignores a stage's `swizzle` where the compute tests the view's span:
     # said at the test in the body, once; tensor (which takes it) and auto say nothing.
     pg "$root/samples/gemm_bf16/gemm_bf16.pipe" --lower=cp.async.mbarrier --arch=sm_90 -Wno-hints --verify
-    expect_status 0
-    expect_err_has "gemm_bf16.pipe:56:18: warning: the compute tests 'A.swizzle', which is 0 under the cp.async.mbarrier lowering"
-    expect_err_has "[-Wperf]"
-    [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning: $err"
+    expect_one_perf_warning "gemm_bf16.pipe:56:18: warning: the compute tests 'A.swizzle', which is 0 under the cp.async.mbarrier lowering"
     pg "$root/samples/gemm_bf16/gemm_bf16.pipe" --lower=tensor --arch=sm_90a --verify
     expect_status 0; expect_no_err
     pg "$root/samples/gemm_bf16/gemm_bf16.pipe" --arch=sm_80,sm_90a --verify
@@ -1685,10 +1674,7 @@ c_warning_perf_whole_boxes_at_bound() {
     # moved as the rest: said at the first staged input, once; a chunk-copying lowering,
     # auto, and a tile without a bound say nothing.
     pg "$root/samples/rmsnorm/rmsnorm.pipe" --lower=tensor --arch=sm_90 --verify
-    expect_status 0
-    expect_err_has "rmsnorm.pipe:14:11: warning: the tensor lowering copies 'x''s region to the tile's bound (cols <= 8192) whatever cols is"
-    expect_err_has "[-Wperf]"
-    [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning: $err"
+    expect_one_perf_warning "rmsnorm.pipe:14:11: warning: the tensor lowering copies 'x''s region to the tile's bound (cols <= 8192) whatever cols is"
     pg "$root/samples/rmsnorm/rmsnorm.pipe" --lower=cp.async --arch=sm_90 --verify
     expect_status 0; expect_no_err
     pg "$root/samples/rmsnorm/rmsnorm.pipe" --arch=sm_90 --verify; expect_status 0; expect_no_err
