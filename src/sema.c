@@ -1403,7 +1403,7 @@ static bool check_compute_threads(checker *c, mech m, diag_origin named)
     if (warps == declared_warps
         || (!block_ids && (!bodies_name(s, "pg_ctid") || bodies_name(s, "pg_cnt"))))
         return true;
-    const bool taken = !c->tgt->producer_warps.opt;
+    const bool taken = !s->producer_warps && mech_min_producer_warps(m) > 0; /* else the option */
     const int declared = s->threads - 32 * declared_warps;
     char fix[160];
     if (block_ids)

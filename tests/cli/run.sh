@@ -1684,6 +1684,22 @@ c_warning_perf_whole_boxes_at_bound() {
     expect_status 0; expect_no_err
 }
 
+c_compute_threads_origin() {
+    # A body written for the compute threads the spec declares (sgemm's pg_ctid, never
+    # pg_cnt) is refused at what changes their number: the lowering that takes a producer
+    # warp, even under --producer-warps=0, or --producer-warps, taking them away too; the
+    # spec's own producer warps, restated, are no change. Nothing is written.
+    pg "$root/samples/sgemm/sgemm.pipe" --arch=sm_90 --lower=pipeline-roles --producer-warps=0 -o k.cu
+    expect_status 1
+    expect_err_has "pipegen: error: --lower=pipeline-roles: the pipeline-roles lowering's 1 producer warp leaves the bodies 224 of the block's 256 threads, where the spec gives them 256"
+    pg "$root/samples/sgemm/sgemm_roles.pipe" --arch=sm_90 --lower=tensor --producer-warps=0 -o k.cu
+    expect_status 1
+    expect_err_has "pipegen: error: --producer-warps=0: 0 producer warps leave the bodies 288 of the block's 288 threads, where the spec gives them 256"
+    expect_files
+    pg "$root/samples/sgemm/sgemm_roles.pipe" --arch=sm_90 --lower=tensor --producer-warps=1 --verify
+    expect_status 0; expect_no_err
+}
+
 c_arch_lists_valid_names() {
     local a
     for a in sm_86a sm_90aa sm_101 sm_75 compute_90 sm_a; do
