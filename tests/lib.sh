@@ -159,6 +159,15 @@ is_sample_copy() {
     [[ " golden/saxpy_sync golden/saxpy_cp_async golden/reduce_sum " == *" $1 "* ]]
 }
 
+# read_flags FILE: flags=() the words of a case's FILE.flags (one line; '#' starts a
+# comment), or none where there is no such file (tests/errors, tests/golden).
+read_flags() {
+    flags=()
+    if [ -f "$1" ]; then
+        read -r -a flags < <(sed -e 's/#.*//' "$1" | tr '\n' ' ')
+    fi
+}
+
 # The errors with which pipegen refuses to plan a spec under a lowering, grid or
 # --producer-warps it was not written for: a feature the lowering lacks, producer warps
 # it does not plan, bodies written for the compute threads the spec declares. The suites

@@ -95,7 +95,8 @@ done
 errors=$(ls "$root"/tests/errors/0*.pipe 2>/dev/null | awk 'NR % 8 == 1')
 errors+=" "$(ls "$root"/tests/errors/[1-9]*.pipe 2>/dev/null | awk 'NR % 6 == 1')
 for spec in $errors; do
-    add "errors/$(basename "$spec" .pipe)" 1 "$pipegen" "$spec" -o out.cu
+    read_flags "${spec%.pipe}.flags"   # the options its refusal needs (tests/errors/run.sh)
+    add "errors/$(basename "$spec" .pipe)" 1 "$pipegen" "${flags[@]}" "$spec" -o out.cu
 done
 
 start=$SECONDS

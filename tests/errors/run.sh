@@ -26,10 +26,7 @@ fi
 
 for name in "${cases[@]}"; do
     rm -f "$tmp/out.cu" "$tmp/out.cuh"
-    flags=()
-    if [ -f "$name.flags" ]; then
-        read -r -a flags < <(sed -e 's/#.*//' "$name.flags" | tr '\n' ' ')
-    fi
+    read_flags "$name.flags"
     timeout 10 "$pipegen" "${flags[@]}" "$name.pipe" -o "$tmp/out.cu" >"$tmp/stdout" 2>"$tmp/stderr"
     status=$?
     if [ "${ERRORS_BLESS:-0}" = 1 ] && [ $status -eq 1 ]; then

@@ -42,10 +42,8 @@ generate() {
     local name=$1 dir=$2 status bad=0 spec
     spec=$(spec_of "$name")
     mkdir -p "$dir"
-    local flags=()
-    if [ -f "$name.flags" ]; then
-        read -r -a flags < <(sed -e 's/#.*//' "$name.flags" | tr '\n' ' ')
-    fi
+    local flags
+    read_flags "$name.flags"
     local base=(--arch=sm_80,sm_90 "${flags[@]}")
     "$pipegen" "${base[@]}" "$spec" -o "$dir/$name.cu" >"$dir/gen.out" 2>"$dir/gen.err"
     status=$?
