@@ -1195,6 +1195,37 @@ static void check_reduce(checker *c, const ast_item *it)
     s->reduces[s->nreduces++] = r;
 }
 
+/* The first block-wide barrier a body's text names (__syncthreads and its _count, _and,
+ * _or forms), or NULL; *word its name. */
+static const char *body_barrier(const char *text, const char **word)
+{
+    static const char *const barriers[] = {"__syncthreads", "__syncthreads_count",
+                                           "__syncthreads_and", "__syncthreads_or"};
+    const char *first = NULL;
+    for (size_t i = 0; text && i < sizeof barriers / sizeof barriers[0]; ++i) {
+        const char *at = NULL;
+        if (text_next_word(text, barriers[i], &at) && (!first || at < first)) {
+            first = at;
+            *word = barriers[i];
+        }
+    }
+    return first;
+}
+
+/* A body that runs per element runs as many times as a thread has elements, which the
+ * threads do not share (a tail tile's fewer): a block-wide barrier in it can wait for
+ * threads that never come. */
+static void check_body_barrier(checker *c, const ast_item *it)
+{
+    const char *word, *at = body_barrier(it->text, &word);
+    if (!at || !(it->body_kind == BODY_ELEMENTWISE || (it->body_kind == BODY_STEP && it->nidx)))
+        return;
+    diag_error(c->d, diag_loc_in_text(it->text, it->text_loc, (size_t)(at - it->text)),
+               "'%s' in a body that runs per element: the threads run it for different "
+               "numbers of elements (a tail tile's fewer), so the block can hang at it; "
+               "synchronize in a `compute step` body without index names", word);
+}
+
 static void check_body(checker *c, const ast_item *it)
 {
     spec *s = c->s;
@@ -1202,6 +1233,7 @@ static void check_body(checker *c, const ast_item *it)
     if (!check_body_indices(c, it, &b))
         return;
     check_body_returns(c, it);
+    check_body_barrier(c, it);
     switch (it->body_kind) {
     case BODY_ELEMENTWISE:
     case BODY_STEP:
@@ -1424,6 +1456,34 @@ static bool check_compute_threads(checker *c, mech m, diag_origin named)
     return false;
 }
 
+/* Under producer warps the bodies run on the compute warps alone: a block-wide barrier in
+ * one waits for the producers, which never reach it, and the block hangs. Said at the
+ * barrier, naming what brought the producer warps. */
+static bool check_role_barriers(checker *c, mech m, diag_origin named)
+{
+    const spec *s = c->s;
+    const spec_body *const bodies[] = {&s->compute, &s->prologue, &s->epilogue};
+    const int warps = s->producer_warps ? s->producer_warps : mech_min_producer_warps(m);
+    const char *word = NULL, *at = NULL;
+    const spec_body *b = NULL;
+    for (size_t i = 0; warps && !at && i < sizeof bodies / sizeof bodies[0]; ++i)
+        at = body_barrier((b = bodies[i])->text, &word);
+    if (!at)
+        return true;
+    char why[96];
+    if (!s->producer_warps)
+        snprintf(why, sizeof why, "%s takes one", named.opt ? named.opt : mech_name(m));
+    else if (c->tgt->producer_warps.opt)
+        snprintf(why, sizeof why, "%s", c->tgt->producer_warps.opt);
+    else
+        snprintf(why, sizeof why, "producer_warps %d", s->producer_warps);
+    diag_error(c->d, diag_loc_in_text(b->text, b->loc, (size_t)(at - b->text)),
+               "'%s' under producer warps (%s): the bodies run on the compute warps alone, "
+               "and the producers never reach this barrier, so the block would hang; leave "
+               "out the producer warps (a lowering without roles) or the barrier", word, why);
+    return false;
+}
+
 /* The lowering of every target (auto as mech_auto resolves it): implemented, new enough
  * for the architecture, planning the producer warps the spec has. Each refusal is
  * reported once, at what chose the lowering: --lower, --producer-warps or the `using`. */
@@ -1458,7 +1518,7 @@ static void check_lowering(checker *c)
                             "lowering", mech_names_where(c->a, mech_roles), mech_name(m));
             return;
         }
-        if (!check_compute_threads(c, m, named))
+        if (!check_compute_threads(c, m, named) || !check_role_barriers(c, m, named))
             return;
         if (m != warned && !mech_is_auto(s->mech))
             check_hints(c, mech_hints(m), mech_name(m));

@@ -170,9 +170,10 @@ read_flags() {
 
 # The errors with which pipegen refuses to plan a spec under a lowering, grid or
 # --producer-warps it was not written for: a feature the lowering lacks, producer warps
-# it does not plan, bodies written for the compute threads the spec declares. The suites
-# that run every spec under every lowering (compile, mutation) skip such a plan.
-PLAN_REFUSED='not implemented yet|not by the [^ ]+ lowering|they would compute something else'
+# it does not plan, bodies written for the compute threads the spec declares, a block-wide
+# barrier in a body under producer warps. The suites that run every spec under every
+# lowering (compile, mutation) skip such a plan.
+PLAN_REFUSED='not implemented yet|not by the [^ ]+ lowering|they would compute something else|the block would hang'
 
 # in_turn ORDINAL INDEX N K: whether item INDEX (0 .. N-1: a lowering) is among the K
 # that the spec of ORDINAL gets of N, given in turn (spec o the items o .. o + K - 1,

@@ -1703,6 +1703,23 @@ c_compute_threads_origin() {
     expect_status 0; expect_no_err
 }
 
+c_role_barrier_origin() {
+    # A step body's __syncthreads under producer warps is refused at the barrier, naming
+    # what brought them: --producer-warps, or the spec's producer_warps; without producer
+    # warps the body is fine.
+    sed '/^pipeline/,$!d' "$root/tests/errors/279_roles_body_barrier.pipe" >p.pipe
+    pg p.pipe --arch=sm_90 --lower=tensor --producer-warps=2 -o k.cu
+    expect_status 1
+    expect_err_has "p.pipe:14:5: error: '__syncthreads' under producer warps (--producer-warps=2): the bodies run on the compute warps alone"
+    sed 's/^  threads 128;/  threads 160;\n  producer_warps 1;/' p.pipe >q.pipe
+    pg q.pipe --arch=sm_90 --lower=cp.async.mbarrier -o k.cu
+    expect_status 1
+    expect_err_has "q.pipe:15:5: error: '__syncthreads' under producer warps (producer_warps 1)"
+    expect_files p.pipe q.pipe
+    pg p.pipe --arch=sm_90 --lower=tensor --verify; expect_status 0; expect_no_err
+    rm -f p.pipe q.pipe
+}
+
 c_arch_lists_valid_names() {
     local a
     for a in sm_86a sm_90aa sm_101 sm_75 compute_90 sm_a; do
