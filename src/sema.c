@@ -1479,7 +1479,7 @@ static bool check_role_barriers(checker *c, mech m, diag_origin named)
         snprintf(why, sizeof why, "producer_warps %d", s->producer_warps);
     diag_error(c->d, diag_loc_in_text(b->text, b->loc, (size_t)(at - b->text)),
                "'%s' under producer warps (%s): the bodies run on the compute warps alone, "
-               "and the producers never reach this barrier, so the block would hang; leave "
+               "and the producers never reach this barrier, so the block can hang; leave "
                "out the producer warps (a lowering without roles) or the barrier", word, why);
     return false;
 }

@@ -173,7 +173,7 @@ read_flags() {
 # it does not plan, bodies written for the compute threads the spec declares, a block-wide
 # barrier in a body under producer warps. The suites that run every spec under every
 # lowering (compile, mutation) skip such a plan.
-PLAN_REFUSED='not implemented yet|not by the [^ ]+ lowering|they would compute something else|the block would hang'
+PLAN_REFUSED='not implemented yet|not by the [^ ]+ lowering|they would compute something else|the block can hang'
 
 # in_turn ORDINAL INDEX N K: whether item INDEX (0 .. N-1: a lowering) is among the K
 # that the spec of ORDINAL gets of N, given in turn (spec o the items o .. o + K - 1,
