@@ -1434,9 +1434,10 @@ c_tune_run_stubbed() {
     # A whole tuning run with a stub GPU (nvidia-smi) and a stub nvcc whose drivers say
     # what a lowering measured, as the medians' times of the kernel and of the same-shape
     # reference (tensor 1.021, cp.async 0.787; sync and cg as slow as GEMMs, 0.0025 and
-    # 0.00251, which 3 decimals would tie) or that its test failed (bulk) or its kernels
-    # did not compile (pipeline): the table ranked by the unrounded ratio, the failed ones
-    # never chosen, and one record with every ratio, which --wisdom then reads. --grid and --arch (the GPU's arch-specific target) reach
+    # 0.00251, which 3 decimals would tie) or that its test failed (bulk) or hung
+    # (primitives, past TUNE_TIMEOUT) or its kernels did not compile (pipeline): the table
+    # ranked by the unrounded ratio, the failed ones never chosen, and one record with
+    # every ratio, which --wisdom then reads. --grid and --arch (the GPU's arch-specific target) reach
     # every candidate and the record; an arch this GPU cannot run is refused.
     local tune=$root/tools/pipegen-tune bin=$PWD/stubbin
     mkdir -p "$bin"
@@ -1448,18 +1449,21 @@ while [ $# -gt 0 ]; do [ "$1" = -o ] && o=$2; shift; done
 l=$(basename "$(dirname "$o")")
 case $(basename "$o") in
 k.o) [ "$l" = pipeline ] && { echo "k.cu: error: stub" >&2; exit 1; }; : >"$o" ;;
-test) [ "$l" = bulk ] && printf '#!/bin/sh\necho FAIL sizes 3\nexit 1\n' >"$o" || printf '#!/bin/sh\n' >"$o" ;;
+test) [ "$l" = primitives ] && { printf '#!/bin/sh\nexec sleep 30\n' >"$o"; chmod +x "$o"; exit 0; }
+      [ "$l" = bulk ] && printf '#!/bin/sh\necho FAIL sizes 3\nexit 1\n' >"$o" || printf '#!/bin/sh\n' >"$o" ;;
 bench) case $l in tensor) k=0.4897 ;; cp.async) k=0.6353 ;; sync) k=200.0000 ;; cg) k=199.0000 ;; *) k=1.0000 ;; esac
        printf '#!/bin/sh\necho BENCH x ms=%s 1.0 GB/s ratio_sameshape=0.000\necho BENCH_SAMESHAPE x ms=0.5000\n' "$k" >"$o" ;;
 esac
 chmod +x "$o"
 STUB
     chmod +x "$bin/nvidia-smi" "$bin/nvcc"
-    PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc TUNE_DIR=$PWD/tw "$tune" -o t.wis \
-        --lowerings "sync cp.async bulk cg pipeline tensor" saxpy.pipe >t.out 2>&1
+    PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc TUNE_DIR=$PWD/tw TUNE_TIMEOUT=2 "$tune" -o t.wis \
+        --lowerings "sync cp.async bulk cg pipeline primitives tensor" saxpy.pipe >t.out 2>&1
     [ $? = 0 ] || fail "tuning run: $(cat t.out)"
+    grep -q '^\[6/7\] primitives: its test FAILED, not a candidate: timed out after 2 s (TUNE_TIMEOUT)$' t.out ||
+        fail "a test that hangs: $(cat t.out)"
     grep -q 'bulk: its test FAILED, not a candidate: FAIL sizes 3' t.out || fail "bulk: $(cat t.out)"
-    grep -q '^\[5/6\] pipeline: build failed' t.out && grep -q 'error: stub' tw/pipeline/k.log ||
+    grep -q '^\[5/7\] pipeline: build failed' t.out && grep -q 'error: stub' tw/pipeline/k.log ||
         fail "pipeline's failed build: $(cat t.out)"
     grep -q '^   1  tensor  *1.021$' t.out && grep -q '^   2  cp.async  *0.787$' t.out \
         && grep -q '^   3  cg  *0.00251$' t.out && grep -q '^   4  sync  *0.0025$' t.out \
