@@ -1217,8 +1217,10 @@ static const char *body_barrier(const char *text, const char **word)
  * threads that never come. */
 static void check_body_barrier(checker *c, const ast_item *it)
 {
+    if (!(it->body_kind == BODY_ELEMENTWISE || (it->body_kind == BODY_STEP && it->nidx)))
+        return;
     const char *word, *at = body_barrier(it->text, &word);
-    if (!at || !(it->body_kind == BODY_ELEMENTWISE || (it->body_kind == BODY_STEP && it->nidx)))
+    if (!at)
         return;
     diag_error(c->d, diag_loc_in_text(it->text, it->text_loc, (size_t)(at - it->text)),
                "'%s' in a body that runs per element: the threads run it for different "
@@ -1409,14 +1411,29 @@ static void check_cluster(checker *c)
                      mech_names_where(c->a, mech_takes_cluster), first);
 }
 
+/* The bodies that run on the device: the compute, the prologue and the epilogue (i < 3);
+ * a missing one's text is NULL. */
+enum { DEVICE_BODIES = 3 };
+static const spec_body *device_body(const spec *s, int i)
+{
+    const spec_body *const bodies[DEVICE_BODIES] = {&s->compute, &s->prologue, &s->epilogue};
+    return bodies[i];
+}
+
 /* Whether a device body names the word (pg_ctid, pg_cnt). */
 static bool bodies_name(const spec *s, const char *word)
 {
-    const spec_body *const bodies[] = {&s->compute, &s->prologue, &s->epilogue};
-    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; ++i)
-        if (bodies[i]->text && text_names(bodies[i]->text, word))
+    for (int i = 0; i < DEVICE_BODIES; ++i)
+        if (device_body(s, i)->text && text_names(device_body(s, i)->text, word))
             return true;
     return false;
+}
+
+/* The producer warps a plan under lowering m has: the spec's (or --producer-warps), else
+ * those the lowering takes. */
+static int planned_producer_warps(const spec *s, mech m)
+{
+    return s->producer_warps ? s->producer_warps : mech_min_producer_warps(m);
 }
 
 /* Bodies that deal out their work by pg_ctid and never name pg_cnt are written for the
@@ -1430,12 +1447,12 @@ static bool check_compute_threads(checker *c, mech m, diag_origin named)
     const spec *s = c->s;
     const ast_item *declared_item = c->once[IT_PRODUCER_WARPS];
     const int declared_warps = declared_item ? (int)declared_item->value : 0;
-    const int warps = s->producer_warps ? s->producer_warps : mech_min_producer_warps(m);
+    const int warps = planned_producer_warps(s, m);
     const bool block_ids = bodies_name(s, "threadIdx") || bodies_name(s, "blockDim");
     if (warps == declared_warps
         || (!block_ids && (!bodies_name(s, "pg_ctid") || bodies_name(s, "pg_cnt"))))
         return true;
-    const bool taken = !s->producer_warps && mech_min_producer_warps(m) > 0; /* else the option */
+    const bool taken = !s->producer_warps && warps > 0;   /* by the lowering, else the option */
     const int declared = s->threads - 32 * declared_warps;
     char fix[160];
     if (block_ids)
@@ -1462,12 +1479,10 @@ static bool check_compute_threads(checker *c, mech m, diag_origin named)
 static bool check_role_barriers(checker *c, mech m, diag_origin named)
 {
     const spec *s = c->s;
-    const spec_body *const bodies[] = {&s->compute, &s->prologue, &s->epilogue};
-    const int warps = s->producer_warps ? s->producer_warps : mech_min_producer_warps(m);
     const char *word = NULL, *at = NULL;
     const spec_body *b = NULL;
-    for (size_t i = 0; warps && !at && i < sizeof bodies / sizeof bodies[0]; ++i)
-        at = body_barrier((b = bodies[i])->text, &word);
+    for (int i = 0; planned_producer_warps(s, m) && !at && i < DEVICE_BODIES; ++i)
+        at = body_barrier((b = device_body(s, i))->text, &word);
     if (!at)
         return true;
     char why[96];
