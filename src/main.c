@@ -843,7 +843,7 @@ static int plan_all(run *r)
     if (!plan_packs(r))
         return 1;
     const int errors = r->d.errors;   /* --no-verify's, which do not stop it */
-    lint_perf(&r->d, s);
+    lint_perf(&r->d, s, r->u.scheds, r->u.nscheds);
     if (r->d.errors > errors)   /* -Werror */
         return 1;
     return plan_launcher(r);

@@ -1219,7 +1219,7 @@ const wisdom_record *wisdom_choice(const wisdom *w, diag_ctx *d, unsigned long l
 
 /* -Wperf: warnings on a planned spec whose shape has a measured cliff (after planning:
  * the grid and the lowering are final). */
-void lint_perf(diag_ctx *d, const spec *s);
+void lint_perf(diag_ctx *d, const spec *s, sched *const *scheds, int nscheds);
 
 /* ====================================================================== emit*.c */
 

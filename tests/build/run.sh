@@ -234,7 +234,7 @@ c_gpu_ab_refusals() {
     local bin st args
     bin=$(fake_path)
     for args in "" "run" "run x L -- ." "run 1 L" "run 1 L --" "run 1 -- ." "prepare" \
-                "prepare no-such-revision" "run 1 L -- no-such-tree"; do
+                "prepare no-such-revision" "run 1 L -- no-such-tree" "turns" "turns 1" "turns x L"; do
         # (the words of args are the arguments; L is one line)
         "$root/tests/gpu/ab.sh" $args >"$case_dir/out" 2>&1
         st=$?
@@ -245,6 +245,9 @@ c_gpu_ab_refusals() {
     PATH=$bin "$root/tests/gpu/ab.sh" run 1 "saxpy cp.async per_tile" -- . >"$case_dir/out" 2>&1
     st=$?
     [ $st = 0 ] && grep -q "no GPU on this machine" "$case_dir/out" || fail "ab.sh run without a GPU: exit $st: $(head -n 1 "$case_dir/out")"
+    PATH=$bin "$root/tests/gpu/ab.sh" turns 1 "saxpy cp.async per_tile" "saxpy tensor per_tile" >"$case_dir/out" 2>&1
+    st=$?
+    [ $st = 0 ] && grep -q "no GPU on this machine" "$case_dir/out" || fail "ab.sh turns without a GPU: exit $st: $(head -n 1 "$case_dir/out")"
 }
 
 # dry_run TARGET SHARD: `make TARGET GPU_SHARD=SHARD GPU_DRYRUN=1` (no GPU; pipegen and

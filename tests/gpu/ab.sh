@@ -16,12 +16,17 @@
 #       ratio= and ratio_sameshape=, the GEMM driver's ratio= at 4096^3 and 8192^3), then
 #       each TREE's median. Work in build/ab/run. Without a GPU it says so and exits 0
 #       (PIPEGEN_SKIP_STATUS: that status instead).
+#   tests/gpu/ab.sh turns ROUNDS LINE...
+#       On the GPU, with this tree: the LINEs built, then ROUNDS rounds, each running every
+#       LINE's driver once in turn, and each LINE's median; for lines of one spec at the
+#       same sizes (auto with its wisdom against the spec's best lowering: the flag
+#       `wisdom` reads BENCH_WISDOM, as in make bench). Work in build/ab/turns.
 set -u
 . "$(dirname "$0")/lib.sh"
 AB=$ROOT/build/ab
 
 usage() {
-    echo "usage: $0 prepare REV... | $0 run ROUNDS LINE... -- TREE..." >&2
+    echo "usage: $0 prepare REV... | $0 run ROUNDS LINE... -- TREE... | $0 turns ROUNDS LINE..." >&2
     exit 2
 }
 
@@ -111,7 +116,34 @@ ab_run() {
     done
 }
 
+# ab_turns ROUNDS LINE...: the lines in turns, this tree's build.
+ab_turns() {
+    local rounds=$1 lines=() i r dir drv
+    shift
+    lines=("$@")
+    [ ${#lines[@]} -gt 0 ] && [[ $rounds =~ ^[1-9][0-9]*$ ]] || usage
+    gpu_start ab "nothing was measured" "$ROOT/build/pipegen"
+    if [ -n "${BENCH_WISDOM:-}" ]; then BENCH_WISDOM=$(realpath "$BENCH_WISDOM"); export BENCH_WISDOM; fi
+    W=$AB/turns
+    rm -rf "$W"; mkdir -p "$W"
+    for i in "${!lines[@]}"; do ab_build "$i" . "${lines[$i]}" & done
+    wait
+    echo "ab turns on $GPU ($ARCH), $rounds round(s)"
+    for ((r = 1; r <= rounds; ++r)); do
+        for i in "${!lines[@]}"; do
+            set -- ${lines[$i]}
+            dir=$W/$i.work drv=$dir/bench
+            [ -x "$drv" ] || drv=$dir/ref
+            [ -x "$drv" ] || continue
+            if is_gemm "$1"; then "$drv" $GEMM_SIZES; else "$drv" $(case_sizes "$@"); fi >"$dir/out.$r" 2>&1
+            echo "${lines[$i]} | . | round $r: $(ab_ratios "$dir/out.$r")" | tee -a "$W/runs.txt"
+        done
+    done
+    for i in "${!lines[@]}"; do ab_medians "${lines[$i]}" .; done
+}
+
 case ${1:-} in
+turns) shift; [ $# -gt 0 ] || usage; ab_turns "$@" ;;
 prepare) shift; [ $# -gt 0 ] || usage; mkdir -p "$AB"; ab_prepare "$@" ;;
 run) shift; [ $# -gt 0 ] || usage; ab_run "$@" ;;
 *) usage ;;
