@@ -301,8 +301,46 @@ static void lint_sync_few_threads(diag_ctx *d, const spec *s, sched *const *sche
     }
 }
 
+/* Chunk copies a producer thread issues for one work item, at or above which producer
+ * warps measured a cliff: they issue every chunk of the item's regions while the
+ * computing threads wait (rmsnorm's 128 a thread; layernorm's 80 ran at 0.97 of its
+ * best). */
+enum { LINT_MAX_PRODUCER_CHUNKS = 96 };
+
+/* Chunk copies issued by producer warps, many to a producer thread each work item. The
+ * lowerings that copy a row or a box a copy are left alone (lint_narrow_row_copies). */
+static void lint_producer_chunks(diag_ctx *d, const spec *s, sched *const *scheds, int n)
+{
+    for (int i = 0; i < n; ++i) {
+        const sched *sc = scheds[i];
+        long long chunks = 0;
+        for (int j = 0; sc->producer_threads && j < s->nstaged; ++j) {
+            const spec_stage *st = &s->stages[j];
+            const copy_plan *cp = &sc->copy[j];
+            const mech m = stage_lowering(s, st);
+            if (!st->is_output && !mech_row_copies(m) && !mech_whole_boxes(m))
+                chunks += cp->row_bytes * plan_region_rows(cp, st->rank) / cp->vec;
+        }
+        if (!sc->producer_threads || chunks / sc->producer_threads < LINT_MAX_PRODUCER_CHUNKS)
+            continue;
+        diag_warning(d, W_PERF, s->stages[0].loc,
+                     "the %s lowering's %d producer threads issue %lld chunk copies each "
+                     "work item, %lld a thread, while the %d computing threads wait for "
+                     "them (rmsnorm, 128 a thread: 0.38 of its best lowering under "
+                     "pipeline-roles per tile at rows of 1024, 0.02 persistent, 0.64 with 4 "
+                     "producer warps; layernorm, 80 a thread: 0.97; H200); give it more "
+                     "producer warps ('producer_warps 4' and 96 threads more, or "
+                     "--producer-warps=4), a smaller tile, or a lowering without producer "
+                     "warps (cp.async, or leave it to auto)", mech_name(sc->mech),
+                     sc->producer_threads, chunks, chunks / sc->producer_threads,
+                     sc->threads - sc->producer_threads);
+        return;
+    }
+}
+
 void lint_perf(diag_ctx *d, const spec *s, sched *const *scheds, int nscheds)
 {
+    lint_producer_chunks(d, s, scheds, nscheds);
     lint_sync_few_threads(d, s, scheds, nscheds);
     lint_swizzle_ignored(d, s);
     lint_few_float_bins(d, s);

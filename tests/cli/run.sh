@@ -479,17 +479,20 @@ c_signals_remove_temp_files() {
     # stays, the old outputs are untouched, and the process ends by the signal. During the
     # renames the signal waits: every output is placed, no backup (.old-*) stays.
     shim || { fail "cannot build the shim"; return; }
-    local sig
+    local sig dfl=()
+    # A shell started in the background (make check &) ignores SIGINT and SIGQUIT, and so
+    # does pipegen, as a program should: give it the default actions where env can.
+    env --default-signal true 2>/dev/null && dfl=(env --default-signal)
     for sig in 2 3 1 15; do
         echo OLD >k.cu
         # In a subshell of its own, whose "Terminated" goes nowhere; no core for SIGQUIT.
-        (ulimit -c 0; PG_SHIM_WRITE=signal:$sig LD_PRELOAD=$tmp/shim.so "$pipegen" saxpy.pipe -o k.cu -MD >.out 2>.err; exit $?) 2>/dev/null
+        (ulimit -c 0; PG_SHIM_WRITE=signal:$sig LD_PRELOAD=$tmp/shim.so "${dfl[@]}" "$pipegen" saxpy.pipe -o k.cu -MD >.out 2>.err; exit $?) 2>/dev/null
         status=$?
         expect_status $((128 + sig))
         expect_file_eq k.cu OLD
         expect_files k.cu
         echo OLD >k.cuh
-        (ulimit -c 0; PG_SHIM_RENAME=signal:$sig LD_PRELOAD=$tmp/shim.so "$pipegen" saxpy.pipe -o k.cu -MD >.out 2>.err; exit $?) 2>/dev/null
+        (ulimit -c 0; PG_SHIM_RENAME=signal:$sig LD_PRELOAD=$tmp/shim.so "${dfl[@]}" "$pipegen" saxpy.pipe -o k.cu -MD >.out 2>.err; exit $?) 2>/dev/null
         status=$?
         expect_status $((128 + sig))
         expect_file_has k.cu "struct saxpy_args"
@@ -1705,6 +1708,21 @@ c_warning_perf_whole_boxes_at_bound() {
     pg "$root/samples/softmax/softmax.pipe" --lower=tensor --arch=sm_90 --verify
     expect_status 0; expect_no_err
     pg "$root/samples/rmsnorm/rmsnorm.pipe" --lower=tensor --arch=sm_90 --verify -Wno-perf
+    expect_status 0; expect_no_err
+}
+
+c_warning_perf_producer_chunks() {
+    # Producer warps issuing 96 chunk copies a thread or more each work item (rmsnorm's
+    # one warp over its bound of 8192 floats of x and of g: 128): said at the first stage,
+    # once; four producer warps (32 a thread), layernorm's 80 and a lowering without
+    # producer warps say nothing.
+    pg "$root/samples/rmsnorm/rmsnorm.pipe" --lower=pipeline-roles --arch=sm_90 --verify
+    expect_one_perf_warning "rmsnorm.pipe:14:11: warning: the pipeline-roles lowering's 32 producer threads issue 4096 chunk copies each work item, 128 a thread, while the 480 computing threads wait for them"
+    pg "$root/samples/rmsnorm/rmsnorm.pipe" --lower=pipeline-roles --producer-warps=4 --arch=sm_90 --verify
+    expect_status 0; expect_no_err
+    pg "$root/samples/layernorm/layernorm.pipe" --lower=pipeline-roles --arch=sm_90 --verify
+    expect_status 0; expect_no_err
+    pg "$root/samples/rmsnorm/rmsnorm.pipe" --lower=cp.async --arch=sm_90 --verify
     expect_status 0; expect_no_err
 }
 
