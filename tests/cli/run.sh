@@ -40,6 +40,8 @@ expect_one_perf_warning() {
     [ "$(grep -c 'warning: ' <<<"$err")" = 1 ] || fail "not one warning: $err"
 }
 expect_no_err() { [ -z "$err" ] || fail "stderr not empty: $(head -c 200 <<<"$err")"; }
+# quiet_plan SPEC FLAGS...: the spec plans for sm_90 with the flags, and nothing is said.
+quiet_plan() { pg "$@" --arch=sm_90 --verify; expect_status 0; expect_no_err; }
 expect_no_out() { [ -z "$out" ] || fail "stdout not empty: $(head -c 200 <<<"$out")"; }
 # expect_files FILE...: the case directory holds exactly the fixtures and these files.
 expect_files() {
@@ -1702,13 +1704,10 @@ c_warning_perf_whole_boxes_at_bound() {
     # auto, and a tile without a bound say nothing.
     pg "$root/samples/rmsnorm/rmsnorm.pipe" --lower=tensor --arch=sm_90 --verify
     expect_one_perf_warning "rmsnorm.pipe:14:11: warning: the tensor lowering copies 'x''s region to the tile's bound (cols <= 8192) whatever cols is"
-    pg "$root/samples/rmsnorm/rmsnorm.pipe" --lower=cp.async --arch=sm_90 --verify
-    expect_status 0; expect_no_err
-    pg "$root/samples/rmsnorm/rmsnorm.pipe" --arch=sm_90 --verify; expect_status 0; expect_no_err
-    pg "$root/samples/softmax/softmax.pipe" --lower=tensor --arch=sm_90 --verify
-    expect_status 0; expect_no_err
-    pg "$root/samples/rmsnorm/rmsnorm.pipe" --lower=tensor --arch=sm_90 --verify -Wno-perf
-    expect_status 0; expect_no_err
+    quiet_plan "$root/samples/rmsnorm/rmsnorm.pipe" --lower=cp.async
+    quiet_plan "$root/samples/rmsnorm/rmsnorm.pipe"
+    quiet_plan "$root/samples/softmax/softmax.pipe" --lower=tensor
+    quiet_plan "$root/samples/rmsnorm/rmsnorm.pipe" --lower=tensor -Wno-perf
 }
 
 c_warning_perf_producer_chunks() {
@@ -1718,12 +1717,9 @@ c_warning_perf_producer_chunks() {
     # producer warps say nothing.
     pg "$root/samples/rmsnorm/rmsnorm.pipe" --lower=pipeline-roles --arch=sm_90 --verify
     expect_one_perf_warning "rmsnorm.pipe:14:11: warning: the pipeline-roles lowering's 32 producer threads issue 4096 chunk copies each work item, 128 a thread, while the 480 computing threads wait for them"
-    pg "$root/samples/rmsnorm/rmsnorm.pipe" --lower=pipeline-roles --producer-warps=4 --arch=sm_90 --verify
-    expect_status 0; expect_no_err
-    pg "$root/samples/layernorm/layernorm.pipe" --lower=pipeline-roles --arch=sm_90 --verify
-    expect_status 0; expect_no_err
-    pg "$root/samples/rmsnorm/rmsnorm.pipe" --lower=cp.async --arch=sm_90 --verify
-    expect_status 0; expect_no_err
+    quiet_plan "$root/samples/rmsnorm/rmsnorm.pipe" --lower=pipeline-roles --producer-warps=4
+    quiet_plan "$root/samples/layernorm/layernorm.pipe" --lower=pipeline-roles
+    quiet_plan "$root/samples/rmsnorm/rmsnorm.pipe" --lower=cp.async
 }
 
 c_warning_perf_sync_few_threads() {
@@ -1732,13 +1728,10 @@ c_warning_perf_sync_few_threads() {
     # asynchronous lowering, auto and a spec with more blocks an SM say nothing.
     pg "$root/tests/kernels/gemv.pipe" --lower=sync --arch=sm_90 --verify
     expect_one_perf_warning "gemv.pipe:9:9: warning: the sync lowering copies 'a' through registers, and sm_90 holds 1 block of 256 threads an SM (147840 bytes of shared memory a block)"
-    pg "$root/tests/kernels/gemv.pipe" --lower=cp.async --arch=sm_90 --verify
-    expect_status 0; expect_no_err
-    pg "$root/tests/kernels/gemv.pipe" --arch=sm_90 --verify; expect_status 0; expect_no_err
-    pg "$root/samples/saxpy/saxpy.pipe" --lower=sync --arch=sm_90 --verify
-    expect_status 0; expect_no_err
-    pg "$root/tests/kernels/gemv.pipe" --lower=sync --arch=sm_90 --verify -Wno-perf
-    expect_status 0; expect_no_err
+    quiet_plan "$root/tests/kernels/gemv.pipe" --lower=cp.async
+    quiet_plan "$root/tests/kernels/gemv.pipe"
+    quiet_plan "$root/samples/saxpy/saxpy.pipe" --lower=sync
+    quiet_plan "$root/tests/kernels/gemv.pipe" --lower=sync -Wno-perf
 }
 
 c_compute_threads_origin() {
