@@ -1503,6 +1503,11 @@ STUB
         -o t.wis --lowerings "cp.async tensor" saxpy.pipe >t.out 2>&1
     grep -q " default tensor tensor=1.020 cp.async=1.010$" t.wis && ! grep -q '^round' t.out \
         || fail "TUNE_ROUNDS=1: $(cat t.out t.wis)"
+    rm -rf tw t.wis    # TUNE_NEAR=1: the leader alone is no contest, and no round runs
+    PATH=$bin:$PATH STUB_FLAKY=1 TUNE_NEAR=1 PIPEGEN=$pipegen NVCC=nvcc TUNE_DIR=$PWD/tw "$tune" \
+        -o t.wis --lowerings "cp.async tensor" saxpy.pipe >t.out 2>&1
+    grep -q " default tensor tensor=1.020 cp.async=1.010$" t.wis && ! grep -q '^round' t.out \
+        || fail "TUNE_NEAR=1: $(cat t.out t.wis)"
     PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc "$tune" -o t.wis --arch sm_80 saxpy.pipe >t.out 2>&1
     [ $? = 2 ] && grep -q 'does not run on this GPU (sm_90)' t.out || fail "--arch sm_80: $(cat t.out)"
     rm -rf "$bin" tw t.out t.wis
