@@ -58,10 +58,11 @@ static void lint_unstaged_in_rows(diag_ctx *d, const spec *s)
 enum { LINT_MIN_ROW_CELLS = 8 };
 
 /* Row reductions where the whole block, or a group of warps, walks each row with few cells
- * a thread: the passes' barriers are not hidden. A warp walking its own rows has none. */
-static void lint_thin_rows(diag_ctx *d, const spec *s)
+ * a thread: the passes' barriers are not hidden. A warp walking its own rows has none. The
+ * computing threads are the plan's: a lowering's producer warps are not among them. */
+static void lint_thin_rows(diag_ctx *d, const spec *s, const sched *sc)
 {
-    const int computing = s->threads - 32 * s->producer_warps;
+    const int computing = sc->threads - sc->producer_threads;
     const int group = spec_row_group(s, computing / 32);
     const int walkers = group ? 32 * group : computing;
     const long long len = s->tile[s->tile_rank - 1];
@@ -346,7 +347,8 @@ void lint_perf(diag_ctx *d, const spec *s, sched *const *scheds, int nscheds)
     lint_few_float_bins(d, s);
     lint_bins_per_tile(d, s);
     lint_unstaged_in_rows(d, s);
-    lint_thin_rows(d, s);
+    if (nscheds)
+        lint_thin_rows(d, s, scheds[0]);
     lint_halo_reread(d, s);
     lint_narrow_row_copies(d, s);
     lint_narrow_chunks(d, s);

@@ -1578,6 +1578,9 @@ c_warning_perf_thin_rows() {
     expect_status 0
     expect_err_has "p.pipe:14:16: warning: the block walks each row of 1024 cells over 256 computing threads, 4 a thread"
     expect_err_has "[-Wperf]"
+    pg p.pipe --lower=pipeline-roles --verify    # its producer warp computes nothing
+    expect_status 0
+    expect_err_has "p.pipe:14:16: warning: the block walks each row of 1024 cells over 224 computing threads, 4 a thread"
     sed 's/^  threads 64;/  threads 128;/' "$root/samples/softmax/softmax.pipe" >q.pipe
     pg q.pipe --verify; expect_status 0; expect_no_err
     sed 's/^  threads 64;/  threads 256;/; s/x\[1\]\[1024\]/x[8][1024]/' "$root/samples/softmax/softmax.pipe" >q.pipe
