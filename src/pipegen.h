@@ -1218,7 +1218,8 @@ const wisdom_record *wisdom_choice(const wisdom *w, diag_ctx *d, unsigned long l
 /* ====================================================================== lint.c */
 
 /* -Wperf: warnings on a planned spec whose shape has a measured cliff (after planning:
- * the grid and the lowering are final). */
+ * the grid and the lowering are final), from the spec and from its schedules (one a
+ * target: shared memory a block, producer threads, the copies' widths). */
 void lint_perf(diag_ctx *d, const spec *s, sched *const *scheds, int nscheds);
 
 /* ====================================================================== emit*.c */
