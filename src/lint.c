@@ -274,6 +274,15 @@ static int blocks_per_sm(const sched *sc)
     return by_smem < by_threads ? (int)by_smem : by_threads;
 }
 
+/* The first staged input, or NULL: where a warning on the copies is said. */
+static const spec_stage *first_staged_input(const spec *s)
+{
+    for (int i = 0; i < s->nstaged; ++i)
+        if (!s->stages[i].is_output)
+            return &s->stages[i];
+    return NULL;
+}
+
 /* Resident threads an SM, below which a lowering that copies through registers (TRACK_SYNC:
  * each thread loads, stores and waits) measured a cliff: too few loads are in flight, and
  * with one block an SM nothing else runs during the copy. */
@@ -283,12 +292,12 @@ enum { LINT_MIN_SYNC_THREADS = 512 };
  * memory or its threads. */
 static void lint_sync_few_threads(diag_ctx *d, const spec *s, sched *const *scheds, int n)
 {
-    for (int i = 0; i < n; ++i) {
+    const spec_stage *st = first_staged_input(s);
+    for (int i = 0; st && i < n; ++i) {
         const sched *sc = scheds[i];
         const int blocks = blocks_per_sm(sc);
         if (sc->track != TRACK_SYNC || blocks * sc->threads >= LINT_MIN_SYNC_THREADS)
             continue;
-        const spec_stage *st = &s->stages[0];
         diag_warning(d, W_PERF, st->loc,
                      "the %s lowering copies '%s' through registers, and sm_%d holds %d "
                      "block%s of %d threads an SM (%lld bytes of shared memory a block): "
@@ -324,7 +333,7 @@ static void lint_producer_chunks(diag_ctx *d, const spec *s, sched *const *sched
         }
         if (!sc->producer_threads || chunks / sc->producer_threads < LINT_MAX_PRODUCER_CHUNKS)
             continue;
-        diag_warning(d, W_PERF, s->stages[0].loc,
+        diag_warning(d, W_PERF, first_staged_input(s)->loc,
                      "the %s lowering's %d producer threads issue %lld chunk copies each "
                      "work item, %lld a thread, while the %d computing threads wait for "
                      "them (rmsnorm, 128 a thread: 0.38 of its best lowering under "
