@@ -1508,6 +1508,13 @@ STUB
         -o t.wis --lowerings "cp.async tensor" saxpy.pipe >t.out 2>&1
     grep -q " default tensor tensor=1.020 cp.async=1.010$" t.wis && ! grep -q '^round' t.out \
         || fail "TUNE_NEAR=1: $(cat t.out t.wis)"
+    local bad    # bad settings are refused before anything is built or written
+    rm -f t.wis
+    for bad in TUNE_ROUNDS=0 TUNE_NEAR=x TUNE_JOBS=-1 TUNE_TIMEOUT=1e3 TUNE_CLOSE=two; do
+        env PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc "$bad" "$tune" -o t.wis saxpy.pipe >t.out 2>&1
+        [ $? = 2 ] && grep -q "^pipegen-tune: ${bad%%=*}='${bad#*=}' is not a" t.out && [ ! -e t.wis ] ||
+            fail "$bad: $(cat t.out)"
+    done
     PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc "$tune" -o t.wis --arch sm_80 saxpy.pipe >t.out 2>&1
     [ $? = 2 ] && grep -q 'does not run on this GPU (sm_90)' t.out || fail "--arch sm_80: $(cat t.out)"
     rm -rf "$bin" tw t.out t.wis
