@@ -734,7 +734,7 @@ static void emit_plane_walk(kctx *k, bool whole)
     const spec *s = k->s;
     const int cnt = compute_threads(k);
     const long long plane = s->tile[1] * s->tile[2];
-    if (whole && !stages_halo(s))
+    if (whole && !stages_halo(s))   /* plane_walk: without a halo, cnt divides the plane */
         kp(k, "#pragma unroll %d\n    for (int pg_q = 0; pg_q < %lld; ++pg_q) {\n"
               "        const int pg_p = %s + pg_q * %d;\n",
            unroll_up_to(plane / cnt, PLANE_UNROLL), plane / cnt, compute_tid(k), cnt);

@@ -68,6 +68,18 @@ ab_ratios() {
     grep -E '^BENCH |GEMM' "$1" | grep -oE '(ratio|ratio_sameshape)=[0-9.]+' | tr '\n' ' '
 }
 
+# ab_once I TREE LINE R: round R of line I with TREE's driver (a bench, else a GEMM's ref;
+# none where its build failed), its ratios appended to $W/runs.txt.
+ab_once() {
+    local dir=$W/$1.$(tree_tag "$2") drv
+    drv=$dir/bench
+    [ -x "$drv" ] || drv=$dir/ref
+    [ -x "$drv" ] || return 0
+    set -- "$@" $3
+    if is_gemm "$5"; then "$drv" $GEMM_SIZES; else "$drv" $(case_sizes "${@:5}"); fi >"$dir/out.$4" 2>&1
+    echo "$3 | $2 | round $4: $(ab_ratios "$dir/out.$4")" | tee -a "$W/runs.txt"
+}
+
 # ab_medians LINE TREE: the median of each ratio over TREE's rounds of LINE (runs.txt).
 ab_medians() {
     local runs first kv f=1 out=
@@ -82,7 +94,7 @@ ab_medians() {
 }
 
 ab_run() {
-    local rounds=$1 lines=() trees=() i t r dir drv args
+    local rounds=$1 lines=() trees=() i t r
     shift
     while [ $# -gt 0 ] && [ "$1" != -- ]; do lines+=("$1"); shift; done
     [ $# -gt 1 ] && [ ${#lines[@]} -gt 0 ] && [[ $rounds =~ ^[1-9][0-9]*$ ]] || usage
@@ -101,16 +113,8 @@ ab_run() {
     wait
     echo "ab on $GPU ($ARCH), $rounds round(s)"
     for i in "${!lines[@]}"; do
-        set -- ${lines[$i]}
-        if is_gemm "$1"; then args=($GEMM_SIZES); else args=($(case_sizes "$@")); fi
         for ((r = 1; r <= rounds; ++r)); do
-            for t in "${trees[@]}"; do
-                dir=$W/$i.$(tree_tag "$t") drv=$dir/bench
-                [ -x "$drv" ] || drv=$dir/ref
-                [ -x "$drv" ] || continue
-                "$drv" "${args[@]}" >"$dir/out.$r" 2>&1
-                echo "${lines[$i]} | $t | round $r: $(ab_ratios "$dir/out.$r")" | tee -a "$W/runs.txt"
-            done
+            for t in "${trees[@]}"; do ab_once "$i" "$t" "${lines[$i]}" "$r"; done
         done
         for t in "${trees[@]}"; do ab_medians "${lines[$i]}" "$t"; done
     done
@@ -118,7 +122,7 @@ ab_run() {
 
 # ab_turns ROUNDS LINE...: the lines in turns, this tree's build.
 ab_turns() {
-    local rounds=$1 lines=() i r dir drv
+    local rounds=$1 lines=() i r
     shift
     lines=("$@")
     [ ${#lines[@]} -gt 0 ] && [[ $rounds =~ ^[1-9][0-9]*$ ]] || usage
@@ -130,14 +134,7 @@ ab_turns() {
     wait
     echo "ab turns on $GPU ($ARCH), $rounds round(s)"
     for ((r = 1; r <= rounds; ++r)); do
-        for i in "${!lines[@]}"; do
-            set -- ${lines[$i]}
-            dir=$W/$i.work drv=$dir/bench
-            [ -x "$drv" ] || drv=$dir/ref
-            [ -x "$drv" ] || continue
-            if is_gemm "$1"; then "$drv" $GEMM_SIZES; else "$drv" $(case_sizes "$@"); fi >"$dir/out.$r" 2>&1
-            echo "${lines[$i]} | . | round $r: $(ab_ratios "$dir/out.$r")" | tee -a "$W/runs.txt"
-        done
+        for i in "${!lines[@]}"; do ab_once "$i" . "${lines[$i]}" "$r"; done
     done
     for i in "${!lines[@]}"; do ab_medians "${lines[$i]}" .; done
 }
