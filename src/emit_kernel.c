@@ -436,46 +436,93 @@ static void emit_slot_addr(kctx *k, int si)
 
 /* The template and place arguments of pg_region / pg_store_region for stage si:
  * <VEC, P, R, ROWBYTES, PITCH>(dst or base, src, o0, o1, o2b, n0, n1, n2b). */
+/* A stage's region as the runtime's region copies take it: P planes of R rows of
+ * ROWBYTES, rows PITCH apart; a folded one (copy_plan.fold) has a dimension more, its
+ * rows of `fold` elements back to back, the region's rows its planes. */
+typedef struct region_dims {
+    int rank;
+    long long extent[AST_MAX_RANK];
+} region_dims;
+
+static region_dims region_as_copied(const spec_stage *st, const copy_plan *cp)
+{
+    region_dims r = {.rank = st->rank + (cp->fold > 0)};
+    memcpy(r.extent, cp->extent, sizeof r.extent);
+    if (cp->fold) {
+        r.extent[st->rank - 1] /= cp->fold;
+        r.extent[st->rank] = cp->fold;
+    }
+    return r;
+}
+
 void emit_region_shape(kctx *k, int si, int nthreads)
 {
     const spec_stage *st = &k->s->stages[si];
     const copy_plan *cp = &k->sc->copy[si];
     const spec_array *arr = &k->s->arrays[st->array];
+    const region_dims r = region_as_copied(st, cp);
+    const long long row = r.extent[r.rank - 1] * ast_type_size(arr->type);
     kp(k, "<pg_vec_%s, %lld, %lld, %lldLL, %lldLL, %d>", arr->name,
-       st->rank == 3 ? cp->extent[0] : 1, st->rank >= 2 ? cp->extent[st->rank - 2] : 1,
-       cp->row_bytes, cp->pitch, nthreads);
+       r.rank == 3 ? r.extent[0] : 1, r.rank >= 2 ? r.extent[r.rank - 2] : 1, row,
+       cp->fold ? row : cp->pitch, nthreads);
 }
 
+/* The origin of dimension d of the region as copied but the fastest (folded, the array's
+ * rows: the row's origin in rows of `fold`, always a multiple of it), and the array's
+ * extent along it. */
+static void emit_place_origin(kctx *k, const spec_stage *st, const copy_plan *cp, int d)
+{
+    if (cp->fold && d == st->rank - 1) {
+        kp(k, "(");
+        emit_affine(k->out, &cp->origin[d]);
+        kp(k, ") / %d", cp->fold);
+    } else {
+        emit_affine(k->out, &cp->origin[d]);
+    }
+}
+
+static void emit_place_dim(kctx *k, const spec_stage *st, const copy_plan *cp, int d)
+{
+    const ast_extent *e = &k->s->arrays[st->array].dims[d];
+    if (cp->fold && d == st->rank - 1)
+        kp(k, "%lld", e->value / cp->fold);
+    else
+        emit_dim(k, e);
+}
+
+/* o0, o1, o2b, n0, n1, n2b: the region's place (planes, rows, the byte in a row) and the
+ * array's extents, as the runtime's region copies take them; a folded region starts at
+ * its rows' first byte. */
 static void emit_region_place(kctx *k, int si)
 {
     const spec_stage *st = &k->s->stages[si];
     const copy_plan *cp = &k->sc->copy[si];
-    const spec_array *arr = &k->s->arrays[st->array];
-    int esz = ast_type_size(arr->type), last = st->rank - 1;
-    if (st->rank == 3)
-        emit_affine(k->out, &cp->origin[0]);
-    else
-        kp(k, "0");
-    kp(k, ", ");
-    if (st->rank >= 2)
-        emit_affine(k->out, &cp->origin[last - 1]);
-    else
-        kp(k, "0");
-    kp(k, ", ");
-    emit_affine(k->out, &cp->origin[last]);
-    kp(k, " * %d,\n    ", esz);
-    if (st->rank == 3)
-        emit_dim(k, &arr->dims[0]);
-    else
-        kp(k, "1");
-    kp(k, ", ");
-    if (st->rank >= 2)
-        emit_dim(k, &arr->dims[last - 1]);
-    else
-        kp(k, "1");
-    kp(k, ", ");
-    emit_dim(k, &arr->dims[last]);
-    kp(k, " * %d", esz);
+    const int rows = st->rank - !cp->fold;   /* the dimensions before the fastest */
+    const int esz = ast_type_size(k->s->arrays[st->array].type);
+    for (int i = rows; i < 2; ++i)
+        kp(k, "0, ");
+    for (int d = 0; d < rows; ++d) {
+        emit_place_origin(k, st, cp, d);
+        kp(k, ", ");
+    }
+    if (cp->fold) {
+        kp(k, "0,\n    ");
+    } else {
+        emit_affine(k->out, &cp->origin[st->rank - 1]);
+        kp(k, " * %d,\n    ", esz);
+    }
+    for (int i = rows; i < 2; ++i)
+        kp(k, "1, ");
+    for (int d = 0; d < rows; ++d) {
+        emit_place_dim(k, st, cp, d);
+        kp(k, ", ");
+    }
+    if (cp->fold) {
+        kp(k, "%lld", (long long)cp->fold * esz);
+    } else {
+        emit_dim(k, &k->s->arrays[st->array].dims[st->rank - 1]);
+        kp(k, " * %d", esz);
+    }
 }
 
 static void emit_region_call(kctx *k, int si, const char *fn)

@@ -884,6 +884,10 @@ typedef struct copy_plan {
     long long off;           /* offset of slot 0 in dynamic shared memory */
     bool multicast;          /* copied once per cluster: each block copies a share of the
                                 region's slowest dimension into every block's slot */
+    int fold;                /* 0, or the elements of the rows its tensor map folds the
+                                array's rows into (a dimension more: rank 2 [r][1024] as
+                                [r][4][256]), so that one box spans a region wider than a
+                                box's 256 elements (mech tensor's plan_fold) */
 } copy_plan;
 
 /* One step of the ring's phase trace: what the verifier's run of 2 * nslots + 1 trips (in
@@ -955,6 +959,9 @@ enum { WARPGROUP_THREADS = 128, SM_REGISTERS = 65536 };
 long long plan_region_rows(const copy_plan *cp, int rank);
 /* The alignment of a stage's slots in shared memory: 128, or SWIZZLE_ALIGN swizzled. */
 int plan_slot_align(const copy_plan *cp);
+/* The alignment (in elements) every value of origin o keeps over the tiles and steps;
+ * 0: it is always 0. */
+long long plan_origin_alignment(const spec *s, const affine *o);
 
 /* Plan the schedule of spec s for lowering m (s->mech; auto as mech_auto_first says) on
  * architecture sm, one of the targets sema_check accepted m for. Returns NULL with a

@@ -80,8 +80,7 @@ static long long var_unit(const spec *s, const char *var)
     return s->step_by;
 }
 
-/* The alignment (in elements) that every value of an origin keeps, 0 for "any". */
-static long long origin_alignment(const spec *s, const affine *o)
+long long plan_origin_alignment(const spec *s, const affine *o)
 {
     long long g = o->c;
     for (int i = 0; i < o->nterms; ++i)
@@ -169,7 +168,7 @@ void plan_lay_out_stage(planner *p, int i, int nslots, int row_align,
     if (!st->is_output)
         widen(s, cp, esz, last, row_align);
     cp->row_bytes = cp->extent[last] * esz;
-    cp->vec = copy_width(cp->row_bytes, origin_alignment(s, &cp->origin[last]), esz);
+    cp->vec = copy_width(cp->row_bytes, plan_origin_alignment(s, &cp->origin[last]), esz);
     /* a staged output's rows too, where tensor stores could read them as a box */
     cp->pitch = row_pitch(cp->row_bytes, cp->vec, st,
                           mod->dense_rows && (!st->is_output || cp->vec == 16));
@@ -178,6 +177,7 @@ void plan_lay_out_stage(planner *p, int i, int nslots, int row_align,
     cp->swizzle = !st->is_output && swizzle_of ? swizzle_of(s, cp, i) : 0;
     cp->slot_bytes = round_up(plan_region_rows(cp, st->rank) * cp->pitch, plan_slot_align(cp));
     cp->nslots = st->is_output ? 1 : nslots;
+    cp->fold = 0;
 }
 
 static void plan_stage(planner *p, int i, int nslots)

@@ -49,8 +49,10 @@ int plan_ring_slots(planner *p);
 struct emit_unit;
 /* How a region's chunks are walked: REGION_CHECKED (pg_region: each chunk checked against
  * the array), or REGION_SPLIT (pg_region_split: a region inside its array checks nothing)
- * where a lowering's chunk copy has a costly path for a chunk at an array's end, or where
- * producer warps copy every chunk (pipert_device.cuh says which measured faster). */
+ * where a lowering's chunk copy has a costly path for a chunk at an array's end, where
+ * producer warps copy every chunk, or where the checks sit between async calls
+ * (pipeline; pipeline-thread over tiles with rows): pipert_device.cuh says which measured
+ * faster. */
 typedef enum { REGION_CHECKED, REGION_SPLIT } region_walk;
 
 /* The state of printing one kernel. */

@@ -197,9 +197,9 @@ __global__ void __launch_bounds__(256) colminmax_sm90(const struct colminmax_arg
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t pg_org0 = pg_rest * 8;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_tensor_region<pg_vec_x, 1, 8, 4096LL, 4096LL, 256>(pg_smem + 0 + pg_slot * 32768, pg_g_x,
-                    0, (pg_org0), (pg_org1) * 4,
-                    1, rows, (int64_t)1024 * 4, threadIdx.x, &pg_tmap_x, pg_tbox<2, 4, 1, 1, 256>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                pg_tensor_region<pg_vec_x, 8, 4, 1024LL, 1024LL, 256>(pg_smem + 0 + pg_slot * 32768, pg_g_x,
+                    (pg_org0), ((pg_org1)) / 256, 0,
+                    rows, 4, 1024, threadIdx.x, &pg_tmap_x, pg_tbox<3, 4, 8, 4, 256>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }
@@ -265,9 +265,9 @@ __global__ void __launch_bounds__(256) colminmax_sm90(const struct colminmax_arg
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t pg_org0 = pg_rest * 8;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_tensor_region<pg_vec_x, 1, 8, 4096LL, 4096LL, 256>(pg_smem + 0 + pg_slot * 32768, pg_g_x,
-                    0, (pg_org0), (pg_org1) * 4,
-                    1, rows, (int64_t)1024 * 4, threadIdx.x, &pg_tmap_x, pg_tbox<2, 4, 1, 1, 256>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                pg_tensor_region<pg_vec_x, 8, 4, 1024LL, 1024LL, 256>(pg_smem + 0 + pg_slot * 32768, pg_g_x,
+                    (pg_org0), ((pg_org1)) / 256, 0,
+                    rows, 4, 1024, threadIdx.x, &pg_tmap_x, pg_tbox<3, 4, 8, 4, 256>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }
@@ -342,9 +342,9 @@ extern "C" cudaError_t colminmax_launch_ex(const struct colminmax_args *pg_a, cu
     PIPERT_TRY(pipert_check_workspace(pg_a->workspace, pg_a->workspace_bytes, (size_t)pg_grid * 16384));
     CUtensorMap pg_tmap_x;
     {
-        const uint64_t pg_dim[] = {(uint64_t)(int64_t)1024, (uint64_t)pg_a->rows};
-        const uint32_t pg_box[] = {256, 1};
-        PIPERT_TRY(pipert_encode_tensor_map(&pg_tmap_x, pg_a->x, 2, pg_dim, pg_box, 4, pg_vec == 16 && (0x1u >> pg_variant & 1)));
+        const uint64_t pg_dim[] = {256, 4, (uint64_t)pg_a->rows};
+        const uint32_t pg_box[] = {256, 4, 8};
+        PIPERT_TRY(pipert_encode_tensor_map(&pg_tmap_x, pg_a->x, 3, pg_dim, pg_box, 4, pg_vec == 16 && (0x1u >> pg_variant & 1)));
     }
     if (0x1u >> pg_variant & 1) {
         typedef void (*pg_fn)(const struct colminmax_args, const int64_t, const CUtensorMap);

@@ -209,9 +209,9 @@ __global__ void __launch_bounds__(128) colstats_sm90(const struct colstats_args 
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t pg_org0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_tensor_region<pg_vec_x, 1, 2, 1280LL, 1280LL, 128>(pg_smem + 0 + pg_slot * 2560, pg_g_x,
-                    0, (pg_org0), (pg_org1) * 4,
-                    1, rows, (int64_t)320 * 4, threadIdx.x, &pg_tmap_x, pg_tbox<2, 4, 1, 1, 160>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                pg_tensor_region<pg_vec_x, 2, 2, 640LL, 640LL, 128>(pg_smem + 0 + pg_slot * 2560, pg_g_x,
+                    (pg_org0), ((pg_org1)) / 160, 0,
+                    rows, 2, 640, threadIdx.x, &pg_tmap_x, pg_tbox<3, 4, 2, 2, 160>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }
@@ -277,9 +277,9 @@ __global__ void __launch_bounds__(128) colstats_sm90(const struct colstats_args 
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t pg_org0 = pg_rest * 2;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_tensor_region<pg_vec_x, 1, 2, 1280LL, 1280LL, 128>(pg_smem + 0 + pg_slot * 2560, pg_g_x,
-                    0, (pg_org0), (pg_org1) * 4,
-                    1, rows, (int64_t)320 * 4, threadIdx.x, &pg_tmap_x, pg_tbox<2, 4, 1, 1, 160>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
+                pg_tensor_region<pg_vec_x, 2, 2, 640LL, 640LL, 128>(pg_smem + 0 + pg_slot * 2560, pg_g_x,
+                    (pg_org0), ((pg_org1)) / 160, 0,
+                    rows, 2, 640, threadIdx.x, &pg_tmap_x, pg_tbox<3, 4, 2, 2, 160>{}, &pg_full[pg_slot], pg_l2_hint<false>{0});
             }
         }
     }
@@ -365,9 +365,9 @@ extern "C" cudaError_t colstats_launch_ex(const struct colstats_args *pg_a, cuda
     PIPERT_TRY(pipert_check_workspace(pg_a->workspace, pg_a->workspace_bytes, (size_t)pg_grid * 5184));
     CUtensorMap pg_tmap_x;
     {
-        const uint64_t pg_dim[] = {(uint64_t)(int64_t)320, (uint64_t)pg_a->rows};
-        const uint32_t pg_box[] = {160, 1};
-        PIPERT_TRY(pipert_encode_tensor_map(&pg_tmap_x, pg_a->x, 2, pg_dim, pg_box, 4, pg_vec == 16 && (0x1u >> pg_variant & 1)));
+        const uint64_t pg_dim[] = {160, 2, (uint64_t)pg_a->rows};
+        const uint32_t pg_box[] = {160, 2, 2};
+        PIPERT_TRY(pipert_encode_tensor_map(&pg_tmap_x, pg_a->x, 3, pg_dim, pg_box, 4, pg_vec == 16 && (0x1u >> pg_variant & 1)));
     }
     if (0x1u >> pg_variant & 1) {
         typedef void (*pg_fn)(const struct colstats_args, const int64_t, const CUtensorMap);

@@ -53,10 +53,10 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t y0 = (pg_rest * 2 + pg_sub) * 32;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_u, 1, 34, 544LL, 544LL, 256>(pg_smem + 0 + pg_slot * 18560, pg_g_u,
+                pg_region_split<pg_vec_u, 1, 34, 544LL, 544LL, 256>(pg_smem + 0 + pg_slot * 18560, pg_g_u,
                     0, (y0 + -1), (x0 + -4) * 4,
                     1, ny, nx * 4, threadIdx.x,
-                    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_u, false>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
+                    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_u, true>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
             }
         }
         pg_pipe.producer_commit();
@@ -75,10 +75,10 @@ __global__ void __launch_bounds__(256) jacobi2d_sm80(const struct jacobi2d_args 
                 pg_rest = pg_div(pg_rest, pg_tiles1);
                 const int64_t y0 = (pg_rest * 2 + pg_sub) * 32;
                 const int pg_slot = (int)(pg_step % 2);
-                pg_region<pg_vec_u, 1, 34, 544LL, 544LL, 256>(pg_smem + 0 + pg_slot * 18560, pg_g_u,
+                pg_region_split<pg_vec_u, 1, 34, 544LL, 544LL, 256>(pg_smem + 0 + pg_slot * 18560, pg_g_u,
                     0, (y0 + -1), (x0 + -4) * 4,
                     1, ny, nx * 4, threadIdx.x,
-                    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_u, false>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
+                    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_u, true>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
             }
         }
         pg_pipe.producer_commit();

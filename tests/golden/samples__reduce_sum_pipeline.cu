@@ -57,10 +57,10 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 4096;
                 const int pg_slot = (int)(pg_step % 4);
-                pg_region<pg_vec_x, 1, 1, 16384LL, 16384LL, 256>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 1, 16384LL, 16384LL, 256>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
-                    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_x, false>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
+                    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_x, true>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
             }
         }
         if (pg_p < pg_trips)
@@ -75,10 +75,10 @@ __global__ void __launch_bounds__(256) reduce_sum_sm80(const struct reduce_sum_a
                 int64_t pg_rest = (int64_t)blockIdx.x + pg_step * gridDim.x;
                 const int64_t pg_org0 = pg_rest * 4096;
                 const int pg_slot = (int)(pg_step % 4);
-                pg_region<pg_vec_x, 1, 1, 16384LL, 16384LL, 256>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
+                pg_region_split<pg_vec_x, 1, 1, 16384LL, 16384LL, 256>(pg_smem + 0 + pg_slot * 16384, pg_g_x,
                     0, 0, (pg_org0) * 4,
                     1, 1, n * 4, threadIdx.x,
-                    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_x, false>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
+                    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_x, true>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
             }
         }
         if (pg_t + 3 < pg_trips)

@@ -38,14 +38,14 @@ __global__ void __launch_bounds__(256) saxpy_sm80(const struct saxpy_args pg_arg
         const int64_t pg_org0 = pg_rest * 2048;
         pg_pipe.producer_acquire();
         {
-            pg_region<pg_vec_x, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 0, pg_g_x,
+            pg_region_split<pg_vec_x, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 0, pg_g_x,
                 0, 0, (pg_org0) * 4,
                 1, 1, n * 4, threadIdx.x,
-                [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_x, false>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
-            pg_region<pg_vec_y, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 8192, pg_g_y,
+                [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_x, true>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
+            pg_region_split<pg_vec_y, 1, 1, 8192LL, 8192LL, 256>(pg_smem + 8192, pg_g_y,
                 0, 0, (pg_org0) * 4,
                 1, 1, n * 4, threadIdx.x,
-                [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_y, false>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
+                [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_y, true>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
         }
         pg_pipe.producer_commit();
         pg_pipe.consumer_wait();

@@ -69,14 +69,14 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
                 const int64_t m0 = pg_rest * 256;
                 const int64_t k = pg_sub * 32;
                 const int pg_slot = (int)(pg_step % 3);
-                pg_region<pg_vec_A, 1, 256, 128LL, 144LL, 256>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
+                pg_region_split<pg_vec_A, 1, 256, 128LL, 144LL, 256>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
                     0, (m0), (k) * 4,
                     1, M, K * 4, threadIdx.x,
-                    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_A, false>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
-                pg_region<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
+                    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_A, true>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
+                pg_region_split<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
                     0, (k), (n0) * 4,
                     1, K, N * 4, threadIdx.x,
-                    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_B, false>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
+                    [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_B, true>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
             }
         }
         if (pg_p < pg_trips)
@@ -115,14 +115,14 @@ __global__ void __launch_bounds__(256) sgemm_sm80(const struct sgemm_args pg_arg
                     const int64_t m0 = pg_rest * 256;
                     const int64_t k = pg_sub * 32;
                     const int pg_slot = (int)(pg_step % 3);
-                    pg_region<pg_vec_A, 1, 256, 128LL, 144LL, 256>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
+                    pg_region_split<pg_vec_A, 1, 256, 128LL, 144LL, 256>(pg_smem + 0 + pg_slot * 36864, pg_g_A,
                         0, (m0), (k) * 4,
                         1, M, K * 4, threadIdx.x,
-                        [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_A, false>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
-                    pg_region<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
+                        [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_A, true>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
+                    pg_region_split<pg_vec_B, 1, 32, 512LL, 512LL, 256>(pg_smem + 110592 + pg_slot * 16384, pg_g_B,
                         0, (k), (n0) * 4,
                         1, K, N * 4, threadIdx.x,
-                        [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_B, false>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
+                        [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_B, true>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<0>()); });
                 }
             }
             if (pg_t + 2 < pg_trips)

@@ -40,10 +40,10 @@ __global__ void __launch_bounds__(256) transpose_sm80(const struct transpose_arg
         const int64_t c0 = pg_rest * 64;
         pg_pipe.producer_acquire();
         {
-            pg_region<pg_vec_a, 1, 64, 256LL, 272LL, 256>(pg_smem + 0, pg_g_a,
+            pg_region_split<pg_vec_a, 1, 64, 256LL, 272LL, 256>(pg_smem + 0, pg_g_a,
                 0, (r0), (c0) * 4,
                 1, rows, cols * 4, threadIdx.x,
-                [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_a, false>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<3>()); });
+                [&](unsigned char *pg_d, const unsigned char *pg_s, int pg_v) { pg_cuda_chunk<pg_vec_a, true>(pg_d, pg_s, pg_v, pg_pipe, pg_evict<3>()); });
         }
         pg_pipe.producer_commit();
         pg_pipe.consumer_wait();

@@ -338,17 +338,23 @@ START_TEST(sync_has_no_async_copies)
 END_TEST
 
 /* A chunk wholly past its array's end is one store of zeros where the checked chunks are
- * few (the split walk) or a tile planned at a bound leaves many, and byte stores where
- * every chunk of every tile is checked (pipert_device.cuh: jacobi2d under pipeline). */
+ * few (the split walk: pipeline, and pipeline-thread over tiles with rows) or a tile
+ * planned at a bound leaves many, and byte stores where every chunk of every tile is
+ * checked (pipert_device.cuh: jacobi2d under pipeline-thread, rank 1 here). */
 START_TEST(whole_chunks_past_the_end_follow_the_walk)
 {
     static const char *bounded =
         "pipeline r {\n  in float x[rows][cols];\n  out float y[rows][cols];\n"
         "  grid per_tile;\n  tile y[1][cols <= 4096];\n  stage x;\n"
         "  compute elementwise (i, j) { y[i][j] = 2.0f * x[i][j]; }\n}\n";
+    static const char *rows =
+        "pipeline r {\n  in float x[rows][cols];\n  out float y[rows][cols];\n"
+        "  grid per_tile;\n  tile y[4][256];\n  stage x;\n"
+        "  compute elementwise (i, j) { y[i][j] = 2.0f * x[i][j]; }\n}\n";
     const struct { const char *spec; mech mech; const char *call; } cases[] = {
-        {saxpy, MECH_PIPELINE, "pg_cuda_chunk<pg_vec_x, false>("},
+        {saxpy, MECH_PIPELINE, "pg_cuda_chunk<pg_vec_x, true>("},
         {saxpy, MECH_PIPELINE_THREAD, "pg_cuda_chunk<pg_vec_x, false>("},
+        {rows, MECH_PIPELINE_THREAD, "pg_cuda_chunk<pg_vec_x, true>("},
         {saxpy, MECH_PIPELINE_ROLES, "pg_cuda_chunk<pg_vec_x, true>("},
         {saxpy, MECH_PRIMITIVES, "pg_prim_chunk<pg_vec_x, true>("},
         {saxpy, MECH_CP_ASYNC, "pg_copy_chunk_async<pg_vec_x, true, 0, false, true>("},

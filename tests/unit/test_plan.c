@@ -557,6 +557,38 @@ START_TEST(tensor_rows_keep_their_swizzle)
 }
 END_TEST
 
+START_TEST(tensor_rows_fold_where_exact)
+{
+    /* Rows wider than a box fold into rows of the box's width where every launch and tile
+     * keeps that exact: rows of a literal multiple of it, origins along them multiples of
+     * it. A run-time row length, a halo, an origin 128 elements in, or rows no wider than
+     * a box keep the array's rank. */
+    static const struct { const char *arr, *tile, *stage; int fold; } cases[] = {
+        {"x[rows][1024]", "y[8][1024]", "x", 256},
+        {"x[rows][2048]", "y[8][1024]", "x", 256},
+        {"x[rows][320]", "y[2][320]", "x", 160},
+        {"x[rows][cols]", "y[8][1024]", "x", 0},
+        {"x[rows][1024]", "y[8][256]", "x", 0},
+        {"x[rows][1024]", "y[8][1016]", "x halo 4", 0},
+        {"x[rows][1280]", "y[8][1024]", "x[r0 : 8][c0 + 128 : 1024]", 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char src[512];
+        snprintf(src, sizeof src,
+                 "pipeline f {\n  in float %s;\n  out float y[rows][1024];\n"
+                 "  grid per_tile;\n  tile %s at (r0, c0);\n  stage %s;\n"
+                 "  compute elementwise (r, c) { y[r][c] = x[r][c]; }\n}\n",
+                 cases[i].arr, cases[i].tile, cases[i].stage);
+        planned p;
+        plan_src(&p, src, MECH_TENSOR, 90);
+        ck_assert_msg(p.sc != NULL, "case %zu: %s", i, p.diags);
+        ck_assert_msg(p.sc->copy[0].fold == cases[i].fold, "case %zu: fold %d, want %d", i,
+                      p.sc->copy[0].fold, cases[i].fold);
+        planned_free(&p);
+    }
+}
+END_TEST
+
 /* The launcher plan as --dump-ir prints it (free it). */
 static char *host_text(const host_plan *hp, sched *const *scheds)
 {
@@ -1025,6 +1057,7 @@ static Suite *plan_suite(void)
     tcase_add_test(rg, input_regions_widened_to_16_bytes);
     tcase_add_test(rg, tensor_regions_widened_to_32_bytes);
     tcase_add_test(rg, tensor_rows_keep_their_swizzle);
+    tcase_add_test(rg, tensor_rows_fold_where_exact);
     tcase_add_test(rg, tensor_map_promotion_from_prefetch);
     tcase_add_test(rg, tensor_output_map_takes_no_prefetch);
     tcase_add_test(rg, staged_output_sync);
