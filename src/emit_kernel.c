@@ -467,62 +467,55 @@ void emit_region_shape(kctx *k, int si, int nthreads)
        cp->fold ? row : cp->pitch, nthreads);
 }
 
-/* The origin of dimension d of the region as copied but the fastest (folded, the array's
- * rows: the row's origin in rows of `fold`, always a multiple of it), and the array's
- * extent along it. */
-static void emit_place_origin(kctx *k, const spec_stage *st, const copy_plan *cp, int d)
+/* Along dimension d of the array, the origin of the region as copied (origin) or the
+ * array's extent; folded, the row's in rows of `fold` (the origin always a multiple of
+ * it). */
+static void emit_place_at(kctx *k, const spec_stage *st, const copy_plan *cp, int d,
+                          bool origin)
 {
-    if (cp->fold && d == st->rank - 1) {
+    const ast_extent *e = &k->s->arrays[st->array].dims[d];
+    const bool folded = cp->fold && d == st->rank - 1;
+    if (origin && folded) {
         kp(k, "(");
         emit_affine(k->out, &cp->origin[d]);
         kp(k, ") / %d", cp->fold);
-    } else {
+    } else if (origin) {
         emit_affine(k->out, &cp->origin[d]);
+    } else if (folded) {
+        kp(k, "%lld", e->value / cp->fold);
+    } else {
+        emit_dim(k, e);
     }
 }
 
-static void emit_place_dim(kctx *k, const spec_stage *st, const copy_plan *cp, int d)
+/* Half of a region's place as the runtime's region copies take it: its origin (o0, o1,
+ * o2b: planes, rows, the byte in a row) or the array's extents (n0, n1, n2b); a folded
+ * region starts at its rows' first byte. */
+static void emit_place_half(kctx *k, const spec_stage *st, const copy_plan *cp, bool origin)
 {
-    const ast_extent *e = &k->s->arrays[st->array].dims[d];
-    if (cp->fold && d == st->rank - 1)
-        kp(k, "%lld", e->value / cp->fold);
-    else
-        emit_dim(k, e);
+    const int rows = st->rank - !cp->fold;   /* the dimensions before the fastest */
+    const int esz = ast_type_size(k->s->arrays[st->array].type);
+    for (int i = rows; i < 2; ++i)
+        kp(k, origin ? "0, " : "1, ");
+    for (int d = 0; d < rows; ++d) {
+        emit_place_at(k, st, cp, d, origin);
+        kp(k, ", ");
+    }
+    if (cp->fold) {
+        kp(k, "%lld", origin ? 0LL : (long long)cp->fold * esz);
+        return;
+    }
+    emit_place_at(k, st, cp, st->rank - 1, origin);
+    kp(k, " * %d", esz);
 }
 
-/* o0, o1, o2b, n0, n1, n2b: the region's place (planes, rows, the byte in a row) and the
- * array's extents, as the runtime's region copies take them; a folded region starts at
- * its rows' first byte. */
 static void emit_region_place(kctx *k, int si)
 {
     const spec_stage *st = &k->s->stages[si];
     const copy_plan *cp = &k->sc->copy[si];
-    const int rows = st->rank - !cp->fold;   /* the dimensions before the fastest */
-    const int esz = ast_type_size(k->s->arrays[st->array].type);
-    for (int i = rows; i < 2; ++i)
-        kp(k, "0, ");
-    for (int d = 0; d < rows; ++d) {
-        emit_place_origin(k, st, cp, d);
-        kp(k, ", ");
-    }
-    if (cp->fold) {
-        kp(k, "0,\n    ");
-    } else {
-        emit_affine(k->out, &cp->origin[st->rank - 1]);
-        kp(k, " * %d,\n    ", esz);
-    }
-    for (int i = rows; i < 2; ++i)
-        kp(k, "1, ");
-    for (int d = 0; d < rows; ++d) {
-        emit_place_dim(k, st, cp, d);
-        kp(k, ", ");
-    }
-    if (cp->fold) {
-        kp(k, "%lld", (long long)cp->fold * esz);
-    } else {
-        emit_dim(k, &k->s->arrays[st->array].dims[st->rank - 1]);
-        kp(k, " * %d", esz);
-    }
+    emit_place_half(k, st, cp, true);
+    kp(k, ",\n    ");
+    emit_place_half(k, st, cp, false);
 }
 
 static void emit_region_call(kctx *k, int si, const char *fn)

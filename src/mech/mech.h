@@ -205,6 +205,9 @@ void plan_mbar_consume_role(planner *p, ir_section *loop);
  * copies, every thread stores what they cannot move (all of it where the launch's copy
  * width is under 16 bytes), a block barrier or the producers' arrivals publish that. */
 bool plan_bulk(planner *p);
+/* Whether tensor folds stage si's rows into one box's (copy_plan.fold), as the spec
+ * writes its region: what auto's rule asks of a spec (mech/tensor.c). */
+bool mech_tensor_folds(const spec *s, int si);
 /* What the elected thread expects for the step's regions, as a C expression, after any
  * statements that compute it; fault is the IR's bytes less the regions' (0 but for an
  * injected fault, printed with --no-verify), added to it. */

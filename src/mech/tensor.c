@@ -108,6 +108,20 @@ static void plan_fold(const spec *s, copy_plan *cp, int si)
         cp->fold = (int)b;
 }
 
+/* Whether tensor folds stage si's rows as the spec writes its region (plan_fold over it
+ * unwidened): auto's rule asks before anything is planned. */
+bool mech_tensor_folds(const spec *s, int si)
+{
+    const spec_stage *st = &s->stages[si];
+    copy_plan cp = {0};
+    memcpy(cp.origin, st->origin, sizeof cp.origin);
+    memcpy(cp.extent, st->extent, sizeof cp.extent);
+    cp.row_bytes = st->extent[st->rank - 1] * ast_type_size(s->arrays[st->array].type);
+    cp.pitch = cp.row_bytes;
+    plan_fold(s, &cp, si);
+    return cp.fold > 0;
+}
+
 /* A staged output goes back by tensor stores where boxes tile it with its rows back to
  * back (16-byte rows and origin steps, no `pad`); otherwise by bulk's row stores. */
 static bool tensor_store(const spec *s, const copy_plan *cp, int si, int box[AST_MAX_RANK])

@@ -363,6 +363,31 @@ START_TEST(auto_resolution)
 }
 END_TEST
 
+START_TEST(auto_one_row_reductions_by_their_fold)
+{
+    /* A row reduction over a tile of one row goes to tensor on sm_90 where tensor copies
+     * the row in one folded box (a literal row wider than a box), else to cp.async. */
+    static const struct { const char *cols; mech want; } cases[] = {
+        {"8192", MECH_TENSOR}, {"1024", MECH_TENSOR}, {"cols", MECH_CP_ASYNC},
+        {"200", MECH_CP_ASYNC}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char src[512];
+        const char *n = cases[i].cols;
+        snprintf(src, sizeof src,
+                 "pipeline s {\n  in float x[rows][%s];\n  out float y[rows][%s];\n"
+                 "  grid per_tile;\n  tile x[1][%s] at (r0, c0);\n  stage x;\n"
+                 "  reduce float m combine max (r, c) { x[r][c] }\n"
+                 "  compute elementwise (r, c) { y[r][c] = x[r][c] - m; }\n}\n",
+                 n, n, strcmp(n, "cols") ? n : "cols <= 4096");
+        planned p;
+        plan_src(&p, src, MECH_AUTO, 90);
+        ck_assert_msg(p.sc != NULL, "case %zu: %s", i, p.diags);
+        ck_assert_msg(p.sc->mech == cases[i].want, "case %zu: %s", i, mech_name(p.sc->mech));
+        planned_free(&p);
+    }
+}
+END_TEST
+
 START_TEST(auto_with_producer_warps)
 {
     /* cp.async plans no producer warps: auto picks cp.async.mbarrier, which does. */
@@ -1047,6 +1072,7 @@ static Suite *plan_suite(void)
     tcase_add_test(ca, layout_rounds_to_128);
     tcase_add_test(ca, auto_resolution);
     tcase_add_test(ca, auto_with_producer_warps);
+    tcase_add_test(ca, auto_one_row_reductions_by_their_fold);
     suite_add_tcase(s, ca);
     TCase *cw = tcase_create("copy widths");
     tcase_add_test(cw, copy_widths);
