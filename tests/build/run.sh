@@ -7,7 +7,8 @@
 # make bench's report (tests/gpu/report.py) holds each row to the reference that applies;
 # tests/gpu/ab.sh refuses bad arguments before it looks for a GPU; make bench with
 # BENCH_WISDOM measures each auto line twice, and make tune lists the specs it tunes;
-# every record of tests/gpu/h100.wisdom belongs to a spec as it is now, and auto takes it.
+# every record of tests/gpu/h100.wisdom and h200.wisdom belongs to a spec as it is now, and
+# auto takes it (h100.wisdom: one for every spec of the tuning set).
 #
 # usage: tests/build/run.sh [CASE...]
 # One line per case; the last line is `build: N passed, M failed`.
@@ -386,33 +387,44 @@ EOF
     grep -q "the shards have 2 of the 3 matrix lines" "$d/out" || fail "bench-report: $(cat "$d/out")"
     return 0
 }
-c_h100_wisdom_current() {
-    # tests/gpu/h100.wisdom (pipegen-tune's records from the H100): every spec of the
-    # tuning set (make tune's, and saxpy and jacobi2d) has one, for the target its bench
-    # line builds (gemm_bf16's sm_90a), under its hash as the spec is now, and auto takes
-    # it (--dump-ir names its line). A spec edited since its tuning run has another hash:
-    # its record would be ignored without a word. No GPU.
-    local file=$root/tests/gpu/h100.wisdom gpu=NVIDIA_H100_80GB_HBM3 hashes=" " sample spec
-    local h line arch arches want
+# wisdom_current FILE GPU EVERY: every record of FILE (pipegen-tune's, tests/gpu) names a
+# spec of the tuning set (make tune's, and saxpy and jacobi2d) under its hash as the spec
+# is now, for the target its bench line builds (gemm_bf16's sm_90a), and auto takes it
+# (--dump-ir names its line); with EVERY 1, every spec of the set has one. A spec edited
+# since its tuning run has another hash: its record would be ignored without a word.
+wisdom_current() {
+    local file=$1 gpu=$2 every=$3 hashes=" " sample spec h line arch arches want
+    local name=${1##*/}
     [ -x "$root/build/pipegen" ] || { fail "no build/pipegen"; return; }
     while read -r sample arches; do
         spec=$(bash -c '. "$1/tests/gpu/lib.sh" && spec_path "$2"' _ "$root" "$sample")
         h=$("$root/build/pipegen" --spec-hash "$spec") || { fail "$sample: no spec hash"; return; }
         hashes+="$h "
         line=$(grep -n "^$h " "$file" | head -n 1 | cut -d: -f1)
-        [ -n "$line" ] || { fail "$sample: no record in h100.wisdom (make tune on the H100)"; continue; }
+        if [ -z "$line" ]; then
+            [ "$every" = 0 ] || fail "$sample: no record in $name (make tune on the GPU)"
+            continue
+        fi
         arch=$(sed -n "${line}p" "$file" | cut -d' ' -f2)
         want=sm_90
         [[ ",$arches," == *,sm_90a,* ]] && want=sm_90a
         [ "$arch" = "$want" ] || fail "$sample: its record is for $arch, its bench line builds $want"
         "$root/build/pipegen" -w --wisdom="$file" --wisdom-gpu="$gpu" --arch="$arch" --dump-ir \
-            "$spec" 2>&1 | grep -q "^wisdom: h100.wisdom:$line " ||
-            fail "$sample: auto does not take its record, h100.wisdom:$line"
+            "$spec" 2>&1 | grep -q "^wisdom: $name:$line " ||
+            fail "$sample: auto does not take its record, $name:$line"
     done < <(GPU_DRYRUN=1 "$root/tests/gpu/wisdom.sh" "$root/build/pipegen" |
              awk '$1 == "spec" { print $2, $4 }'; printf 'saxpy -\njacobi2d -\n')
     while read -r h _; do
-        [[ $hashes == *" $h "* ]] || fail "h100.wisdom: record $h names no spec of the tuning set"
+        [[ $hashes == *" $h "* ]] || fail "$name: record $h names no spec of the tuning set"
     done < <(grep -v '^#' "$file")
+}
+c_h100_wisdom_current() {
+    # tests/gpu/h100.wisdom: a record for every spec of the tuning set. No GPU.
+    wisdom_current "$root/tests/gpu/h100.wisdom" NVIDIA_H100_80GB_HBM3 1
+}
+c_h200_wisdom_current() {
+    # tests/gpu/h200.wisdom: the specs tuned on an H200 (some of the set). No GPU.
+    wisdom_current "$root/tests/gpu/h200.wisdom" NVIDIA_H200 0
 }
 c_bench_report_references() {
     # tests/gpu/report.py holds each streaming row to the reference that applies to it:
