@@ -33,6 +33,11 @@
 
 #include <string.h>
 
+/* The widest element a tensor map takes (CU_TENSOR_MAP_DATA_TYPE_UINT64): a 16-byte
+ * element (int4, float4) would be encoded as two, and its boxes deliver half the bytes
+ * the barrier expects. */
+enum { MAP_ELEM_MAX = 8 };
+
 /* The boxes that tile a region of `rank` extents `ext` (slowest first) of esz-byte
  * elements: in each dimension, from the fastest, the largest extent up to 256 that divides
  * the region's, whose steps keep boxes 128-byte aligned in the slot unless one box spans
@@ -114,6 +119,8 @@ bool mech_tensor_folds(const spec *s, int si)
 {
     const spec_stage *st = &s->stages[si];
     copy_plan cp = {0};
+    if (st->pad > 0 || st->swizzle > 0 || ast_type_size(s->arrays[st->array].type) > MAP_ELEM_MAX)
+        return false;
     memcpy(cp.origin, st->origin, sizeof cp.origin);
     memcpy(cp.extent, st->extent, sizeof cp.extent);
     cp.row_bytes = st->extent[st->rank - 1] * ast_type_size(s->arrays[st->array].type);
@@ -202,7 +209,18 @@ static bool check_region(planner *p, int si)
     const copy_plan *cp = &p->sc->copy[si];
     const char *name = p->s->arrays[st->array].name;
     long long rows = plan_region_rows(cp, st->rank);
-    if (cp->vec < 16)
+    const int esz = ast_type_size(p->s->arrays[st->array].type);
+    if (esz > MAP_ELEM_MAX)
+        diag_error(p->d, st->loc, "a staged input of %d-byte elements ('%s': %s) is not "
+                   "implemented yet by lowering 'tensor': a tensor map's elements are 1, 2, "
+                   "4 or 8 bytes (docs/lowerings.md lists what each lowering supports)", esz,
+                   name, ast_type_name(p->s->arrays[st->array].type));
+    else if (cp->pitch != cp->row_bytes)
+        /* sema refuses `pad` under an explicit tensor; auto's quiet try ends here */
+        diag_error(p->d, st->loc, "the tensor lowering writes a region's rows back to back "
+                   "in shared memory, so it cannot pad them (pad %d): give pad 0 or no pad",
+                   st->pad);
+    else if (cp->vec < 16)
         diag_error(p->d, st->loc, "a region whose rows or origin steps are not a multiple of "
                    "16 bytes ('%s': rows of %lld bytes as copied) is not implemented yet by "
                    "lowering 'tensor' (docs/lowerings.md lists what each lowering supports)",

@@ -388,6 +388,32 @@ START_TEST(auto_one_row_reductions_by_their_fold)
 }
 END_TEST
 
+START_TEST(auto_leaves_tensor_where_maps_cannot_copy)
+{
+    /* auto's rules would take tensor for these (an elementwise tile of rank 2, a tile of
+     * several rows reduced), but a map's elements are at most 8 bytes and its boxes land
+     * rows back to back: float4 and a padded stage go to cp.async. Tried as tensor,
+     * float4's boxes delivered half the bytes the barrier expected, and the padded
+     * rows' 8-row box failed pipert's static_assert under nvcc. */
+    static const char *const specs[] = {
+        "pipeline v {\n  in float4 a[m][n];\n  out float4 b[m][n];\n"
+        "  tile b[4][64] at (r0, c0);\n  stage a;\n"
+        "  compute elementwise (r, c) { b[r][c] = a[r][c]; }\n}\n",
+        "pipeline p {\n  in float x[rows][256];\n  out float y[rows];\n  grid per_tile;\n"
+        "  tile x[8][256] at (r0, c0);\n  stage x pad 16;\n"
+        "  reduce float m combine max (r, c) { x[r][c] }\n"
+        "  compute elementwise (r, c) { if (c == 0) y[r] = m; }\n}\n",
+    };
+    for (size_t i = 0; i < sizeof specs / sizeof specs[0]; ++i) {
+        planned p;
+        plan_src(&p, specs[i], MECH_AUTO, 90);
+        ck_assert_msg(p.sc != NULL, "spec %zu: %s", i, p.diags);
+        ck_assert_msg(p.sc->mech == MECH_CP_ASYNC, "spec %zu: %s", i, mech_name(p.sc->mech));
+        planned_free(&p);
+    }
+}
+END_TEST
+
 START_TEST(auto_with_producer_warps)
 {
     /* cp.async plans no producer warps: auto picks cp.async.mbarrier, which does. */
@@ -1073,6 +1099,7 @@ static Suite *plan_suite(void)
     tcase_add_test(ca, auto_resolution);
     tcase_add_test(ca, auto_with_producer_warps);
     tcase_add_test(ca, auto_one_row_reductions_by_their_fold);
+    tcase_add_test(ca, auto_leaves_tensor_where_maps_cannot_copy);
     suite_add_tcase(s, ca);
     TCase *cw = tcase_create("copy widths");
     tcase_add_test(cw, copy_widths);
