@@ -130,10 +130,13 @@ bool mech_tensor_folds(const spec *s, int si)
 }
 
 /* A staged output goes back by tensor stores where boxes tile it with its rows back to
- * back (16-byte rows and origin steps, no `pad`); otherwise by bulk's row stores. */
+ * back (16-byte rows and origin steps, no `pad`) in elements a map takes; otherwise by
+ * bulk's row stores. */
 static bool tensor_store(const spec *s, const copy_plan *cp, int si, int box[AST_MAX_RANK])
 {
-    return cp->vec == 16 && cp->pitch == cp->row_bytes && plan_box(s, cp, si, 0, box);
+    return cp->vec == 16 && cp->pitch == cp->row_bytes
+           && ast_type_size(s->arrays[s->stages[si].array].type) <= MAP_ELEM_MAX
+           && plan_box(s, cp, si, 0, box);
 }
 
 static bool uses_var(const affine *a, const char *var)

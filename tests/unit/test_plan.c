@@ -687,6 +687,32 @@ START_TEST(tensor_output_map_takes_no_prefetch)
 }
 END_TEST
 
+START_TEST(tensor_stores_only_map_elements)
+{
+    /* A staged float4 output goes back by bulk's row stores: a map's elements are at most
+     * 8 bytes, and a float4 map's box stores would write half of each row. Its float2
+     * twin goes by tensor stores. */
+    static const struct { const char *type; bool map; } cases[] = {{"float4", false},
+                                                                   {"float2", true}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char src[512];
+        snprintf(src, sizeof src,
+                 "pipeline t {\n  in float a[m][n];\n  out %s b[m][n];\n"
+                 "  tile b[4][64] at (r0, c0);\n  stage a;\n  stage b;\n"
+                 "  compute elementwise (r, c) { b[r][c].x = a[r][c]; }\n}\n",
+                 cases[i].type);
+        planned p;
+        plan_src(&p, src, MECH_TENSOR, 90);
+        ck_assert_msg(p.sc != NULL, "%s", p.diags);
+        char *text = host_text(plan_host(p.a, &p.s, &p.sc, 1), &p.sc);
+        ck_assert_msg((strstr(text, "encode-tensor-map b ") != NULL) == cases[i].map, "%s: %s",
+                      cases[i].type, text);
+        free(text);
+        planned_free(&p);
+    }
+}
+END_TEST
+
 static const char *outputs_src =
     "pipeline t {\n  in float a[r][c];\n  out float b[c][r];\n  stages 3;\n"
     "  grid persistent;\n  tile b[32][32] at (c0, r0);\n  stage a[r0 : 32][c0 : 32];\n"
@@ -1113,6 +1139,7 @@ static Suite *plan_suite(void)
     tcase_add_test(rg, tensor_rows_fold_where_exact);
     tcase_add_test(rg, tensor_map_promotion_from_prefetch);
     tcase_add_test(rg, tensor_output_map_takes_no_prefetch);
+    tcase_add_test(rg, tensor_stores_only_map_elements);
     tcase_add_test(rg, staged_output_sync);
     tcase_add_test(rg, staged_output_cp_async);
     tcase_add_test(rg, lowered_features);
