@@ -435,36 +435,19 @@ static void emit_slot_addr(kctx *k, int si)
 }
 
 /* The template and place arguments of pg_region / pg_store_region for stage si:
- * <VEC, P, R, ROWBYTES, PITCH>(dst or base, src, o0, o1, o2b, n0, n1, n2b). */
-/* A stage's region as the runtime's region copies take it: P planes of R rows of
- * ROWBYTES, rows PITCH apart; a folded one (copy_plan.fold) has a dimension more, its
- * rows of `fold` elements back to back, the region's rows its planes. */
-typedef struct region_dims {
-    int rank;
-    long long extent[AST_MAX_RANK];
-} region_dims;
-
-static region_dims region_as_copied(const spec_stage *st, const copy_plan *cp)
-{
-    region_dims r = {.rank = st->rank + (cp->fold > 0)};
-    memcpy(r.extent, cp->extent, sizeof r.extent);
-    if (cp->fold) {
-        r.extent[st->rank - 1] /= cp->fold;
-        r.extent[st->rank] = cp->fold;
-    }
-    return r;
-}
-
+ * <VEC, P, R, ROWBYTES, PITCH>(dst or base, src, o0, o1, o2b, n0, n1, n2b): P planes of R
+ * rows of ROWBYTES, rows PITCH apart; a folded region (copy_plan.fold) has a dimension
+ * more, its rows of `fold` elements back to back, the region's rows its planes. */
 void emit_region_shape(kctx *k, int si, int nthreads)
 {
     const spec_stage *st = &k->s->stages[si];
     const copy_plan *cp = &k->sc->copy[si];
     const spec_array *arr = &k->s->arrays[st->array];
-    const region_dims r = region_as_copied(st, cp);
-    const long long row = r.extent[r.rank - 1] * ast_type_size(arr->type);
-    kp(k, "<pg_vec_%s, %lld, %lld, %lldLL, %lldLL, %d>", arr->name,
-       r.rank == 3 ? r.extent[0] : 1, r.rank >= 2 ? r.extent[r.rank - 2] : 1, row,
-       cp->fold ? row : cp->pitch, nthreads);
+    long long ext[AST_MAX_RANK];
+    const int rank = plan_folded_extents(cp, st->rank, ext);
+    const long long row = ext[rank - 1] * ast_type_size(arr->type);
+    kp(k, "<pg_vec_%s, %lld, %lld, %lldLL, %lldLL, %d>", arr->name, rank == 3 ? ext[0] : 1,
+       rank >= 2 ? ext[rank - 2] : 1, row, cp->fold ? row : cp->pitch, nthreads);
 }
 
 /* Along dimension d of the array, the origin of the region as copied (origin) or the

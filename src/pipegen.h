@@ -959,6 +959,10 @@ enum { WARPGROUP_THREADS = 128, SM_REGISTERS = 65536 };
 long long plan_region_rows(const copy_plan *cp, int rank);
 /* The alignment of a stage's slots in shared memory: 128, or SWIZZLE_ALIGN swizzled. */
 int plan_slot_align(const copy_plan *cp);
+/* The extents of a region of `rank` as its copies take it, slowest first, into ext: the
+ * region's, or folded (copy_plan.fold) its rows as rows of `fold` elements, a dimension
+ * more. Returns that rank. */
+int plan_folded_extents(const copy_plan *cp, int rank, long long ext[AST_MAX_RANK]);
 /* The alignment (in elements) every value of origin o keeps over the tiles and steps;
  * 0: it is always 0. */
 long long plan_origin_alignment(const spec *s, const affine *o);

@@ -155,6 +155,16 @@ long long plan_region_rows(const copy_plan *cp, int rank)
     return rows;
 }
 
+int plan_folded_extents(const copy_plan *cp, int rank, long long ext[AST_MAX_RANK])
+{
+    memcpy(ext, cp->extent, sizeof cp->extent);
+    if (!cp->fold)
+        return rank;
+    ext[rank - 1] = cp->extent[rank - 1] / cp->fold;
+    ext[rank] = cp->fold;
+    return rank + 1;
+}
+
 void plan_lay_out_stage(planner *p, int i, int nslots, int row_align,
                         int (*swizzle_of)(const spec *s, const copy_plan *cp, int si))
 {

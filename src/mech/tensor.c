@@ -68,26 +68,15 @@ static bool tile_boxes(int rank, const long long *ext, long long esz, int swizzl
     return !swizzle || unit % align == 0;
 }
 
-/* The rank of stage si's map: the array's, one more where its rows are folded. */
-static int map_rank(const spec *s, const copy_plan *cp, int si)
-{
-    return s->stages[si].rank + (cp->fold > 0);
-}
-
 /* The box of stage si over its region as copied, slowest dimension first, as its map's
- * (tile_boxes; a folded region's rows are region rows of fold elements). */
+ * (tile_boxes over plan_folded_extents). */
 static bool plan_box(const spec *s, const copy_plan *cp, int si, int swizzle,
                      int box[AST_MAX_RANK])
 {
     const spec_stage *st = &s->stages[si];
-    const long long esz = ast_type_size(s->arrays[st->array].type);
     long long ext[AST_MAX_RANK];
-    memcpy(ext, cp->extent, sizeof ext);
-    if (cp->fold) {
-        ext[st->rank - 1] = cp->extent[st->rank - 1] / cp->fold;
-        ext[st->rank] = cp->fold;
-    }
-    return tile_boxes(map_rank(s, cp, si), ext, esz, swizzle, box);
+    const int rank = plan_folded_extents(cp, st->rank, ext);
+    return tile_boxes(rank, ext, ast_type_size(s->arrays[st->array].type), swizzle, box);
 }
 
 /* Fold a staged input's rows where its boxes would take them in pieces (a region row
@@ -98,14 +87,17 @@ static bool plan_box(const spec *s, const copy_plan *cp, int si, int swizzle,
  * bulk, one copy a row, 0.956). Only where the fold is exact for every launch and tile:
  * the array's rows a literal multiple of b and the region's origin along them one of b
  * for every tile (no halo), so that no box reads across a row's end; the map then has a
- * dimension more, within the three a map here takes; not swizzled, nor multicast. */
+ * dimension more, within the three a map here takes; not swizzled, nor multicast, nor
+ * padded, in elements a map takes. */
 static void plan_fold(const spec *s, copy_plan *cp, int si)
 {
     const spec_stage *st = &s->stages[si];
     const ast_extent *n = &s->arrays[st->array].dims[st->rank - 1];
     int box[AST_MAX_RANK];
     if (st->is_output || st->rank >= AST_MAX_RANK || cp->swizzle || s->cluster > 1 || st->halo
-        || n->name || cp->pitch != cp->row_bytes || !plan_box(s, cp, si, 0, box))
+        || n->name || cp->pitch != cp->row_bytes
+        || ast_type_size(s->arrays[st->array].type) > MAP_ELEM_MAX
+        || !plan_box(s, cp, si, 0, box))
         return;
     const long long b = box[st->rank - 1];
     if (b < cp->extent[st->rank - 1] && n->value % b == 0
@@ -114,17 +106,17 @@ static void plan_fold(const spec *s, copy_plan *cp, int si)
 }
 
 /* Whether tensor folds stage si's rows as the spec writes its region (plan_fold over it
- * unwidened): auto's rule asks before anything is planned. */
+ * unwidened, with the spec's pad and swizzle): auto's rule asks before anything is
+ * planned. */
 bool mech_tensor_folds(const spec *s, int si)
 {
     const spec_stage *st = &s->stages[si];
     copy_plan cp = {0};
-    if (st->pad > 0 || st->swizzle > 0 || ast_type_size(s->arrays[st->array].type) > MAP_ELEM_MAX)
-        return false;
     memcpy(cp.origin, st->origin, sizeof cp.origin);
     memcpy(cp.extent, st->extent, sizeof cp.extent);
     cp.row_bytes = st->extent[st->rank - 1] * ast_type_size(s->arrays[st->array].type);
-    cp.pitch = cp.row_bytes;
+    cp.pitch = cp.row_bytes + (st->pad > 0 ? st->pad : 0);
+    cp.swizzle = st->swizzle > 0 ? st->swizzle : 0;
     plan_fold(s, &cp, si);
     return cp.fold > 0;
 }
@@ -345,8 +337,7 @@ enum { DEFAULT_PROMOTION = 128 };
  * array's dimensions), its swizzle span (bytes, or 0), and the bytes L2 fetches per miss
  * of its loads: 64, 128 or 256 (the stage's `prefetch`). */
 typedef struct tensor_map {
-    int rank;                /* the map's: the array's, one more where folded */
-    int fold;                /* copy_plan.fold */
+    int fold;                /* copy_plan.fold: a dimension more than the array's */
     int box[AST_MAX_RANK];
     int swizzle;
     int promotion;
@@ -360,6 +351,7 @@ static void print_map(hctx *h, const host_op *op)
 {
     const tensor_map *map = op->data;
     const spec_array *arr = &h->s->arrays[h->s->stages[op->index].array];
+    const int rank = arr->rank + (map->fold > 0);
     sb_printf(h->out, "    CUtensorMap pg_tmap_%s;\n    {\n        const uint64_t pg_dim[] = {",
               arr->name);
     if (map->fold)
@@ -370,11 +362,11 @@ static void print_map(hctx *h, const host_op *op)
     }
     sb_puts(h->out, "};\n");
     sb_puts(h->out, "        const uint32_t pg_box[] = {");
-    for (int d = map->rank - 1; d >= 0; --d)
+    for (int d = rank - 1; d >= 0; --d)
         sb_printf(h->out, "%d%s", map->box[d], d ? ", " : "};\n");
     sb_printf(h->out, "        PIPERT_TRY(pipert_encode_tensor_map(&pg_tmap_%s, pg_a->%s, %d, "
                       "pg_dim, pg_box, %d, pg_vec == 16",
-              arr->name, arr->name, map->rank, ast_type_size(arr->type));
+              arr->name, arr->name, rank, ast_type_size(arr->type));
     if (op->variants)
         sb_printf(h->out, " && (0x%xu >> pg_variant & 1)", op->variants);
     if (map->swizzle || map->promotion != DEFAULT_PROMOTION)
@@ -390,7 +382,7 @@ static void dump_map(FILE *out, const spec *s, const host_op *op)
     const tensor_map *map = op->data;
     const spec_array *arr = &s->arrays[s->stages[op->index].array];
     fprintf(out, " %s box=", arr->name);
-    for (int d = 0; d < map->rank; ++d)
+    for (int d = 0; d < arr->rank + (map->fold > 0); ++d)
         fprintf(out, "%s%d", d ? "x" : "", map->box[d]);
     if (map->fold)
         fprintf(out, " fold=%d", map->fold);
@@ -434,7 +426,6 @@ static void plan_host_maps(host_planner *h, const sched *sc)
         /* an output's map only stores: its stage's prefetch is ignored (-Whints) */
         map->promotion = !out && h->s->stages[i].prefetch ? h->s->stages[i].prefetch
                                                           : DEFAULT_PROMOTION;
-        map->rank = map_rank(h->s, &sc->copy[i], i);
         map->fold = sc->copy[i].fold;
         stage_box(h->s, sc, i, map->box);
     }
@@ -488,7 +479,7 @@ static void plan_host_grid(host_planner *h, const sched *sc)
 static void print_map_box(kctx *k, int si, const int *box, int swizzle, int multicast)
 {
     const spec_stage *st = &k->s->stages[si];
-    const int rank = map_rank(k->s, &k->sc->copy[si], si);
+    const int rank = st->rank + (k->sc->copy[si].fold > 0);
     int b[AST_MAX_RANK] = {1, 1, 1};
     memcpy(b + AST_MAX_RANK - rank, box, rank * sizeof *box);
     kp(k, "&pg_tmap_%s, pg_tbox<%d, %d, %d, %d, %d", k->s->arrays[st->array].name, rank,
