@@ -54,7 +54,7 @@ static void emit_common(strbuf *o, const emit_unit *u, const char *what)
                "\\\n    fprintf(stderr, \"%s:%d: %s: %s\\n\", __FILE__, __LINE__, #call, "
                "pipert_error_string(pg_e)); \\\n    exit(2); } } while (0)\n\n");
     sb_puts(o, "static unsigned long long pg_rng = 0x9e3779b97f4a7c15ULL;\n"
-               "static double pg_uniform(void) /* [0, 1) */\n{\n"
+               "[[maybe_unused]] static double pg_uniform(void) /* [0, 1) */\n{\n"
                "    pg_rng ^= pg_rng << 13; pg_rng ^= pg_rng >> 7; pg_rng ^= pg_rng << 17;\n"
                "    return (double)(pg_rng >> 11) * (1.0 / 9007199254740992.0);\n}\n\n");
 }
@@ -259,24 +259,75 @@ static void emit_random_fill(strbuf *o, const spec *s, const spec_array *arr)
     sb_puts(o, ";\n    }\n");
 }
 
+/* An array's element count and its device buffer, with room for a misaligning offset and
+ * the guard zone. */
+static void emit_alloc_device(strbuf *o, const spec_array *arr)
+{
+    sb_printf(o, "    b.n_%s = (size_t)(", arr->name);
+    emit_elems(o, arr, "sz.");
+    sb_printf(o, ");\n    PG_CHECK(cudaMalloc(&b.d_%s, b.n_%s * %d + 16 + PG_GUARD));\n", arr->name,
+              arr->name, ast_type_size(arr->type));
+}
+
 static void emit_alloc(strbuf *o, const spec *s)
 {
     sb_printf(o, "static void pg_alloc(pg_buffers &b, const struct %s_args &sz)\n{\n", s->name);
     for (int i = 0; i < s->narrays; ++i) {
         const spec_array *arr = &s->arrays[i];
-        sb_printf(o, "    b.n_%s = (size_t)(", arr->name);
-        emit_elems(o, arr, "sz.");
-        sb_printf(o, ");\n    b.h_%s.resize(b.n_%s * %d);\n", arr->name, arr->name,
+        emit_alloc_device(o, arr);
+        sb_printf(o, "    b.h_%s.resize(b.n_%s * %d);\n", arr->name, arr->name,
                   ast_type_size(arr->type));
-        sb_printf(o, "    PG_CHECK(cudaMalloc(&b.d_%s, b.n_%s * %d + 16 + PG_GUARD));\n",
-                  arr->name, arr->name, ast_type_size(arr->type));
         if (arr->dir != DIR_OUT)
             emit_random_fill(o, s, arr);
     }
-    sb_puts(o, "}\n\nstatic void pg_free(pg_buffers &b)\n{\n");
+    sb_puts(o, "}\n\n");
+}
+
+static void emit_free(strbuf *o, const spec *s)
+{
+    sb_puts(o, "static void pg_free(pg_buffers &b)\n{\n");
     for (int i = 0; i < s->narrays; ++i)
         sb_printf(o, "    PG_CHECK(cudaFree(b.d_%s));\n", s->arrays[i].name);
     sb_puts(o, "}\n\n");
+}
+
+/* The bench's inputs, random lanes as the test's but made on the device, each element's
+ * generator seeded by a hash of its index: the bench compares nothing with a host copy, and
+ * filling a GiB or two on the host took longer than the measurements. Outputs start zeroed. */
+static void emit_bench_alloc(strbuf *o, const spec *s)
+{
+    for (int i = 0; i < s->narrays; ++i) {
+        const spec_array *arr = &s->arrays[i];
+        if (arr->dir == DIR_OUT)
+            continue;
+        const char *t = ast_type_ctype(ast_type_lane(arr->type));
+        sb_printf(o, "__global__ void pg_fill_%s(%s *p, size_t n)\n{\n"
+                     "    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;\n"
+                     "         e += (size_t)gridDim.x * blockDim.x) {\n"
+                     "        unsigned long long z = (e + %d) * 0x9e3779b97f4a7c15ULL;\n"
+                     "        z = (z ^ z >> 30) * 0xbf58476d1ce4e5b9ULL;\n"
+                     "        z = (z ^ z >> 27) * 0x94d049bb133111ebULL;\n"
+                     "        unsigned long long pg_rng = (z ^ z >> 31) | 1;\n"
+                     "        auto pg_uniform = [&pg_rng]() {\n"
+                     "            pg_rng ^= pg_rng << 13; pg_rng ^= pg_rng >> 7; pg_rng ^= pg_rng << 17;\n"
+                     "            return (double)(pg_rng >> 11) * (1.0 / 9007199254740992.0);\n"
+                     "        };\n        p[e] = ", arr->name, t, i + 1);
+        emit_random_lane(o, ast_type_lane(arr->type), has_sum_accum(s) ? 0.0 : -1.0);
+        sb_puts(o, ";\n    }\n}\n\n");
+    }
+    sb_printf(o, "static void pg_bench_alloc(pg_buffers &b, const struct %s_args &sz)\n{\n", s->name);
+    for (int i = 0; i < s->narrays; ++i) {
+        const spec_array *arr = &s->arrays[i];
+        emit_alloc_device(o, arr);
+        if (arr->dir == DIR_OUT)
+            sb_printf(o, "    PG_CHECK(cudaMemset(b.d_%s, 0, b.n_%s * %d));\n", arr->name, arr->name,
+                      ast_type_size(arr->type));
+        else
+            sb_printf(o, "    if (b.n_%s)\n        pg_fill_%s<<<1024, 256>>>((%s *)b.d_%s, b.n_%s * %d);\n",
+                      arr->name, arr->name, ast_type_ctype(ast_type_lane(arr->type)), arr->name,
+                      arr->name, ast_type_lanes(arr->type));
+    }
+    sb_puts(o, "    PG_CHECK(cudaGetLastError());\n    PG_CHECK(cudaDeviceSynchronize());\n}\n\n");
 }
 
 /* Upload: each array at its offset off[i] bytes (a row of pg_offsets); the bytes around
@@ -390,17 +441,23 @@ static void emit_compare_fn(strbuf *o)
 }
 
 /* The GPU suite sets PG_TEST_MAX_WORK where a sanitizer would take too long over the large
- * cases of a sample whose body does much work per element: a case whose sizes multiply
- * to more than it is left out and counted, never passed (unset or empty: no cap). */
+ * cases: a case whose sizes multiply to more than it is left out and counted, never
+ * passed (unset or empty: no cap). "mid" caps at the case the forced grids run (three
+ * tiles and 7 in each size), so that racecheck keeps every case that walks a ring around
+ * and leaves out the primes and the sizes past the ring. */
 static void emit_cap_fn(strbuf *o, const spec *s)
 {
-    sb_printf(o, "static bool pg_left_out_case(const int64_t *pg_v)\n{\n"
-                 "    const char *cap = getenv(\"PG_TEST_MAX_WORK\");\n"
+    sb_printf(o, "static double pg_work(const int64_t *pg_v)\n{\n"
                  "    double work = 1;\n"
                  "    for (int i = 0; i < %d; ++i)\n"
                  "        work *= pg_v[i] > 1 ? (double)pg_v[i] : 1.0;\n"
-                 "    if (!cap || !*cap || work <= atof(cap))\n        return false;\n"
-                 "    ++pg_left_out;\n    return true;\n}\n\n", s->nsizes);
+                 "    return work;\n}\n\n", s->nsizes);
+    sb_puts(o, "static bool pg_left_out_case(const int64_t *pg_v)\n{\n"
+               "    const char *cap = getenv(\"PG_TEST_MAX_WORK\");\n"
+               "    if (!cap || !*cap)\n        return false;\n"
+               "    const double max = strcmp(cap, \"mid\") ? atof(cap) : pg_work(pg_cases[5]);\n"
+               "    if (pg_work(pg_v) <= max)\n        return false;\n"
+               "    ++pg_left_out;\n    return true;\n}\n\n");
 }
 
 static const char *to_double(elem_type t)
@@ -950,6 +1007,7 @@ void emit_test(strbuf *o, const emit_unit *u)
     emit_buffers(o, s);
     emit_offsets(o, s);
     emit_alloc(o, s);
+    emit_free(o, s);
     emit_upload(o, s);
     emit_compare_fn(o);
     emit_check_outputs(o, s);
@@ -1385,7 +1443,10 @@ void emit_bench(strbuf *o, const emit_unit *u)
     const spec *s = u->spec;
     emit_common(o, u, "Benchmark");
     emit_buffers(o, s);
-    emit_alloc(o, s);
+    if (bench_streams(s))
+        emit_alloc(o, s);
+    emit_bench_alloc(o, s);
+    emit_free(o, s);
     emit_set_sizes(o, s);
     sb_puts(o, "static float pg_median(std::vector<float> v)\n{\n"
                "    std::sort(v.begin(), v.end());\n    return v[v.size() / 2];\n}\n\n");
@@ -1406,13 +1467,10 @@ void emit_bench(strbuf *o, const emit_unit *u)
                  "        return pg_stream_ref(argc > 2 ? (size_t)atoll(argv[2]) : 1024);\n"
                  "    for (int i = 1; i < argc && i <= %d; ++i)\n        v[i - 1] = atoll(argv[i]);\n"
                  "    const int reps = 30;\n    struct %s_args a = pg_sized(v);\n"
-                 "    pg_buffers b;\n    pg_alloc(b, a);\n", s->nsizes, s->name);
-    for (int i = 0; i < s->narrays; ++i) {
-        const spec_array *arr = &s->arrays[i];
-        sb_printf(o, "    PG_CHECK(cudaMemcpy(b.d_%s, b.h_%s.data(), b.h_%s.size(), "
-                     "cudaMemcpyHostToDevice));\n    a.%s = (decltype(a.%s))b.d_%s;\n", arr->name,
-                  arr->name, arr->name, arr->name, arr->name, arr->name);
-    }
+                 "    pg_buffers b;\n    pg_bench_alloc(b, a);\n", s->nsizes, s->name);
+    for (int i = 0; i < s->narrays; ++i)
+        sb_printf(o, "    a.%s = (decltype(a.%s))b.d_%s;\n", s->arrays[i].name, s->arrays[i].name,
+                  s->arrays[i].name);
     if (plan_has_workspace(s))
         sb_printf(o, "    a.workspace_bytes = %s_workspace_bytes(&a, NULL);\n"
                      "    if (a.workspace_bytes)\n"

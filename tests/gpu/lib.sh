@@ -7,12 +7,17 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 # The lowerings whose synccheck run is skipped (run.sh says why).
 SYNCCHECK_SKIP="barrier pipeline pipeline-roles"
-# The samples whose racecheck run leaves out the test's larger cases (SAMPLE=N: the cases
-# whose sizes multiply to more than N, through PG_TEST_MAX_WORK): gemm_bf16's scalar path
-# (the cases whose K or pointers allow no 16-byte copies) reads shared memory some 5 * 10^8
-# times in its prime-size case, and racecheck did not finish it in 110 s (H100, CUDA 13.0).
-# Under 2 * 10^7 racecheck runs 12 of its 29 quick cases (every size up to 255 x 128 x 513,
-# the misaligned pointers, a forced grid) in 8-11 s; under 7 * 10^7, 21 cases in 110 s.
+# The cases a racecheck run leaves out (through PG_TEST_MAX_WORK): those larger than the
+# test's mid case, the one its forced grids run (three tiles and 7 in each size: every
+# trip count around the ring), so the primes and the sizes past the ring. Racecheck
+# watches each shared-memory access, and over the larger cases it took 90 to 130 s a
+# GEMM and 20 to 70 s a 3D stencil (H200, CUDA 13.0, 8 cases at once); memcheck and
+# synccheck run every quick case. SAMPLE=N here caps that sample at N instead (the cases
+# whose sizes multiply to more than N): gemm_bf16's scalar path (the cases whose K or
+# pointers allow no 16-byte copies) reads shared memory some 5 * 10^8 times in its
+# prime-size case, and racecheck did not finish it in 110 s (H100, CUDA 13.0). Under
+# 2 * 10^7 racecheck runs 12 of its 29 quick cases (every size up to 255 x 128 x 513, the
+# misaligned pointers, a forced grid) in 8-11 s; under 7 * 10^7, 21 cases in 110 s.
 RACECHECK_MAX_WORK="gemm_bf16=20000000"
 
 # The spec of a matrix line's first column: samples/NAME/NAME.pipe, or a variant spec
@@ -88,6 +93,8 @@ export -f spec_path case_dir build_case
 # GEMM_SIZES, not by their bench driver.
 GEMM_SIZES="4096 8192"
 is_gemm() { case $1 in sgemm | sgemm_* | gemm_bf16) return 0 ;; *) return 1 ;; esac; }
+# The samples whose gpu-check case takes several times another's (shard_lines' costs).
+is_slow_case() { is_gemm "$1" || [[ $1 == *_host ]]; }
 
 # case_sizes FLAGS...: a case's sizes (flag sizes:AxB...: the bench driver's sizes, A B
 # ..., instead of its own)
@@ -101,32 +108,32 @@ case_sizes() { local f; for f; do [[ $f != sizes:* ]] || { f=${f#sizes:}; echo "
 # one that runs the runtime's own tests (gpu_runtime_cases). The first line printed
 # is "LINES SECONDS": how many case lines FILE has, and the shard's estimated time.
 #
-# The shards are balanced by what each case is estimated to add to its shard's time on an
-# H100 (the cost below, in seconds): the longest first, each to the shard with the least
-# so far (ties: matrix order, the lower shard). For bench a case is its build and its
-# measurement, one at a time (fitted when the matrix had 80 lines; on 2026-11-27 the
-# 8 shards of 295 lines took 2m35s to 3m00s each against estimates of 2m15s). For
-# gpu-check a case is its nvcc build (16 at a time) and its four runs, GPU_JOBS cases at
-# a time: the costs were fitted to the seconds each case took (times.tsv) in the 8
-# shards of 27d368f on one H100, two shards at once with GPU_JOBS=6 (4m41s to 7m08s a
-# shard), divided by the 5.5 cases that ran at once on average: a GEMM (sgemm,
-# sgemm_roles, gemm_bf16) 140-311 s, a host_stream sample 85-316 s (its test streams
-# several sizes, under each sanitizer too), any other 31 s, 20 where synccheck is
-# skipped. The runtime's tests (four nvcc builds at once, some 20 short runs) took 17 s;
-# the watchdog is one build and run after the others. Each shard also pays a start (the
-# GPU query, its builds before the first run: 27 to 47 s).
+# The shards are balanced by what each case is estimated to add to its shard's time (the
+# cost below, in seconds, on one H200 with 16 cores): the longest first, each to the
+# shard with the least so far (ties: matrix order, the lower shard). For bench a case is
+# its build and its measurement, one at a time: fitted to shard 1 of 8 on 2026-11-29
+# (38 lines, 4 of them GEMMs, in 1m12s: the inputs are made on the device). For gpu-check
+# a case is its nvcc build (16 at a time) and its four runs, GPU_JOBS cases at a time:
+# fitted to the seconds each case took (times.tsv) in the two shards of the whole matrix
+# on 2026-11-29 with GPU_JOBS=14 (6m25s and 6m35s), divided by the 12.6 cases that ran
+# at once on average: a GEMM (sgemm, sgemm_roles, gemm_bf16) 59-152 s, a host_stream
+# sample 82-180 s (its test streams several sizes, under each sanitizer too), any other
+# 18.5 s on average, 14.5 where synccheck is skipped. The runtime's tests (four nvcc
+# builds at once, some 20 short runs) took 15 s; the watchdog is one build and run after
+# the others. Each shard also pays a start (the GPU query, the builds before the first
+# run: 67 to 73 s).
 shard_lines() {
     awk -v mode="$1" -v k="$3" -v n="$4" -v skip=" $SYNCCHECK_SKIP " '
         function cost(sample, mech,   sgemm, nosync) {
             sgemm = sample ~ /gemm/
             nosync = index(skip, " " mech " ") > 0
             if (mode == "bench")
-                return sgemm ? 6 : 3
+                return sgemm ? 3 : 1.5
             if (sgemm)
-                return nosync ? 40 : 42
+                return 8.9
             if (sample ~ /_host$/)
-                return 45
-            return nosync ? 3.7 : 5.6
+                return 10.5
+            return nosync ? 1.15 : 1.47
         }
         # (a bench line with sizes: the test driver runs its own sizes, those of the line
         # without them)
@@ -136,8 +143,8 @@ shard_lines() {
         END {
             ncases = nc
             if (mode == "check") {
-                ++nc; line[nc] = 0; text[nc] = "watchdog"; c[nc] = 25
-                ++nc; line[nc] = 0; text[nc] = "runtime"; c[nc] = 17
+                ++nc; line[nc] = 0; text[nc] = "watchdog"; c[nc] = 10
+                ++nc; line[nc] = 0; text[nc] = "runtime"; c[nc] = 15
             }
             for (i = 1; i <= nc; ++i)
                 order[i] = i
@@ -146,7 +153,7 @@ shard_lines() {
                     t = order[j]; order[j] = order[j - 1]; order[j - 1] = t
                 }
             for (s = 1; s <= n; ++s)
-                load[s] = (mode == "check") ? 40 : 15
+                load[s] = (mode == "check") ? 70 : 10
             for (i = 1; i <= nc; ++i) {
                 best = 1
                 for (s = 2; s <= n; ++s)
@@ -214,8 +221,8 @@ select_cases() {
     fi
     [ $watchdog = 1 ] && selection+=" and the watchdog"
     [ $runtime = 1 ] && selection+=" and the runtime's tests"
-    selection+=", estimated $(minutes "$est") on an H100"
-    [ "$mode" = check ] && selection+=" (two shards at once, GPU_JOBS=6)"
+    selection+=", estimated $(minutes "$est") on one H200"
+    [ "$mode" = check ] && selection+=" (GPU_JOBS=14)"
     if [ "${GPU_DRYRUN:-0}" = 1 ]; then
         echo "$name: ${shard}dry run (nothing is built or run): $selection"
         local i

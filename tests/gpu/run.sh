@@ -34,12 +34,13 @@ echo "gpu-check: $shard$selection"
 build_cases test "${cases[@]}"
 build_s=$((SECONDS - start))
 
-# The case cap of a sample's racecheck run (RACECHECK_MAX_WORK), or nothing.
+# The case cap of a sample's racecheck run: its number in RACECHECK_MAX_WORK, else mid.
 max_work() {
     local m
     for m in $RACECHECK_MAX_WORK; do
-        [ "${m%%=*}" = "$1" ] && echo "${m#*=}"
+        [ "${m%%=*}" = "$1" ] && { echo "${m#*=}"; return; }
     done
+    echo mid
 }
 # A sanitizer run is clean when its summary line says so (racecheck words it its own way).
 clean_summary() {
@@ -51,7 +52,7 @@ clean_summary() {
 # writes its report lines to its own file, printed in matrix order afterwards, and its
 # seconds to another.
 run_case() {
-    local dir=$1 name=$2 mech=$3 out=$1/report start=$SECONDS
+    local dir=$1 name=$2 mech=$3 out=$1/report start=$SECONDS t0 phases=
     : >"$out"
     if grep -q "lowering needs sm_" "$dir/build.log" 2>/dev/null; then
         echo "skip build   $name: $(grep -m 1 -o 'the [^ ]* lowering needs sm_[0-9]*' "$dir/build.log") ($ARCH)" >>"$out"
@@ -62,11 +63,13 @@ run_case() {
         return
     fi
     sass_check "$dir" "$name" "$mech" >>"$out"
+    t0=$SECONDS
     if timeout 600 "$dir/test" >"$dir/run.log" 2>&1; then
         echo "ok   run      $name: $(tail -n 1 "$dir/run.log")" >>"$out"
     else
         { echo "FAIL run      $name"; tail -n 20 "$dir/run.log" | sed 's/^/    /'; } >>"$out"
     fi
+    phases=$((SECONDS - t0))
     for tool in memcheck racecheck synccheck; do
         log="$dir/$tool.log"
         # compute-sanitizer's synccheck reports a second arrival on one barrier phase as
@@ -77,9 +80,10 @@ run_case() {
         # (the lowerings of SYNCCHECK_SKIP) are reported as skipped, not passed.
         if [ "$tool" = synccheck ] && [[ " $SYNCCHECK_SKIP " == *" $mech "* ]]; then
             echo "skip synccheck $name: synccheck rejects libcu++'s double arrival (docs/lowerings.md)" >>"$out"
+            phases+=$'\t'
             continue
         fi
-        cap=
+        cap= t0=$SECONDS
         [ "$tool" = racecheck ] && cap=$(max_work "${name%% *}")
         if PG_TEST_QUICK=1 PG_TEST_MAX_WORK=$cap timeout 900 "$SAN" --tool "$tool" \
                --error-exitcode 99 "$dir/test" >"$log" 2>&1 && clean_summary "$log"; then
@@ -87,8 +91,9 @@ run_case() {
         else
             { echo "FAIL $tool $name"; grep -v '^=========     ' "$log" | tail -n 20 | sed 's/^/    /'; } >>"$out"
         fi
+        phases+=$'\t'$((SECONDS - t0))
     done
-    echo $((SECONDS - start)) >"$dir/seconds"
+    printf '%s\t%s\n' $((SECONDS - start)) "$phases" >"$dir/seconds"
 }
 # The instruction a lowering's kernels must hold in their SASS, where the PTX alone does not
 # show that the hardware path is taken (LOWERING:INSTRUCTION ...): bulk copies are the
@@ -117,12 +122,18 @@ SAN=${SANITIZER:-compute-sanitizer}
 CUOBJDUMP=${CUOBJDUMP:-$(dirname "$(command -v "$NVCC" || echo nvcc)")/cuobjdump}
 export -f run_case clean_summary sass_check max_work
 export SAN SYNCCHECK_SKIP RACECHECK_MAX_WORK CUOBJDUMP SASS_MUST
-for c in "${cases[@]}"; do
-    set -- $c
-    printf '%s\0%s\0%s\0' "$(case_dir "$@")" "$1 --lower=$2 --grid=$3${4:+ $4}" "$2"
+# The slow cases (is_slow_case) start first, so that none of them is left to run alone at
+# the end; the reports are printed in matrix order below.
+for pass in slow rest; do
+    for c in "${cases[@]}"; do
+        set -- $c
+        if is_slow_case "$1"; then kind=slow; else kind=rest; fi
+        [ $kind = $pass ] || continue
+        printf '%s\0%s\0%s\0' "$(case_dir "$@")" "$1 --lower=$2 --grid=$3${4:+ $4}" "$2"
+    done
 done | xargs -r -0 -n 3 -P "${GPU_JOBS:-4}" bash -c 'run_case "$@"' _
 skipped=0
-printf 'line\tcase\tseconds\n' >"$W/times.tsv"
+printf 'line\tcase\tseconds\trun\tmemcheck\tracecheck\tsynccheck\n' >"$W/times.tsv"
 for i in "${!cases[@]}"; do
     set -- ${cases[$i]}
     dir=$(case_dir "$@")
