@@ -45,9 +45,15 @@ static void emit_args_struct(strbuf *out, const spec *s)
     sb_puts(out, "};\n");
 }
 
+/* Whether the header includes CUDA's 16-bit floating types (for its arrays or parameters). */
+static bool header_has_halves(const spec *s)
+{
+    return uses_type(s, TY_HALF) || uses_type(s, TY_BF16) || uses_type(s, TY_HALF2);
+}
+
 static void emit_half_types(strbuf *out, const spec *s)
 {
-    if (!uses_type(s, TY_HALF) && !uses_type(s, TY_BF16) && !uses_type(s, TY_HALF2))
+    if (!header_has_halves(s))
         return;
     sb_puts(out, "#ifdef __cplusplus\n#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n"
                  "typedef __half pipegen_half;\ntypedef __nv_bfloat16 pipegen_bf16;\n");
@@ -897,6 +903,7 @@ void emit_source(strbuf *out, const emit_unit *u)
     emit_arch_guard(out, u);
     emit_device_includes(out, u);
     sb_puts(out, "\n");
+    emit_body_types(out, s, header_has_halves(s));
     /* Lowest architecture first: it compiles for every target, the others above it. */
     for (int v = hp->nvariants - 1; v >= 0; --v)
         for (int p = 0; p < pack_count(u); ++p) {

@@ -160,6 +160,7 @@ static void emit_reference_accum(strbuf *o, const spec_accum *acc)
 static void emit_reference(strbuf *o, const emit_unit *u)
 {
     const spec *s = u->spec;
+    emit_body_types(o, s, true);   /* (emit_common includes them) */
     sb_printf(o, "static void pg_reference(const struct %s_args *pg_h)\n{\n", s->name);
     for (int i = 0; i < s->nparams; ++i)
         sb_printf(o, "    const %s %s = pg_h->%s;\n    (void)%s;\n",

@@ -106,6 +106,47 @@ void emit_stamp_check(strbuf *out, const emit_opts *o)
               out_c_escape(out->arena, o->header_name), o->spec_path);
 }
 
+/* Whether some body of the spec names `word`. */
+static bool bodies_name(const spec *s, const char *word)
+{
+    const spec_body *whole[] = {&s->compute, &s->prologue, &s->epilogue, &s->reference};
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; ++i)
+        if (text_names(whole[i]->text, word))
+            return true;
+    for (int r = 0; r < s->nreduces; ++r)
+        if (text_names(s->reduces[r].expr.text, word) || text_names(s->reduces[r].op.text, word)
+            || text_names(s->reduces[r].identity.text, word))
+            return true;
+    return false;
+}
+
+/* The 16-bit floating types come with CUDA's headers, which name half and half2 too. */
+static bool is_half_kind(elem_type t)
+{
+    return ast_type_lane(t) == TY_HALF || t == TY_BF16;
+}
+
+void emit_body_types(strbuf *out, const spec *s, bool half_headers)
+{
+    static const struct { elem_type t; const char *name; } alias[] = {{TY_INT, "int32"}};
+    bool halves = false;
+    strbuf defs;
+    sb_init(&defs, out->arena);
+    for (int i = 0; i < TY__COUNT + (int)(sizeof alias / sizeof alias[0]); ++i) {
+        const elem_type t = i < TY__COUNT ? (elem_type)i : alias[i - TY__COUNT].t;
+        const char *name = i < TY__COUNT ? ast_type_name(t) : alias[i - TY__COUNT].name;
+        if (strcmp(name, ast_type_ctype(t)) == 0 || !bodies_name(s, name))
+            continue;
+        halves |= is_half_kind(t);
+        if (t != TY_HALF && t != TY_HALF2)
+            sb_printf(&defs, "typedef %s %s;\n", ast_type_ctype(t), name);
+    }
+    if (halves && !half_headers)
+        sb_puts(out, "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n");
+    if (defs.len)
+        sb_printf(out, "/* pipegen's type names that the bodies use */\n%s\n", defs.data);
+}
+
 void emit_name_guards(strbuf *out, const spec *s, const emit_opts *o)
 {
     if (s->ndecls)

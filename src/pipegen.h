@@ -1275,6 +1275,11 @@ void emit_name_guards(strbuf *out, const spec *s, const emit_opts *o);
 void emit_stamp_define(strbuf *out, const emit_opts *o);
 unsigned long long emit_stamp_resolve(strbuf *header, const emit_opts *o);
 void emit_stamp_check(strbuf *out, const emit_opts *o);
+/* A typedef for each of pipegen's type names that C++ lacks (uint32, int64, bfloat16, ...)
+ * and some body of the spec names, so that a body may cast to the spec's own types; and
+ * CUDA's 16-bit floating headers where a body names such a type and !half_headers (the
+ * file has not included them). */
+void emit_body_types(strbuf *out, const spec *s, bool half_headers);
 /* A body, with #line into the spec and back into the output when opts->lines. */
 void emit_body(strbuf *out, const spec_body *b, const emit_opts *o, const char *indent);
 /* Number the #line directives back into the output (emit_body's) once it is whole. */
