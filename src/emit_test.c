@@ -293,7 +293,8 @@ static void emit_free(strbuf *o, const spec *s)
 }
 
 /* The bench's inputs, random lanes as the test's but made on the device, each element's
- * generator seeded by a hash of its index: the bench compares nothing with a host copy, and
+ * generator seeded by a hash of its index and its array's (no array a shifted copy of
+ * another): the bench compares nothing with a host copy, and
  * filling a GiB or two on the host took longer than the measurements. Outputs start zeroed. */
 static void emit_bench_alloc(strbuf *o, const spec *s)
 {
@@ -305,14 +306,14 @@ static void emit_bench_alloc(strbuf *o, const spec *s)
         sb_printf(o, "__global__ void pg_fill_%s(%s *p, size_t n)\n{\n"
                      "    for (size_t e = blockIdx.x * (size_t)blockDim.x + threadIdx.x; e < n;\n"
                      "         e += (size_t)gridDim.x * blockDim.x) {\n"
-                     "        unsigned long long z = (e + %d) * 0x9e3779b97f4a7c15ULL;\n"
+                     "        unsigned long long z = (e * %d + %d) * 0x9e3779b97f4a7c15ULL;\n"
                      "        z = (z ^ z >> 30) * 0xbf58476d1ce4e5b9ULL;\n"
                      "        z = (z ^ z >> 27) * 0x94d049bb133111ebULL;\n"
                      "        unsigned long long pg_rng = (z ^ z >> 31) | 1;\n"
                      "        auto pg_uniform = [&pg_rng]() {\n"
                      "            pg_rng ^= pg_rng << 13; pg_rng ^= pg_rng >> 7; pg_rng ^= pg_rng << 17;\n"
                      "            return (double)(pg_rng >> 11) * (1.0 / 9007199254740992.0);\n"
-                     "        };\n        p[e] = ", arr->name, t, i + 1);
+                     "        };\n        p[e] = ", arr->name, t, s->narrays, i + 1);
         emit_random_lane(o, ast_type_lane(arr->type), has_sum_accum(s) ? 0.0 : -1.0);
         sb_puts(o, ";\n    }\n}\n\n");
     }
@@ -443,9 +444,11 @@ static void emit_compare_fn(strbuf *o)
 
 /* The GPU suite sets PG_TEST_MAX_WORK where a sanitizer would take too long over the large
  * cases: a case whose sizes multiply to more than it is left out and counted, never
- * passed (unset or empty: no cap). "mid" caps at the case the forced grids run (three
- * tiles and 7 in each size), so that racecheck keeps every case that walks a ring around
- * and leaves out the primes and the sizes past the ring. */
+ * passed (unset or empty: no cap). "ring" caps at the larger of the case the forced grids
+ * run (three tiles and 7 in each size) and the sizes past the ring (whole 16-byte rows
+ * around it), so that every trip count around the ring stays, 16-byte copies included, and
+ * the primes go. Any other value than a number above 0 is refused: read as 0, it would
+ * leave every case out and pass. */
 static void emit_cap_fn(strbuf *o, const spec *s)
 {
     sb_printf(o, "static double pg_work(const int64_t *pg_v)\n{\n"
@@ -453,11 +456,17 @@ static void emit_cap_fn(strbuf *o, const spec *s)
                  "    for (int i = 0; i < %d; ++i)\n"
                  "        work *= pg_v[i] > 1 ? (double)pg_v[i] : 1.0;\n"
                  "    return work;\n}\n\n", s->nsizes);
-    sb_puts(o, "static bool pg_left_out_case(const int64_t *pg_v)\n{\n"
+    sb_puts(o, "static double pg_max_work(void)\n{\n"
                "    const char *cap = getenv(\"PG_TEST_MAX_WORK\");\n"
-               "    if (!cap || !*cap)\n        return false;\n"
-               "    const double max = strcmp(cap, \"mid\") ? atof(cap) : pg_work(pg_cases[5]);\n"
-               "    if (pg_work(pg_v) <= max)\n        return false;\n"
+               "    if (!cap || !*cap)\n        return INFINITY;\n"
+               "    if (!strcmp(cap, \"ring\"))\n"
+               "        return fmax(pg_work(pg_cases[5]), pg_work(pg_cases[8]));\n"
+               "    char *end;\n    const double max = strtod(cap, &end);\n"
+               "    if (*end || !(max > 0)) {\n"
+               "        fprintf(stderr, \"PG_TEST_MAX_WORK='%s' is neither a number above 0 nor "
+               "'ring'\\n\", cap);\n        exit(2);\n    }\n    return max;\n}\n\n"
+               "static bool pg_left_out_case(const int64_t *pg_v)\n{\n"
+               "    if (pg_work(pg_v) <= pg_max_work())\n        return false;\n"
                "    ++pg_left_out;\n    return true;\n}\n\n");
 }
 

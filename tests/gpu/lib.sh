@@ -7,17 +7,19 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 
 # The lowerings whose synccheck run is skipped (run.sh says why).
 SYNCCHECK_SKIP="barrier pipeline pipeline-roles"
-# The cases a racecheck run leaves out (through PG_TEST_MAX_WORK): those larger than the
-# test's mid case, the one its forced grids run (three tiles and 7 in each size: every
-# trip count around the ring), so the primes and the sizes past the ring. Racecheck
-# watches each shared-memory access, and over the larger cases it took 90 to 130 s a
-# GEMM and 20 to 70 s a 3D stencil (H200, CUDA 13.0, 8 cases at once); memcheck and
-# synccheck run every quick case. SAMPLE=N here caps that sample at N instead (the cases
-# whose sizes multiply to more than N): gemm_bf16's scalar path (the cases whose K or
-# pointers allow no 16-byte copies) reads shared memory some 5 * 10^8 times in its
-# prime-size case, and racecheck did not finish it in 110 s (H100, CUDA 13.0). Under
-# 2 * 10^7 racecheck runs 12 of its 29 quick cases (every size up to 255 x 128 x 513, the
-# misaligned pointers, a forced grid) in 8-11 s; under 7 * 10^7, 21 cases in 110 s.
+# The cases a racecheck run leaves out (through PG_TEST_MAX_WORK=ring): those larger than
+# both the case the test's forced grids run (three tiles and 7 in each size) and its sizes
+# past the ring (whole 16-byte rows around it), so the primes, the large sizes of its
+# other cases, and with them the misaligned primes. Every trip count around the ring
+# stays, 16-byte copies included. Racecheck watches each shared-memory access, and over
+# those cases it took 90 to 130 s a GEMM and 20 to 70 s a 3D stencil (H200, CUDA 13.0, 8
+# cases at once); memcheck and synccheck run every quick case. SAMPLE=N here caps that
+# sample at N instead (the cases whose sizes multiply to more than N): gemm_bf16's scalar
+# path (the cases whose K or pointers allow no 16-byte copies) reads shared memory some
+# 5 * 10^8 times in its prime-size case, and racecheck did not finish it in 110 s (H100,
+# CUDA 13.0). Under 2 * 10^7 racecheck runs 12 of its 29 quick cases (every size up to
+# 255 x 128 x 513, the misaligned pointers, a forced grid) in 8-11 s; under 7 * 10^7, 21
+# cases in 110 s.
 RACECHECK_MAX_WORK="gemm_bf16=20000000"
 
 # The spec of a matrix line's first column: samples/NAME/NAME.pipe, or a variant spec
@@ -121,7 +123,10 @@ case_sizes() { local f; for f; do [[ $f != sizes:* ]] || { f=${f#sizes:}; echo "
 # 18.5 s on average, 14.5 where synccheck is skipped. The runtime's tests (four nvcc
 # builds at once, some 20 short runs) took 15 s; the watchdog is one build and run after
 # the others. Each shard also pays a start (the GPU query, the builds before the first
-# run: 67 to 73 s).
+# run: 67 to 73 s). Those runs capped racecheck at the forced grids' case alone; the sizes
+# past the ring joined it since (PG_TEST_MAX_WORK=ring), 2.9 times the work in sgemm's and
+# 9.7 in the 3D stencils' (not yet timed: some 15% more in all, by the racecheck times
+# of the larger cases before the cap).
 shard_lines() {
     awk -v mode="$1" -v k="$3" -v n="$4" -v skip=" $SYNCCHECK_SKIP " '
         function cost(sample, mech,   sgemm, nosync) {
@@ -222,7 +227,7 @@ select_cases() {
     [ $watchdog = 1 ] && selection+=" and the watchdog"
     [ $runtime = 1 ] && selection+=" and the runtime's tests"
     selection+=", estimated $(minutes "$est") on one H200"
-    [ "$mode" = check ] && selection+=" (GPU_JOBS=14)"
+    [ "$mode" = check ] && selection+=" at GPU_JOBS=14 (this run: ${GPU_JOBS:-?})"
     if [ "${GPU_DRYRUN:-0}" = 1 ]; then
         echo "$name: ${shard}dry run (nothing is built or run): $selection"
         local i

@@ -8,7 +8,9 @@
 # CUOBJDUMP); a case whose lowering needs a
 # newer GPU is skipped.
 #   GPU_MATRIX=FILE   another case list
-#   GPU_JOBS=4        cases run at a time
+#   GPU_JOBS=N        cases run at a time (default: 2 fewer than the CPUs, 1 to 14: the
+#                     shard estimates are fitted to 14 on 16 CPUs; several shards at once
+#                     on one host: give each its share)
 #   GPU_SHARD=K/N     only shard K of N (the shards split the matrix, balanced by
 #                     estimated time; one of them runs the watchdog, one the runtime's
 #                     tests); each shard prints
@@ -21,6 +23,8 @@
 # usage: tests/gpu/run.sh PIPEGEN
 set -u
 . "$(dirname "$0")/lib.sh"
+cpus=$(nproc 2>/dev/null || echo 4)
+GPU_JOBS=${GPU_JOBS:-$((cpus > 16 ? 14 : cpus > 2 ? cpus - 2 : 1))}
 select_cases gpu-check check "${GPU_MATRIX:-$ROOT/tests/gpu/matrix}"
 gpu_start gpu-check "nothing was run and nothing passed" "$@"
 W=${GPU_WORK:-$ROOT/build/gpu}
@@ -34,13 +38,13 @@ echo "gpu-check: $shard$selection"
 build_cases test "${cases[@]}"
 build_s=$((SECONDS - start))
 
-# The case cap of a sample's racecheck run: its number in RACECHECK_MAX_WORK, else mid.
+# The case cap of a sample's racecheck run: its number in RACECHECK_MAX_WORK, else ring.
 max_work() {
     local m
     for m in $RACECHECK_MAX_WORK; do
         [ "${m%%=*}" = "$1" ] && { echo "${m#*=}"; return; }
     done
-    echo mid
+    echo ring
 }
 # A sanitizer run is clean when its summary line says so (racecheck words it its own way).
 clean_summary() {
@@ -131,7 +135,7 @@ for pass in slow rest; do
         [ $kind = $pass ] || continue
         printf '%s\0%s\0%s\0' "$(case_dir "$@")" "$1 --lower=$2 --grid=$3${4:+ $4}" "$2"
     done
-done | xargs -r -0 -n 3 -P "${GPU_JOBS:-4}" bash -c 'run_case "$@"' _
+done | xargs -r -0 -n 3 -P "$GPU_JOBS" bash -c 'run_case "$@"' _
 skipped=0
 printf 'line\tcase\tseconds\trun\tmemcheck\tracecheck\tsynccheck\n' >"$W/times.tsv"
 for i in "${!cases[@]}"; do
