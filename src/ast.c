@@ -78,6 +78,14 @@ elem_type ast_type_from_name(const char *name)
 
 static const char *type_name_at(int i) { return type_info[i].name; }
 
+const char *ast_type_spelling(int i)
+{
+    const int naliases = (int)(sizeof type_aliases / sizeof type_aliases[0]);
+    if (i < 0 || i >= TY__COUNT + naliases)
+        return NULL;
+    return i < TY__COUNT ? type_info[i].name : type_aliases[i - TY__COUNT].name;
+}
+
 const char *ast_type_of_c(const char *word)
 {
     for (size_t i = 0; i < sizeof c_spellings / sizeof c_spellings[0]; ++i)

@@ -128,13 +128,12 @@ static bool is_half_kind(elem_type t)
 
 void emit_body_types(strbuf *out, const spec *s, bool half_headers)
 {
-    static const struct { elem_type t; const char *name; } alias[] = {{TY_INT, "int32"}};
     bool halves = false;
     strbuf defs;
     sb_init(&defs, out->arena);
-    for (int i = 0; i < TY__COUNT + (int)(sizeof alias / sizeof alias[0]); ++i) {
-        const elem_type t = i < TY__COUNT ? (elem_type)i : alias[i - TY__COUNT].t;
-        const char *name = i < TY__COUNT ? ast_type_name(t) : alias[i - TY__COUNT].name;
+    const char *name;
+    for (int i = 0; (name = ast_type_spelling(i)); ++i) {
+        const elem_type t = ast_type_from_name(name);
         if (strcmp(name, ast_type_ctype(t)) == 0 || !bodies_name(s, name))
             continue;
         halves |= is_half_kind(t);

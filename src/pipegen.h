@@ -225,6 +225,8 @@ typedef enum type_class { TC_FLOAT, TC_SIGNED, TC_UNSIGNED, TC_VECTOR } type_cla
 
 /* The type a spec spells `name` ("uint32", "int32" for int, "uchar4"), or TY__COUNT. */
 elem_type ast_type_from_name(const char *name);
+/* The i-th of every spelling ast_type_from_name takes (i from 0), or NULL past the last. */
+const char *ast_type_spelling(int i);
 /* pipegen's spelling of a C or CUDA spelling it does not take ("uint32" for "unsigned",
  * "int64" for "int64_t"), or NULL. */
 const char *ast_type_of_c(const char *word);
