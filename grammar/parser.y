@@ -114,7 +114,7 @@ static void yyerror(const srcloc *loc, yyscan_t scanner, parse_ctx *ctx, const c
 %token KW_HALO "halo" KW_PAD "pad" KW_SWIZZLE "swizzle"
 
 %type <pipeline> pipeline_head
-%type <item> item stage_refs stage_ref stages
+%type <item> item stage_refs stage_ref stages threads
 %type <type> type
 %type <dir> dir
 %type <extent> extent
@@ -154,7 +154,7 @@ items
 item
     : "param" type IDENT ';'   { $$ = ast_param(ctx->a, @1, $2, @2, $3, @3); }
     | dir type IDENT dims ';'  { $$ = ast_array(ctx->a, ctx->d, @1, $1, $2, @2, $3, @3, &$4); }
-    | "threads" INT ';'        { $$ = ast_int_item(ctx->a, @1, IT_THREADS, $2, @2); }
+    | threads ';'
     | stages ';'
     | "producer_warps" INT ';' { $$ = ast_int_item(ctx->a, @1, IT_PRODUCER_WARPS, $2, @2); }
     | "blocks_per_sm" INT ';'  { $$ = ast_int_item(ctx->a, @1, IT_BLOCKS_PER_SM, $2, @2); }
@@ -192,7 +192,12 @@ item
 
 stages
     : "stages" INT             { $$ = ast_int_item(ctx->a, @1, IT_STAGES, $2, @2); }
-    | stages ',' INT           { $$ = ast_stages_more(ctx->d, $1, $3, @3); }
+    | stages ',' INT           { $$ = ast_item_more(ctx->d, $1, $3, @3); }
+    ;
+
+threads
+    : "threads" INT            { $$ = ast_int_item(ctx->a, @1, IT_THREADS, $2, @2); }
+    | threads ',' INT          { $$ = ast_item_more(ctx->d, $1, $3, @3); }
     ;
 
 dir

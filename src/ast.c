@@ -383,15 +383,28 @@ ast_item *ast_int_item(arena *a, srcloc loc, ast_item_kind k, long long v, srclo
     return it;
 }
 
-ast_item *ast_stages_more(diag_ctx *d, ast_item *stages, long long v, srcloc vloc)
+static const char *item_int_name(ast_item_kind k)
 {
-    if (stages->nfewer == AST_MAX_FEWER) {
-        diag_error(d, vloc, "'stages' takes at most %d depths", AST_MAX_FEWER + 1);
-        return stages;
+    switch (k) {
+    case IT_THREADS: return "threads";
+    case IT_STAGES: return "stages";
+    case IT_PRODUCER_WARPS: return "producer_warps";
+    case IT_BLOCKS_PER_SM: return "blocks_per_sm";
+    case IT_CLUSTER: return "cluster";
+    default: return "march";
     }
-    stages->fewer[stages->nfewer] = v;
-    stages->fewer_loc[stages->nfewer++] = vloc;
-    return stages;
+}
+
+ast_item *ast_item_more(diag_ctx *d, ast_item *it, long long v, srcloc vloc)
+{
+    if (it->nfewer == AST_MAX_FEWER) {
+        diag_error(d, vloc, "'%s' takes at most %d %s", item_int_name(it->kind),
+                   AST_MAX_FEWER + 1, it->kind == IT_STAGES ? "depths" : "block sizes");
+        return it;
+    }
+    it->fewer[it->nfewer] = v;
+    it->fewer_loc[it->nfewer++] = vloc;
+    return it;
 }
 
 ast_item *ast_grid_item(arena *a, srcloc loc, ast_grid g)
@@ -680,18 +693,6 @@ static void dump_body(FILE *out, const ast_item *it)
     if (it->nidx)
         dump_names(out, it->idx, it->nidx);
     dump_text(out, it->text);
-}
-
-static const char *item_int_name(ast_item_kind k)
-{
-    switch (k) {
-    case IT_THREADS: return "threads";
-    case IT_STAGES: return "stages";
-    case IT_PRODUCER_WARPS: return "producer_warps";
-    case IT_BLOCKS_PER_SM: return "blocks_per_sm";
-    case IT_CLUSTER: return "cluster";
-    default: return "march";
-    }
 }
 
 /* The item's content, without the surrounding parentheses and location. */

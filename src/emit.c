@@ -736,8 +736,9 @@ static void emit_schedule_comment(strbuf *out, const sched *sc, const char *also
                        "choice for rows of up to %lld.\n", sc->pack, sc->spec->tile[0],
                   sc->spec->tile[1], sc->spec->tile[1]);
     if (sc->chosen_by)
-        sb_printf(out, " * Lowering chosen by wisdom %s:%d (measured on %s, %s).\n",
-                  sc->wisdom_path, sc->chosen_by->line, sc->chosen_by->gpu, sc->chosen_by->size);
+        sb_printf(out, " * Lowering%s chosen by wisdom %s:%d (measured on %s, %s).\n",
+                  sc->chosen_by->threads ? " and block size" : "", sc->wisdom_path,
+                  sc->chosen_by->line, sc->chosen_by->gpu, sc->chosen_by->size);
     if (sc->regs_launch)
         sb_printf(out, " * Registers a thread: %d at launch; setmaxnreg: the producers keep %d, "
                        "the consumers take %d.\n", sc->regs_launch, sc->regs_producer,

@@ -39,8 +39,10 @@ typedef struct options {
     const char *wisdom;          /* --wisdom, else $PIPEGEN_WISDOM (NULL: none) */
     const char *wisdom_gpu;      /* --wisdom-gpu, else $PIPEGEN_WISDOM_GPU (NULL: any) */
     bool spec_hash;              /* --spec-hash */
+    bool spec_threads;           /* --spec-threads */
     long long watchdog;          /* --watchdog[=CYCLES] */
-    target tgt;                  /* --arch, and the overrides --lower, --grid, --producer-warps */
+    target tgt;                  /* --arch, and the overrides --lower, --grid, --producer-warps,
+                                    --threads */
 } options;
 
 static const char usage[] =
@@ -69,6 +71,8 @@ static const char usage[] =
     "  --wisdom-gpu NAME   only the records measured on GPU NAME, as nvidia-smi names it\n"
     "                      (default: $PIPEGEN_WISDOM_GPU, where set; else any GPU's)\n"
     "  --spec-hash         print the spec's hash (the key of its wisdom records) and exit\n"
+    "  --spec-threads      print the block sizes the spec's 'threads' offers and exit\n"
+    "  --threads N         the block size N, one of those the spec's 'threads' offers\n"
     "  --producer-warps N  warp-specialize: N warps copy, the others compute\n"
     "  --watchdog[=CYCLES] barrier waits trap with a message after CYCLES (default 2e9)\n"
     "  --verify            check the spec and prove its schedules; write nothing\n"
@@ -181,6 +185,7 @@ typedef enum opt_id {
     O_PREFIX_MAP, O_LOWER, O_LIST_LOWERINGS, O_ARCH, O_GRID, O_PRODUCER_WARPS, O_WATCHDOG,
     O_VERIFY, O_DUMP_AST, O_DUMP_IR, O_INJECT_FAULT, O_NO_VERIFY, O_WARN, O_NO_WARNINGS,
     O_COLOR, O_FORMAT, O_VERSION, O_HELP, O_VERBOSE, O_WISDOM, O_WISDOM_GPU, O_SPEC_HASH,
+    O_SPEC_THREADS, O_THREADS,
 } opt_id;
 
 static const struct opt {
@@ -204,7 +209,8 @@ static const struct opt {
     {"-fdiagnostics-format", ARG_EQUALS, O_FORMAT}, {"--version", ARG_NONE, O_VERSION},
     {"-h", ARG_NONE, O_HELP}, {"--help", ARG_NONE, O_HELP}, {"-v", ARG_NONE, O_VERBOSE},
     {"--wisdom", ARG_REQUIRED, O_WISDOM}, {"--wisdom-gpu", ARG_REQUIRED, O_WISDOM_GPU},
-    {"--spec-hash", ARG_NONE, O_SPEC_HASH},
+    {"--spec-hash", ARG_NONE, O_SPEC_HASH}, {"--spec-threads", ARG_NONE, O_SPEC_THREADS},
+    {"--threads", ARG_REQUIRED, O_THREADS},
 };
 enum { NOPTS = sizeof opt_table / sizeof opt_table[0] };
 
@@ -315,6 +321,20 @@ static bool set_producer_warps(options *o, const opt_use *u, diag_ctx *d)
     return true;
 }
 
+/* Whether the spec offers it is sema's to say (choose_threads). */
+static bool set_threads(options *o, const opt_use *u, diag_ctx *d)
+{
+    long n = all_digits(u->value, strlen(u->value)) && strlen(u->value) <= 4
+             ? strtol(u->value, NULL, 10) : -1;
+    if (n < 32 || n > 1024 || n % 32) {
+        diag_fatal_noloc(d, "bad --threads '%s' (expected a block size: a multiple of 32 "
+                         "from 32 to 1024)", u->value);
+        return false;
+    }
+    o->tgt.threads = (cmd_override){u->spelled, (int)n};
+    return true;
+}
+
 /* A whole number of cycles, written DIGITS[.DIGITS][e|E DIGITS] (2e9, 1.5e6, 1000):
  * strtod alone also takes blanks, a sign, hexadecimal, inf and nan. */
 static bool cycles_spelling(const char *v)
@@ -407,6 +427,7 @@ static bool set_value_opt(options *o, const opt_use *u, diag_ctx *d)
                                                                           : GRID_PERSISTENT};
         return one_of(u, (const char *const[]){"per_tile", "persistent", NULL}, d);
     case O_PRODUCER_WARPS: return set_producer_warps(o, u, d);
+    case O_THREADS: return set_threads(o, u, d);
     case O_WATCHDOG: return set_watchdog(o, v, d);
     case O_INJECT_FAULT: return set_fault(o, u, d);
     case O_WARN: return set_warning(d, v);
@@ -433,6 +454,7 @@ static int apply_opt(options *o, const opt_use *u, diag_ctx *d)
     case O_NO_WARNINGS: d->no_warnings = true; break;
     case O_VERBOSE: o->verbose = true; break;
     case O_SPEC_HASH: o->spec_hash = true; break;
+    case O_SPEC_THREADS: o->spec_threads = true; break;
     case O_VERSION: printf("pipegen %s\n", PIPEGEN_VERSION); return DONE_OK;
     case O_HELP: fputs(usage, stdout); return DONE_OK;
     case O_LIST_LOWERINGS: list_lowerings(); return DONE_OK;
@@ -663,6 +685,8 @@ typedef struct run {
     emit_unit u;
     unsigned long long spec_hash;   /* of the spec's bytes: its wisdom records' key */
     wisdom wisdom;                  /* path NULL: none given */
+    const ast_file *ast;            /* the spec parsed: checked again at a record's
+                                       block size (record_spec) */
 } run;
 
 /* The spec as the outputs name it (#line, banner): <stdin>, or its path with
@@ -732,6 +756,42 @@ static bool load_wisdom(run *r)
     return ok;
 }
 
+/* --spec-threads: the block sizes `threads` offers, the spec's own first. */
+static void print_block_sizes(const spec *s)
+{
+    if (!s->nthreads_offered)
+        printf("%d", s->threads);
+    for (int i = 0; i < s->nthreads_offered; ++i)
+        printf("%s%d", i ? " " : "", s->threads_offered[i]);
+    putchar('\n');
+}
+
+/* The spec at the block size a wisdom record chose: the spec itself where that is its
+ * own, else the spec checked again as --threads would have it. NULL, after a note, where
+ * the command line asks for another block size or the spec offers no such one. */
+static const spec *record_spec(run *r, const wisdom_record *rec, diag_ctx *quiet)
+{
+    const spec *s = &r->s;
+    const int own = s->nthreads_offered ? s->threads_offered[0] : s->threads;
+    const int want = rec->threads ? rec->threads : own;
+    if (want == s->threads)
+        return s;
+    const srcloc at = {r->wisdom.path, rec->line, 1};
+    if (r->o.tgt.threads.opt) {
+        diag_note(&r->d, at, "this record's block size, %d, is not %s: auto's own rule "
+                  "chooses", want, r->o.tgt.threads.opt);
+        return NULL;
+    }
+    target t = r->o.tgt;
+    t.threads = (cmd_override){"a wisdom record's block size", want};
+    spec *again = arena_alloc(r->a, sizeof *again);
+    if (sema_check(r->a, quiet, r->ast, &t, again))
+        return again;
+    diag_note(&r->d, at, "this record's block size, %d, is not one the spec's 'threads' "
+              "offers: auto's own rule chooses", want);
+    return NULL;
+}
+
 /* The schedule for target i: where the spec leaves the lowering to auto and the wisdom
  * holds a record for the spec and the target, the record's lowering (a record whose
  * lowering no longer plans the spec gives way to auto's rule, with a note). */
@@ -750,7 +810,10 @@ static sched *plan_target(run *r, int i)
     if (rec) {
         diag_ctx quiet;
         diag_init(&quiet, NULL, r->d.file, r->d.src, r->d.src_len);
-        sched *sc = plan_schedule(r->a, &quiet, s, rec->lowering, sm, specific);
+        const spec *at = record_spec(r, rec, &quiet);
+        if (!at)
+            return plan_schedule(r->a, &r->d, s, s->mech, sm, specific);
+        sched *sc = plan_schedule(r->a, &quiet, at, rec->lowering, sm, specific);
         if (sc && !quiet.errors) {
             sc->chosen_by = rec;
             sc->wisdom_path = out_c_escape(r->a, base_name(r->wisdom.path));
@@ -774,7 +837,7 @@ static sched *plan_pack(run *r, const sched *sc, long long pack)
         return NULL;
     diag_ctx quiet;
     diag_init(&quiet, NULL, r->d.file, r->d.src, r->d.src_len);
-    sched *p = plan_schedule(r->a, &quiet, spec_packed(r->a, &r->s, pack), sc->mech, sc->sm,
+    sched *p = plan_schedule(r->a, &quiet, spec_packed(r->a, sc->spec, pack), sc->mech, sc->sm,
                              sc->specific);
     if (!p || quiet.errors || p->claim_ring != sc->claim_ring || p->threads != sc->threads)
         return NULL;
@@ -999,7 +1062,14 @@ static int compile(run *r)
         ast_dump(stdout, f);
         return 0;
     }
-    if (!sema_check(r->a, &r->d, f, &r->o.tgt, &r->s) || !load_wisdom(r))
+    r->ast = f;
+    if (!sema_check(r->a, &r->d, f, &r->o.tgt, &r->s))
+        return 1;
+    if (r->o.spec_threads) {
+        print_block_sizes(&r->s);
+        return 0;
+    }
+    if (!load_wisdom(r))
         return 1;
     r->s.file = out_c_escape(r->a, base_name(spec_name(r)));   /* for the banner */
     int status = plan_all(r);

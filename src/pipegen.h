@@ -266,7 +266,7 @@ typedef struct ast_extent {
 } ast_extent;
 
 #define AST_MAX_RANK 3
-#define AST_MAX_FEWER 3   /* `stages` depths after the first */
+#define AST_MAX_FEWER 3   /* `stages` depths, `threads` block sizes after the first */
 
 /* One dimension of a staged region: [origin : extent]. */
 typedef struct ast_range {
@@ -336,7 +336,9 @@ typedef struct ast_item {
      * integer */
     long long value; srcloc value_loc;
     /* IT_STAGES: `stages N, M, ...`: the depths after the first, each tried where an
-     * architecture's shared memory cannot hold the one before */
+     * architecture's shared memory cannot hold the one before; IT_THREADS: `threads N,
+     * M, ...`: the block sizes after the first, which --threads or a wisdom record may
+     * choose instead */
     long long fewer[AST_MAX_FEWER]; srcloc fewer_loc[AST_MAX_FEWER]; int nfewer;
 
     /* IT_GRID */
@@ -441,7 +443,8 @@ ast_item *ast_array(arena *a, diag_ctx *d, srcloc loc, ast_dir dir, elem_type t,
                     const char *name, srcloc nloc, const ast_dims *dims);
 /* IT_THREADS, IT_STAGES, IT_PRODUCER_WARPS, IT_BLOCKS_PER_SM, IT_CLUSTER, IT_MARCH */
 ast_item *ast_int_item(arena *a, srcloc loc, ast_item_kind k, long long v, srcloc vloc);
-ast_item *ast_stages_more(diag_ctx *d, ast_item *stages, long long v, srcloc vloc);
+/* IT_STAGES, IT_THREADS: a value after the first (`stages 4, 3`, `threads 512, 256`) */
+ast_item *ast_item_more(diag_ctx *d, ast_item *it, long long v, srcloc vloc);
 ast_item *ast_grid_item(arena *a, srcloc loc, ast_grid g);
 /* at may be NULL (no `at` clause). */
 ast_item *ast_tile(arena *a, diag_ctx *d, srcloc loc, const char *name, srcloc nloc,
@@ -618,7 +621,10 @@ typedef struct spec {
                                         accumulators, tile origins, the step variable, body
                                         indices), each once, in order of declaration */
 
-    int threads;                     /* default 256 */
+    int threads;                     /* default 256; the block size planned */
+    int threads_offered[AST_MAX_FEWER + 1]; /* `threads N, M, ...`: N, M, ...: those
+                                        --threads or a wisdom record may choose */
+    int nthreads_offered;            /* 0: no `threads` item (256 alone) */
     int ring_depth;                  /* `stages N`: the ring's slots, default 2 */
     int ring_fallbacks[AST_MAX_FEWER]; /* `stages N, M, ...`: M, ..., each smaller, for an
                                         architecture whose shared memory N does not fit */
@@ -671,13 +677,14 @@ typedef struct cmd_override {
 } cmd_override;
 
 /* What the command line asks of the spec: target architectures, as SM numbers (80, 90),
- * and the overrides of `using` (a mech), `grid` (an ast_grid) and `producer_warps`. */
+ * and the overrides of `using` (a mech), `grid` (an ast_grid), `producer_warps` and
+ * `threads` (one of the block sizes it offers). */
 #define MAX_ARCHS 4
 typedef struct target {
     int sm[MAX_ARCHS];
     bool specific[MAX_ARCHS];    /* sm_NNa: compiled for the arch-specific target */
     int narch;
-    cmd_override lower, grid, producer_warps;
+    cmd_override lower, grid, producer_warps, threads;
 } target;
 
 /* Check the AST with the command line's overrides applied; on success fill *out and return
@@ -1210,6 +1217,7 @@ typedef struct wisdom_record {
     bool specific;
     const char *gpu, *size;          /* as measured: the device's name, the size class */
     mech lowering;
+    int threads;                     /* the block size chosen; 0: the spec's own */
 } wisdom_record;
 
 typedef struct wisdom {

@@ -345,16 +345,46 @@ static void check_fewer_stages(checker *c, const ast_item *it)
     }
 }
 
+/* One block size of `threads N, M, ...`: a whole number of warps, at most 1024, offered
+ * once. */
+static bool check_block_size(checker *c, long long v, srcloc at)
+{
+    spec *s = c->s;
+    if (v < 32 || v > 1024) {
+        diag_error(c->d, at, "'threads' must be between 32 and 1024");
+        return false;
+    }
+    if (v % 32) {
+        diag_error(c->d, at, "threads must be a multiple of 32 (a warp)");
+        return false;
+    }
+    for (int i = 0; i < s->nthreads_offered; ++i)
+        if (s->threads_offered[i] == v) {
+            diag_error(c->d, at, "'threads' offers %lld twice", v);
+            return false;
+        }
+    s->threads_offered[s->nthreads_offered++] = (int)v;
+    return true;
+}
+
+/* `threads N, M, ...`: the block size N, and the others a tuning run may choose instead
+ * (--threads, a wisdom record: choose_threads). */
+static void check_threads(checker *c, const ast_item *it)
+{
+    if (!check_block_size(c, it->value, it->value_loc))
+        return;
+    c->s->threads = (int)it->value;
+    for (int i = 0; i < it->nfewer; ++i)
+        if (!check_block_size(c, it->fewer[i], it->fewer_loc[i]))
+            return;
+}
+
 static void check_scalar_item(checker *c, const ast_item *it)
 {
     spec *s = c->s;
     switch (it->kind) {
     case IT_THREADS:
-        if (in_range(c, it, 32, 1024)) {
-            if (it->value % 32)
-                diag_error(c->d, it->value_loc, "threads must be a multiple of 32 (a warp)");
-            s->threads = (int)it->value;
-        }
+        check_threads(c, it);
         break;
     case IT_STAGES:
         if (in_range(c, it, 1, 16))
@@ -1906,6 +1936,51 @@ static void check_reductions(checker *c)
                    rows);
 }
 
+/* What in the bodies is written for one block size, or NULL: threadIdx and blockDim count
+ * the block's threads, and work dealt out by pg_ctid without pg_cnt is dealt for one
+ * number of them. */
+static const char *block_size_word(const spec *s)
+{
+    if (bodies_name(s, "threadIdx"))
+        return "threadIdx";
+    if (bodies_name(s, "blockDim"))
+        return "blockDim";
+    if (bodies_name(s, "pg_ctid") && !bodies_name(s, "pg_cnt"))
+        return "pg_ctid and never pg_cnt";
+    return NULL;
+}
+
+/* --threads picks one of the block sizes `threads` offers (256 where the spec has no
+ * `threads`). Offering several lets a tuning run change the block size, so the bodies
+ * must compute the same under each. */
+static void choose_threads(checker *c)
+{
+    spec *s = c->s;
+    const ast_item *it = c->once[IT_THREADS];
+    const cmd_override *o = &c->tgt->threads;
+    const char *word = it && it->nfewer ? block_size_word(s) : NULL;
+    if (word) {
+        diag_error(c->d, it->fewer_loc[0], "'threads' offers other block sizes than %d, but "
+                   "the bodies name %s: written for one block size, they would compute "
+                   "something else under another; offer one, or name the threads by pg_ctid "
+                   "and deal out the work by pg_cnt", s->threads, word);
+        return;
+    }
+    if (!o->opt || o->value == s->threads)
+        return;
+    for (int i = 0; i < s->nthreads_offered; ++i)
+        if (s->threads_offered[i] == o->value) {
+            s->threads = o->value;
+            return;
+        }
+    char offered[64] = "256, the default";
+    for (int i = 0, n = 0; i < s->nthreads_offered; ++i)
+        n += snprintf(offered + n, sizeof offered - (size_t)n, "%s%d", i ? ", " : "",
+                      s->threads_offered[i]);
+    diag_error_from(c->d, origin_of(o, it ? it->value_loc : s->loc), "not a block size the "
+                    "spec offers ('threads': %s)", offered);
+}
+
 static void check_whole(checker *c, const ast_pipeline *p)
 {
     spec *s = c->s;
@@ -1921,6 +1996,7 @@ static void check_whole(checker *c, const ast_pipeline *p)
     if (c->d->errors == 0)
         check_accum_uses(c);
     check_param_space(c);
+    choose_threads(c);
     check_occupancy(c);
     check_using(c);
     apply_overrides(c);

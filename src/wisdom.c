@@ -6,7 +6,8 @@
  *
  * HASH the spec's 16 hex digits (pipegen --spec-hash: FNV-1a of its bytes), ARCH the
  * target it was measured for (sm_90, sm_90a), GPU the device's name ('_' for spaces),
- * SIZE the size class measured, LOWERING the choice, then each candidate's ratio to the
+ * SIZE the size class measured, LOWERING the choice (LOWERING@THREADS: at a block size
+ * the spec's `threads` offers after its own), then each candidate's ratio to the
  * same-shape reference. A record decides auto's lowering for its spec and target (and GPU,
  * where --wisdom-gpu names one); the others are the file's business: a record for another
  * spec or GPU is not an error. */
@@ -54,6 +55,23 @@ static bool parse_arch_field(const char *f, int *sm, bool *specific)
     return *end == '\0' && v < 1000 && arch_find(*sm);
 }
 
+/* LOWERING[@THREADS]: the lowering chosen, and the block size where it is not the spec's
+ * own (one `threads N, M, ...` offers: a multiple of 32 up to 1024). */
+static bool parse_choice(arena *a, const char *f, wisdom_record *r)
+{
+    const char *at = strchr(f, '@');
+    r->threads = 0;
+    if (at) {
+        char *end;
+        long n = at[1] >= '1' && at[1] <= '9' ? strtol(at + 1, &end, 10) : 0;
+        if (n < 32 || n > 1024 || n % 32 || *end)
+            return false;
+        r->threads = (int)n;
+    }
+    r->lowering = mech_from_name(at ? arena_strndup(a, f, (size_t)(at - f)) : f);
+    return mech_known(r->lowering) && !mech_is_auto(r->lowering);
+}
+
 /* One record from the line (which holds at least one field); false after an error. */
 static bool parse_record(arena *a, diag_ctx *d, srcloc at, const char *line, wisdom_record *r)
 {
@@ -70,10 +88,10 @@ static bool parse_record(arena *a, diag_ctx *d, srcloc at, const char *line, wis
     }
     static const char *const what[] = {"a spec hash (16 hex digits, pipegen --spec-hash)",
                                        "an architecture (sm_90, sm_90a)", NULL, NULL,
-                                       "a lowering (pipegen --list-lowerings)"};
-    r->lowering = mech_from_name(f[4]);
+                                       "a lowering (pipegen --list-lowerings), or one "
+                                       "and a block size (cp.async@256)"};
     bool ok[5] = {parse_hash(f[0], &r->hash), parse_arch_field(f[1], &r->sm, &r->specific),
-                  true, true, mech_known(r->lowering) && !mech_is_auto(r->lowering)};
+                  true, true, parse_choice(a, f[4], r)};
     for (int i = 0; i < 5; ++i)
         if (!ok[i]) {
             at.col = col[i];

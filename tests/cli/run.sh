@@ -1384,6 +1384,50 @@ c_wisdom_gpu() {
     rm -f w.wis k.cu k.cuh k1.cu
 }
 
+c_threads_offered() {
+    # `threads N, M, ...` offers block sizes: --spec-threads lists them, --threads takes
+    # one (another is an error naming those offered, and nothing is written), and a
+    # wisdom record's LOWERING@N takes one for auto; a record's block size the spec does
+    # not offer, or that --threads contradicts, is a note and auto's own rule.
+    sed 's/threads 256;/threads 256, 128;/' saxpy.pipe >s2.pipe
+    pg s2.pipe --spec-threads
+    expect_status 0; expect_out "256 128"
+    pg saxpy.pipe --spec-threads
+    expect_out "256"
+    printf 'pipeline d {\n  in float x[n];\n  out float y[n];\n  tile y[256];\n  stage x;\n  compute elementwise (i) { y[i] = x[i]; }\n}\n' >d.pipe
+    pg d.pipe --spec-threads
+    expect_out "256"
+    pg d.pipe --threads=128 -o k.cu
+    expect_status 1; expect_err "pipegen: error: --threads=128: not a block size the spec offers ('threads': 256, the default)"
+    pg s2.pipe --threads 128 --arch=sm_90 --dump-ir
+    expect_status 0; expect_out_has "mech=cp.async sm_90 slots=1 smem=16384 threads=128 "
+    pg s2.pipe --threads=64 -o k.cu
+    expect_status 1; expect_err "pipegen: error: --threads=64: not a block size the spec offers ('threads': 256, 128)"
+    pg s2.pipe --threads=96x -o k.cu
+    expect_status 1; expect_err "pipegen: error: bad --threads '96x' (expected a block size: a multiple of 32 from 32 to 1024)"
+    pg s2.pipe --threads=2048 -o k.cu
+    expect_status 1; expect_err_has "bad --threads '2048'"
+    local h
+    pg s2.pipe --spec-hash; h=$out
+    printf '%s sm_90 GPU L tensor@128 tensor@128=1.1\n%s sm_80 GPU L cp.async@64\n' "$h" "$h" >w.wis
+    pg s2.pipe --wisdom=w.wis --dump-ir
+    expect_status 0
+    expect_out_has "schedule saxpy mech=tensor sm_90 slots=1 smem=16384 threads=128 "
+    expect_out_has "schedule saxpy mech=cp.async sm_80 slots=1 smem=16384 threads=256 "
+    expect_err_has "w.wis:2:1: note: this record's block size, 64, is not one the spec's 'threads' offers: auto's own rule chooses"
+    pg s2.pipe --wisdom=w.wis --arch=sm_90 -o k.cu
+    expect_status 0; expect_file_has k.cu "Lowering and block size chosen by wisdom w.wis:1 (measured on GPU, L)."
+    expect_file_has k.cu "__launch_bounds__(128)"
+    pg s2.pipe --wisdom=w.wis --arch=sm_90 --threads=256 --dump-ir
+    expect_status 0; expect_out_has "mech=cp.async sm_90 slots=1 smem=16384 threads=256 "
+    expect_err_has "w.wis:1:1: note: this record's block size, 128, is not --threads=256: auto's own rule chooses"
+    printf '%s sm_90 GPU L tensor\n' "$h" >w.wis    # the spec's own block size, as written
+    pg s2.pipe --wisdom=w.wis --arch=sm_90 --threads=128 --dump-ir
+    expect_err_has "w.wis:1:1: note: this record's block size, 256, is not --threads=128"
+    rm -f s2.pipe d.pipe w.wis k.cu k.cuh
+    expect_files
+}
+
 c_wisdom_errors() {
     # A malformed record: its line and column, the line quoted, exit 1 and no output.
     local bad want
@@ -1398,6 +1442,10 @@ c_wisdom_errors() {
 0123456789abcdeg sm_90 GPU L tensor|w.wis:2:1: error: '0123456789abcdeg' is not a spec hash (16 hex digits, pipegen --spec-hash)
 0123456789abcdef sm_91 GPU L tensor|w.wis:2:18: error: 'sm_91' is not an architecture (sm_90, sm_90a)
 0123456789abcdef sm_90 GPU L auto|w.wis:2:30: error: 'auto' is not a lowering (pipegen --list-lowerings)
+0123456789abcdef sm_90 GPU L cp.async@100|w.wis:2:30: error: 'cp.async@100' is not a lowering (pipegen --list-lowerings), or one and a block size (cp.async@256)
+0123456789abcdef sm_90 GPU L cp.async@|w.wis:2:30: error: 'cp.async@' is not a lowering
+0123456789abcdef sm_90 GPU L cp.async@+256|w.wis:2:30: error: 'cp.async@+256' is not a lowering
+0123456789abcdef sm_90 GPU L auto@256|w.wis:2:30: error: 'auto@256' is not a lowering
 0123456789abcdef sm_90 GPU L cpasync|w.wis:2:30: error: 'cpasync' is not a lowering (pipegen --list-lowerings)
 CASES
     pg saxpy.pipe --wisdom=w.wis -o k.cu; expect_err_has "0123456789abcdef sm_90 GPU L cpasync"; expect_err_has "                             ^"
@@ -1460,7 +1508,7 @@ bench) [ -n "${STUB_SIZES:-}" ] && case $l in
            barrier) a=0.4854 b=0.5348 ;; cp.async) a=0.4888 b=0.5214 ;; *) a=1.0000 b=1.0000 ;; esac &&
            { printf '#!/bin/sh\ncase "$*" in *4096*) k=%s ;; *) k=%s ;; esac\necho BENCH x ms=$k 1.0 GB/s\necho BENCH_SAMESHAPE x ms=0.5000\n' \
                  "$b" "$a" >"$o"; chmod +x "$o"; exit 0; }
-       case $l in tensor) k=0.4897 ;; cp.async) k=0.6353 ;; sync) k=200.0000 ;; cg) k=199.0000 ;; *) k=1.0000 ;; esac
+       case $l in tensor) k=0.4897 ;; cp.async) k=0.6353 ;; sync) k=200.0000 ;; cg) k=199.0000 ;; cp.async@128) k=0.4000 ;; *) k=1.0000 ;; esac
        [ -n "${STUB_FLAKY:-}" ] && case $l in cp.async) k=0.4950 ;; tensor) k='$(test -e $0.ran && echo 0.5100 || echo 0.4900; touch $0.ran)' ;; esac
        printf '#!/bin/sh\necho BENCH x ms=%s 1.0 GB/s ratio_sameshape=0.000\necho BENCH_SAMESHAPE x ms=0.5000\n' "$k" >"$o" ;;
 esac
@@ -1525,6 +1573,22 @@ STUB
         || fail "two sizes, the record: $(cat t.wis)"
     pg saxpy.pipe --wisdom=t.wis --dump-ir
     expect_status 0; expect_out_has "mech=cp.async sm_90"; expect_out_has "wisdom: t.wis:2 (Stub_GPU, 1024+4096)"
+    # A spec offering two block sizes: each lowering at each, the other named L@128, and
+    # the record that chose cp.async at 128 threads gives auto both.
+    rm -rf tw t.wis
+    sed 's/threads 256;/threads 256, 128;/' saxpy.pipe >s2.pipe
+    PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc TUNE_DIR=$PWD/tw "$tune" -o t.wis \
+        --lowerings "cp.async tensor" s2.pipe >t.out 2>&1
+    [ $? = 0 ] || fail "tuning run at two block sizes: $(cat t.out)"
+    grep -q '^\[4/4\] tensor@128: test passed' t.out && grep -q '^   1  cp.async@128  *1.250$' t.out \
+        || fail "two block sizes, the table: $(cat t.out)"
+    grep -q '__launch_bounds__(128' tw/cp.async@128/k.cu && grep -q '__launch_bounds__(256' tw/cp.async/k.cu \
+        || fail "two block sizes: $(grep -h __launch_bounds__ tw/*/k.cu)"
+    grep -q " sm_90 Stub_GPU default cp.async@128 cp.async@128=1.250 tensor=1.021 cp.async=0.787 tensor@128=0.500$" t.wis \
+        || fail "two block sizes, the record: $(cat t.wis)"
+    pg s2.pipe --wisdom=t.wis --arch=sm_90 --dump-ir
+    expect_status 0; expect_out_has "schedule saxpy mech=cp.async sm_90 slots=1 smem=16384 threads=128"
+    rm -f s2.pipe
     PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc "$tune" -o t.wis --sizes "" saxpy.pipe >t.out 2>&1
     [ $? = 2 ] && grep -q '^usage: pipegen-tune' t.out || fail "--sizes '': $(cat t.out)"
     local bad    # bad settings are refused before anything is built or written

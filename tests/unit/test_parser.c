@@ -371,7 +371,7 @@ END_TEST
 START_TEST(missing_semicolon)
 {
     expect_diags("pipeline p {\n  threads 4\n  stages 2;\n}\n",
-                 "t.pipe:3:3: error: syntax error, unexpected 'stages', expecting ';'\n"
+                 "t.pipe:3:3: error: syntax error, unexpected 'stages', expecting ';' or ','\n"
                  "  stages 2;\n"
                  "  ^\n",
                  1);
