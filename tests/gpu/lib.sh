@@ -117,16 +117,13 @@ case_sizes() { local f; for f; do [[ $f != sizes:* ]] || { f=${f#sizes:}; echo "
 # (38 lines, 4 of them GEMMs, in 1m12s: the inputs are made on the device). For gpu-check
 # a case is its nvcc build (16 at a time) and its four runs, GPU_JOBS cases at a time:
 # fitted to the seconds each case took (times.tsv) in the two shards of the whole matrix
-# on 2026-11-29 with GPU_JOBS=14 (6m25s and 6m35s), divided by the 12.6 cases that ran
-# at once on average: a GEMM (sgemm, sgemm_roles, gemm_bf16) 59-152 s, a host_stream
-# sample 82-180 s (its test streams several sizes, under each sanitizer too), any other
-# 18.5 s on average, 14.5 where synccheck is skipped. The runtime's tests (four nvcc
-# builds at once, some 20 short runs) took 15 s; the watchdog is one build and run after
-# the others. Each shard also pays a start (the GPU query, the builds before the first
-# run: 67 to 73 s). Those runs capped racecheck at the forced grids' case alone; the sizes
-# past the ring joined it since (PG_TEST_MAX_WORK=ring), 2.9 times the work in sgemm's and
-# 9.7 in the 3D stencils' (not yet timed: some 15% more in all, by the racecheck times
-# of the larger cases before the cap).
+# on 2026-11-29 at f8bc697 with GPU_JOBS=14 (8m10s and 8m06s, racecheck capped at
+# PG_TEST_MAX_WORK=ring), divided by the 12.1 cases that ran at once on average: a GEMM
+# (sgemm, sgemm_roles, gemm_bf16) 135 s on average, a host_stream sample 180 s (its test
+# streams several sizes, under each sanitizer too), any other 23.0 s on average, 17.7
+# where synccheck is skipped. The runtime's tests (four nvcc builds at once, some 20 short
+# runs) took 15 s; the watchdog is one build and run after the others. Each shard also
+# pays a start (the GPU query, the builds before the first run: 67 to 73 s).
 shard_lines() {
     awk -v mode="$1" -v k="$3" -v n="$4" -v skip=" $SYNCCHECK_SKIP " '
         function cost(sample, mech,   sgemm, nosync) {
@@ -135,10 +132,10 @@ shard_lines() {
             if (mode == "bench")
                 return sgemm ? 3 : 1.5
             if (sgemm)
-                return 8.9
+                return 11.2
             if (sample ~ /_host$/)
-                return 10.5
-            return nosync ? 1.15 : 1.47
+                return 14.9
+            return nosync ? 1.46 : 1.90
         }
         # (a bench line with sizes: the test driver runs its own sizes, those of the line
         # without them)
