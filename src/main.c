@@ -766,35 +766,57 @@ static void print_block_sizes(const spec *s)
     putchar('\n');
 }
 
-/* The spec at the block size a wisdom record chose: the spec itself where that is its
- * own, else the spec checked again as --threads would have it. NULL, after a note, where
- * the command line asks for another block size or the spec offers no such one. */
-static const spec *record_spec(run *r, const wisdom_record *rec, diag_ctx *quiet)
+/* A record that cannot choose for target i: said, with how to see why. */
+static void note_record_unplanned(run *r, const wisdom_record *rec, int i, int threads)
+{
+    const int sm = r->o.tgt.sm[i];
+    const bool specific = r->o.tgt.specific[i];
+    char at[32] = "";
+    if (threads != spec_own_threads(&r->s))
+        snprintf(at, sizeof at, " --threads=%d", threads);
+    diag_note(&r->d, (srcloc){r->wisdom.path, rec->line, 1}, "this record's lowering, %s, "
+              "does not plan the spec for sm_%d%s (--lower=%s%s says why): auto's own rule "
+              "chooses", mech_name(rec->lowering), sm, specific ? "a" : "",
+              mech_name(rec->lowering), at);
+}
+
+/* The spec as a wisdom record's choice for target i has it: checked again, for that
+ * target alone, as --lower (and --threads, where the record chose another block size)
+ * would check it, so that the lowering's own rules hold (the compute threads its producer
+ * warps leave, barriers in bodies, hints). NULL, after a note, where they do not, or
+ * where the command line asks for another block size. */
+static const spec *record_spec(run *r, const wisdom_record *rec, int i, diag_ctx *quiet)
 {
     const spec *s = &r->s;
-    const int own = s->nthreads_offered ? s->threads_offered[0] : s->threads;
-    const int want = rec->threads ? rec->threads : own;
-    if (want == s->threads)
-        return s;
+    const int want = rec->threads ? rec->threads : spec_own_threads(s);
     const srcloc at = {r->wisdom.path, rec->line, 1};
-    if (r->o.tgt.threads.opt) {
+    if (want != s->threads && r->o.tgt.threads.opt) {
         diag_note(&r->d, at, "this record's block size, %d, is not %s: auto's own rule "
                   "chooses", want, r->o.tgt.threads.opt);
         return NULL;
     }
+    if (!spec_offers_threads(s, want)) {
+        diag_note(&r->d, at, "this record's block size, %d, is not one the spec's 'threads' "
+                  "offers: auto's own rule chooses", want);
+        return NULL;
+    }
     target t = r->o.tgt;
-    t.threads = (cmd_override){"a wisdom record's block size", want};
+    t.narch = 1;
+    t.sm[0] = r->o.tgt.sm[i];
+    t.specific[0] = r->o.tgt.specific[i];
+    t.lower = (cmd_override){"a wisdom record's lowering", (int)rec->lowering};
+    if (want != s->threads)
+        t.threads = (cmd_override){"a wisdom record's block size", want};
     spec *again = arena_alloc(r->a, sizeof *again);
     if (sema_check(r->a, quiet, r->ast, &t, again))
         return again;
-    diag_note(&r->d, at, "this record's block size, %d, is not one the spec's 'threads' "
-              "offers: auto's own rule chooses", want);
+    note_record_unplanned(r, rec, i, want);
     return NULL;
 }
 
 /* The schedule for target i: where the spec leaves the lowering to auto and the wisdom
- * holds a record for the spec and the target, the record's lowering (a record whose
- * lowering no longer plans the spec gives way to auto's rule, with a note). */
+ * holds a record for the spec and the target, the record's lowering and block size (a
+ * record whose choice no longer plans the spec gives way to auto's rule, with a note). */
 static sched *plan_target(run *r, int i)
 {
     const spec *s = &r->s;
@@ -810,19 +832,15 @@ static sched *plan_target(run *r, int i)
     if (rec) {
         diag_ctx quiet;
         diag_init(&quiet, NULL, r->d.file, r->d.src, r->d.src_len);
-        const spec *at = record_spec(r, rec, &quiet);
-        if (!at)
-            return plan_schedule(r->a, &r->d, s, s->mech, sm, specific);
-        sched *sc = plan_schedule(r->a, &quiet, at, rec->lowering, sm, specific);
+        const spec *at = record_spec(r, rec, i, &quiet);
+        sched *sc = at ? plan_schedule(r->a, &quiet, at, rec->lowering, sm, specific) : NULL;
         if (sc && !quiet.errors) {
             sc->chosen_by = rec;
             sc->wisdom_path = out_c_escape(r->a, base_name(r->wisdom.path));
             return sc;
         }
-        diag_note(&r->d, (srcloc){r->wisdom.path, rec->line, 1}, "this record's lowering, "
-                  "%s, does not plan the spec for sm_%d%s (--lower=%s says why): auto's own "
-                  "rule chooses", mech_name(rec->lowering), sm, specific ? "a" : "",
-                  mech_name(rec->lowering));
+        if (at)
+            note_record_unplanned(r, rec, i, at->threads);
     }
     return plan_schedule(r->a, &r->d, s, s->mech, sm, specific);
 }

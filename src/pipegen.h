@@ -735,6 +735,10 @@ int spec_row_packs(const spec *s, long long packs[SPEC_MAX_PACKS]);
 /* The spec with the tile's rows times pack and its last extent divided by pack (and the
  * staged regions that follow the tile with it). */
 spec *spec_packed(arena *a, const spec *s, long long pack);
+/* The block size the spec is without --threads or a wisdom record: its `threads`' first
+ * (256 without a `threads` item), and whether it offers threads (choose_threads). */
+int spec_own_threads(const spec *s);
+bool spec_offers_threads(const spec *s, int threads);
 bool spec_reduce_is_arg(const spec_reduce *r);
 int spec_reduce_bytes(const spec_reduce *r);
 int spec_accum_copies(const spec_accum *acc, int threads);

@@ -1340,8 +1340,11 @@ static void check_producer_warps(checker *c)
 {
     spec *s = c->s;
     const ast_item *it = c->once[IT_PRODUCER_WARPS];
+    /* the option that made them too many, where one did */
+    const cmd_override *o = c->tgt->producer_warps.opt ? &c->tgt->producer_warps
+                                                       : &c->tgt->threads;
     if (s->producer_warps && s->producer_warps >= s->threads / 32)
-        diag_error_from(c->d, origin_of(&c->tgt->producer_warps, it ? it->value_loc : s->loc),
+        diag_error_from(c->d, origin_of(o, it ? it->value_loc : s->loc),
                         "%d producer warps leave no consumer warp in a block of %d threads",
                         s->producer_warps, s->threads);
 }
@@ -1660,9 +1663,10 @@ static void check_occupancy(checker *c)
     for (int i = 0; i < c->tgt->narch && s->blocks_per_sm; ++i) {
         int sm = c->tgt->sm[i], max = arch_max_threads(sm);
         if (s->threads * s->blocks_per_sm > max) {
-            diag_error(c->d, c->once[IT_BLOCKS_PER_SM]->value_loc, "%d blocks of %d threads "
-                       "per SM: sm_%d holds at most %d threads", s->blocks_per_sm, s->threads,
-                       sm, max);
+            diag_error_from(c->d, origin_of(&c->tgt->threads,
+                                            c->once[IT_BLOCKS_PER_SM]->value_loc),
+                            "%d blocks of %d threads per SM: sm_%d holds at most %d threads",
+                            s->blocks_per_sm, s->threads, sm, max);
             return;
         }
     }
@@ -1966,13 +1970,12 @@ static void choose_threads(checker *c)
                    "and deal out the work by pg_cnt", s->threads, word);
         return;
     }
-    if (!o->opt || o->value == s->threads)
+    if (!o->opt)
         return;
-    for (int i = 0; i < s->nthreads_offered; ++i)
-        if (s->threads_offered[i] == o->value) {
-            s->threads = o->value;
-            return;
-        }
+    if (spec_offers_threads(s, o->value)) {
+        s->threads = o->value;
+        return;
+    }
     char offered[64] = "256, the default";
     for (int i = 0, n = 0; i < s->nthreads_offered; ++i)
         n += snprintf(offered + n, sizeof offered - (size_t)n, "%s%d", i ? ", " : "",

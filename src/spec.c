@@ -256,3 +256,16 @@ bool spec_stage_border(const spec_stage *st)
 {
     return st->halo && st->halo_fill != HALO_ZERO;
 }
+
+int spec_own_threads(const spec *s)
+{
+    return s->nthreads_offered ? s->threads_offered[0] : 256;
+}
+
+bool spec_offers_threads(const spec *s, int threads)
+{
+    for (int i = 0; i < s->nthreads_offered; ++i)
+        if (s->threads_offered[i] == threads)
+            return true;
+    return !s->nthreads_offered && threads == 256;
+}

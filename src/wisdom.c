@@ -62,7 +62,7 @@ static bool parse_choice(arena *a, const char *f, wisdom_record *r)
     const char *at = strchr(f, '@');
     r->threads = 0;
     if (at) {
-        char *end;
+        char *end = NULL;
         long n = at[1] >= '1' && at[1] <= '9' ? strtol(at + 1, &end, 10) : 0;
         if (n < 32 || n > 1024 || n % 32 || *end)
             return false;

@@ -1423,9 +1423,41 @@ c_threads_offered() {
     expect_err_has "w.wis:1:1: note: this record's block size, 128, is not --threads=256: auto's own rule chooses"
     printf '%s sm_90 GPU L tensor\n' "$h" >w.wis    # the spec's own block size, as written
     pg s2.pipe --wisdom=w.wis --arch=sm_90 --threads=128 --dump-ir
+    expect_out_has "schedule saxpy mech=cp.async sm_90 slots=1 smem=16384 threads=128 "
     expect_err_has "w.wis:1:1: note: this record's block size, 256, is not --threads=128"
-    rm -f s2.pipe d.pipe w.wis k.cu k.cuh
+    # The packed rows' schedules take the record's block size too.
+    pg "$root/samples/softmax/softmax_rows.pipe" --spec-hash; h=$out
+    printf '%s sm_90 GPU L cp.async@256\n' "$h" >w.wis
+    pg "$root/samples/softmax/softmax_rows.pipe" --wisdom=w.wis --arch=sm_90 --dump-ir
+    expect_status 0
+    expect_out_has "mech=cp.async sm_90 slots=1 smem=33152 threads=256 grid=per_tile pack=8 tile=8x1024"
+    # A block size the spec offers that the spec's other items refuse: the option named, or
+    # for a record a note with what shows why.
+    sed 's/threads 256;/threads 512, 256;\n  producer_warps 8;/' saxpy.pipe >pw.pipe
+    pg pw.pipe --threads=256 -o k.cu
+    expect_status 1; expect_err "pipegen: error: --threads=256: 8 producer warps leave no consumer warp in a block of 256 threads"
+    pg pw.pipe --spec-hash; h=$out
+    printf '%s sm_90 GPU L pipeline-roles@256\n' "$h" >w.wis
+    pg pw.pipe --wisdom=w.wis --arch=sm_90 --dump-ir
+    expect_status 0; expect_out_has "threads=512 "
+    expect_err_has "w.wis:1:1: note: this record's lowering, pipeline-roles, does not plan the spec for sm_90 (--lower=pipeline-roles --threads=256 says why): auto's own rule chooses"
+    sed 's/threads 256;/threads 256, 1024;\n  blocks_per_sm 4;/' saxpy.pipe >bp.pipe
+    pg bp.pipe --threads=1024 -o k.cu
+    expect_status 1; expect_err "pipegen: error: --threads=1024: 4 blocks of 1024 threads per SM: sm_80 holds at most 2048 threads"
+    rm -f s2.pipe d.pipe pw.pipe bp.pipe w.wis k.cu k.cuh
     expect_files
+}
+
+c_wisdom_lowering_rules() {
+    # A record's lowering is checked as --lower checks it: sgemm's bodies deal out C by
+    # pg_ctid for its 256 threads, which pipeline-roles' producer warp would leave 224
+    # (a wrong product, silently): a note, and auto's own rule.
+    pg "$root/samples/sgemm/sgemm.pipe" --spec-hash
+    printf '%s sm_90 GPU L pipeline-roles\n' "$out" >w.wis
+    pg "$root/samples/sgemm/sgemm.pipe" --wisdom=w.wis --arch=sm_90 --dump-ir
+    expect_status 0; expect_out_has "schedule sgemm mech=tensor sm_90"
+    expect_err_has "w.wis:1:1: note: this record's lowering, pipeline-roles, does not plan the spec for sm_90 (--lower=pipeline-roles says why): auto's own rule chooses"
+    rm -f w.wis
 }
 
 c_wisdom_errors() {
@@ -1446,6 +1478,9 @@ c_wisdom_errors() {
 0123456789abcdef sm_90 GPU L cp.async@|w.wis:2:30: error: 'cp.async@' is not a lowering
 0123456789abcdef sm_90 GPU L cp.async@+256|w.wis:2:30: error: 'cp.async@+256' is not a lowering
 0123456789abcdef sm_90 GPU L auto@256|w.wis:2:30: error: 'auto@256' is not a lowering
+0123456789abcdef sm_90 GPU L cp.async@2048|w.wis:2:30: error: 'cp.async@2048' is not a lowering
+0123456789abcdef sm_90 GPU L cp.async@256x|w.wis:2:30: error: 'cp.async@256x' is not a lowering
+0123456789abcdef sm_90 GPU L cp.async@0256|w.wis:2:30: error: 'cp.async@0256' is not a lowering
 0123456789abcdef sm_90 GPU L cpasync|w.wis:2:30: error: 'cpasync' is not a lowering (pipegen --list-lowerings)
 CASES
     pg saxpy.pipe --wisdom=w.wis -o k.cu; expect_err_has "0123456789abcdef sm_90 GPU L cpasync"; expect_err_has "                             ^"
