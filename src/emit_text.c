@@ -106,20 +106,6 @@ void emit_stamp_check(strbuf *out, const emit_opts *o)
               out_c_escape(out->arena, o->header_name), o->spec_path);
 }
 
-/* Whether some body of the spec names `word`. */
-static bool bodies_name(const spec *s, const char *word)
-{
-    const spec_body *whole[] = {&s->compute, &s->prologue, &s->epilogue, &s->reference};
-    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; ++i)
-        if (text_names(whole[i]->text, word))
-            return true;
-    for (int r = 0; r < s->nreduces; ++r)
-        if (text_names(s->reduces[r].expr.text, word) || text_names(s->reduces[r].op.text, word)
-            || text_names(s->reduces[r].identity.text, word))
-            return true;
-    return false;
-}
-
 /* The 16-bit floating types come with CUDA's headers, which name half and half2 too. */
 static bool is_half_kind(elem_type t)
 {
@@ -134,7 +120,9 @@ void emit_body_types(strbuf *out, const spec *s, bool half_headers)
     const char *name;
     for (int i = 0; (name = ast_type_spelling(i)); ++i) {
         const elem_type t = ast_type_from_name(name);
-        if (strcmp(name, ast_type_ctype(t)) == 0 || !bodies_name(s, name))
+        if (strcmp(name, ast_type_ctype(t)) == 0
+            || !spec_bodies_name(s, SPEC_DEVICE_BODIES | SPEC_REDUCE_BODIES | SPEC_REFERENCE_BODY,
+                                 name))
             continue;
         halves |= is_half_kind(t);
         if (t != TY_HALF && t != TY_HALF2)

@@ -739,6 +739,11 @@ spec *spec_packed(arena *a, const spec *s, long long pack);
  * (256 without a `threads` item), and whether it offers threads (choose_threads). */
 int spec_own_threads(const spec *s);
 bool spec_offers_threads(const spec *s, int threads);
+/* Whether a body of the kinds `which` names word as a whole word (text_names): the device
+ * bodies (compute, prologue, epilogue), the reductions' (expression, combine, identity),
+ * the reference. */
+enum { SPEC_DEVICE_BODIES = 1, SPEC_REDUCE_BODIES = 2, SPEC_REFERENCE_BODY = 4 };
+bool spec_bodies_name(const spec *s, unsigned which, const char *word);
 bool spec_reduce_is_arg(const spec_reduce *r);
 int spec_reduce_bytes(const spec_reduce *r);
 int spec_accum_copies(const spec_accum *acc, int threads);

@@ -1456,10 +1456,7 @@ static const spec_body *device_body(const spec *s, int i)
 /* Whether a device body names the word (pg_ctid, pg_cnt). */
 static bool bodies_name(const spec *s, const char *word)
 {
-    for (int i = 0; i < DEVICE_BODIES; ++i)
-        if (device_body(s, i)->text && text_names(device_body(s, i)->text, word))
-            return true;
-    return false;
+    return spec_bodies_name(s, SPEC_DEVICE_BODIES, word);
 }
 
 /* The producer warps a plan under lowering m has: the spec's (or --producer-warps), else

@@ -269,3 +269,18 @@ bool spec_offers_threads(const spec *s, int threads)
             return true;
     return !s->nthreads_offered && threads == 256;
 }
+
+bool spec_bodies_name(const spec *s, unsigned which, const char *word)
+{
+    const spec_body *device[] = {&s->compute, &s->prologue, &s->epilogue};
+    for (size_t i = 0; (which & SPEC_DEVICE_BODIES) && i < sizeof device / sizeof device[0]; ++i)
+        if (text_names(device[i]->text, word))
+            return true;
+    if ((which & SPEC_REFERENCE_BODY) && text_names(s->reference.text, word))
+        return true;
+    for (int r = 0; (which & SPEC_REDUCE_BODIES) && r < s->nreduces; ++r)
+        if (text_names(s->reduces[r].expr.text, word) || text_names(s->reduces[r].op.text, word)
+            || text_names(s->reduces[r].identity.text, word))
+            return true;
+    return false;
+}
