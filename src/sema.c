@@ -1453,10 +1453,11 @@ static const spec_body *device_body(const spec *s, int i)
     return bodies[i];
 }
 
-/* Whether a device body names the word (pg_ctid, pg_cnt). */
+/* Whether a body that runs on the device names the word (pg_ctid, pg_cnt): the compute,
+ * prologue and epilogue, and the reductions' expressions, which the same threads fold. */
 static bool bodies_name(const spec *s, const char *word)
 {
-    return spec_bodies_name(s, SPEC_DEVICE_BODIES, word);
+    return spec_bodies_name(s, SPEC_DEVICE_BODIES | SPEC_REDUCE_BODIES, word);
 }
 
 /* The producer warps a plan under lowering m has: the spec's (or --producer-warps), else
