@@ -739,6 +739,10 @@ static void emit_schedule_comment(strbuf *out, const sched *sc, const char *also
         sb_printf(out, " * Lowering%s chosen by wisdom %s:%d (measured on %s, %s).\n",
                   sc->threads != spec_own_threads(sc->spec) ? " and block size" : "",
                   sc->wisdom_path, sc->chosen_by->line, sc->chosen_by->gpu, sc->chosen_by->size);
+    if (sc->own_size_blocks)
+        sb_printf(out, " * Block size chosen by auto: %d blocks an SM at %d threads, %d at the "
+                       "spec's own %d.\n", plan_blocks_per_sm(sc), sc->threads,
+                  sc->own_size_blocks, spec_own_threads(sc->spec));
     if (sc->regs_launch)
         sb_printf(out, " * Registers a thread: %d at launch; setmaxnreg: the producers keep %d, "
                        "the consumers take %d.\n", sc->regs_launch, sc->regs_producer,

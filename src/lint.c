@@ -264,16 +264,6 @@ static void lint_whole_boxes_at_bound(diag_ctx *d, const spec *s)
     }
 }
 
-/* Blocks of a schedule an SM holds, by its shared memory and threads: the runtime takes
- * 1 KiB of an SM's shared memory for each block, beside the block's own. */
-static int blocks_per_sm(const sched *sc)
-{
-    const long long per_sm = arch_smem_limit(sc->sm) + 1024;
-    const long long by_smem = per_sm / (sc->smem_bytes + 1024);
-    const int by_threads = arch_max_threads(sc->sm) / sc->threads;
-    return by_smem < by_threads ? (int)by_smem : by_threads;
-}
-
 /* The first staged input, or NULL: where a warning on the copies is said. */
 static const spec_stage *first_staged_input(const spec *s)
 {
@@ -295,7 +285,7 @@ static void lint_sync_few_threads(diag_ctx *d, const spec *s, sched *const *sche
     const spec_stage *st = first_staged_input(s);
     for (int i = 0; st && i < n; ++i) {
         const sched *sc = scheds[i];
-        const int blocks = blocks_per_sm(sc);
+        const int blocks = plan_blocks_per_sm(sc);
         if (sc->track != TRACK_SYNC || blocks * sc->threads >= LINT_MIN_SYNC_THREADS)
             continue;
         diag_warning(d, W_PERF, st->loc,

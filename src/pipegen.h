@@ -954,6 +954,9 @@ typedef struct sched {
     const struct wisdom_record *chosen_by; /* the wisdom record that chose an auto spec's
                                 lowering for this target (NULL: auto's own rule) */
     const char *wisdom_path; /* ... and its file, as given */
+    int own_size_blocks;     /* where auto's own rule took another of the block sizes the
+                                spec offers (main's plan_auto): the blocks an SM its own
+                                size fits, fewer than this schedule's; else 0 */
     long long reduce_off;    /* the reductions' exchange of the warps' row results, after
                                 the bins (one at a time: each reduction's for all rows) */
     int smem_align;          /* the alignment the slots' offsets assume of dynamic shared
@@ -989,6 +992,10 @@ long long plan_origin_alignment(const spec *s, const affine *o);
  * architecture sm, one of the targets sema_check accepted m for. Returns NULL with a
  * diagnostic (at the spec element that cannot be lowered) when m cannot lower s. */
 sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm, bool specific);
+/* Blocks of a schedule an SM holds, by its shared memory and threads (registers are
+ * ptxas's to say): the runtime takes 1 KiB of an SM's shared memory for each block, beside
+ * the block's own. */
+int plan_blocks_per_sm(const sched *sc);
 const char *ir_op_name(ir_op_kind k);
 /* One operation as text ("copy step=t+3 if<trips"); var names the section's loop variable. */
 void ir_op_print(strbuf *sb, const ir_op *op, const char *var);

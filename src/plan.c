@@ -539,6 +539,14 @@ void ir_op_print(strbuf *sb, const ir_op *op, const char *var)
         sb_puts(sb, " if<trips");
 }
 
+int plan_blocks_per_sm(const sched *sc)
+{
+    const long long per_sm = arch_smem_limit(sc->sm) + 1024;
+    const long long by_smem = per_sm / (sc->smem_bytes + 1024);
+    const int by_threads = arch_max_threads(sc->sm) / sc->threads;
+    return by_smem < by_threads ? (int)by_smem : by_threads;
+}
+
 static const char *section_var(ir_section_kind k)
 {
     return k == SEC_FRAME ? "0" : k == SEC_PROLOGUE ? "p" : k == SEC_LOOP ? "t" : "trips";
@@ -563,6 +571,9 @@ void ir_dump(FILE *out, const sched *sc)
     if (sc->chosen_by)
         sb_printf(&sb, "wisdom: %s:%d (%s, %s)\n", sc->wisdom_path, sc->chosen_by->line,
                   sc->chosen_by->gpu, sc->chosen_by->size);
+    if (sc->own_size_blocks)
+        sb_printf(&sb, "block size: auto, %d blocks an SM (the spec's own %d threads: %d)\n",
+                  plan_blocks_per_sm(sc), spec_own_threads(sc->spec), sc->own_size_blocks);
     for (int i = 0; i < sc->spec->nstaged; ++i)
         if (sc->copy[i].multicast)
             sb_printf(&sb, "multicast %s\n", sc->spec->arrays[sc->spec->stages[i].array].name);

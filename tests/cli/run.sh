@@ -32,6 +32,7 @@ expect_out() { [ "$out" = "$1" ] || fail "stdout '$(head -c 300 <<<"$out")', exp
 expect_err() { [ "$err" = "$1" ] || fail "stderr '$(head -c 300 <<<"$err")', expected '$1'"; }
 expect_out_has() { grep -qF -- "$1" "$case_dir/.out" || fail "stdout lacks '$1'"; }
 expect_err_has() { grep -qF -- "$1" "$case_dir/.err" || fail "stderr lacks '$1'"; }
+expect_out_lacks() { ! grep -qF -- "$1" "$case_dir/.out" || fail "stdout has '$1'"; }
 # The run succeeded and said one warning, this -Wperf one (TEXT: its start).
 expect_one_perf_warning() {
     expect_status 0
@@ -1413,7 +1414,7 @@ c_threads_offered() {
     pg s2.pipe --wisdom=w.wis --dump-ir
     expect_status 0
     expect_out_has "schedule saxpy mech=tensor sm_90 slots=1 smem=16384 threads=128 "
-    expect_out_has "schedule saxpy mech=cp.async sm_80 slots=1 smem=16384 threads=256 "
+    expect_out_has "schedule saxpy mech=cp.async sm_80 slots=1 smem=16384 threads=128 "
     expect_err_has "w.wis:2:1: note: this record's block size, 64, is not one the spec's 'threads' offers: auto's own rule chooses"
     pg s2.pipe --wisdom=w.wis --arch=sm_90 -o k.cu
     expect_status 0; expect_file_has k.cu "Lowering and block size chosen by wisdom w.wis:1 (measured on GPU, L)."
@@ -1445,6 +1446,33 @@ c_threads_offered() {
     pg bp.pipe --threads=1024 -o k.cu
     expect_status 1; expect_err "pipegen: error: --threads=1024: 4 blocks of 1024 threads per SM: sm_80 holds at most 2048 threads"
     rm -f s2.pipe d.pipe pw.pipe bp.pipe w.wis k.cu k.cuh
+    expect_files
+}
+
+c_threads_auto_rule() {
+    # Without a record, auto takes the offered block size whose plan fits the most blocks
+    # an SM (sm_80: 9 of 128 threads against 8 of 256), the spec's own on a tie; the IR
+    # and the kernel's comment say so. --threads, or a lowering the spec fixes, keeps it.
+    sed 's/threads 256;/threads 256, 128;/' saxpy.pipe >s2.pipe
+    pg s2.pipe --arch=sm_80 --dump-ir
+    expect_status 0
+    expect_out_has "schedule saxpy mech=cp.async sm_80 slots=1 smem=16384 threads=128 "
+    expect_out_has "block size: auto, 9 blocks an SM (the spec's own 256 threads: 8)"
+    pg s2.pipe --arch=sm_80 -o k.cu
+    expect_status 0; expect_file_has k.cu "Block size chosen by auto: 9 blocks an SM at 128 threads, 8 at the spec's own 256."
+    expect_file_has k.cu "__launch_bounds__(128)"
+    pg s2.pipe --arch=sm_80 --threads=256 --dump-ir
+    expect_out_has "threads=256 "; expect_out_lacks "block size: auto"
+    pg s2.pipe --arch=sm_80 --lower=cp.async --dump-ir
+    expect_out_has "threads=256 "; expect_out_lacks "block size: auto"
+    # A tie: gemv's 144 KiB a block fits one block an SM at each of its sizes.
+    pg "$root/tests/kernels/gemv.pipe" --arch=sm_90 --dump-ir
+    expect_status 0; expect_out_has "threads=256 "; expect_out_lacks "block size: auto"
+    # The size whose plan fits more blocks is refused by the spec's producer warps: its own.
+    sed 's/threads 256;/threads 512, 256;\n  producer_warps 8;/' saxpy.pipe >pw.pipe
+    pg pw.pipe --arch=sm_90 --dump-ir
+    expect_status 0; expect_out_has "threads=512 "; expect_out_lacks "block size: auto"
+    rm -f s2.pipe pw.pipe k.cu k.cuh
     expect_files
 }
 
