@@ -836,17 +836,25 @@ void emit_phase_table(strbuf *out, const sched *sc)
     sb_puts(out, " */\n");
 }
 
+/* The header of the lowering of the unit's k-th kernel, over its variants and then its
+ * packs: a packed kernel may take a lowering of its own (a wisdom record's). */
+static const char *kernel_header(const emit_unit *u, int k)
+{
+    const int nv = u->host->nvariants;
+    return mech_module_of(pack_sched(u, k / nv, u->host->variant[k % nv])->mech)->header;
+}
+
 /* The runtime's device headers the unit's kernels use, each once (pipert_device.cuh for
  * all; a lowering's own header for what its printers call). */
 static void emit_device_includes(strbuf *out, const emit_unit *u)
 {
-    const host_plan *hp = u->host;
+    const int n = pack_count(u) * u->host->nvariants;
     sb_puts(out, "#include \"pipert_device.cuh\"\n");
-    for (int v = 0; v < hp->nvariants; ++v) {
-        const char *h = mech_module_of(u->scheds[hp->variant[v]]->mech)->header;
+    for (int k = 0; k < n; ++k) {
+        const char *h = kernel_header(u, k);
         bool dup = !h;
-        for (int w = 0; w < v && !dup; ++w)
-            dup = mech_module_of(u->scheds[hp->variant[w]]->mech)->header == h;
+        for (int j = 0; j < k && !dup; ++j)
+            dup = kernel_header(u, j) == h;
         if (!dup)
             sb_printf(out, "#include \"%s\"\n", h);
     }

@@ -1448,6 +1448,21 @@ static long long bench_default_size(const spec *s, const char *size)
     }
 }
 
+/* With packed rows, the pack the spec's launcher takes for the sizes (the last whose rows
+ * hold the size's), whatever this unit's lowering packs: a tuning run's size class. */
+static void emit_bench_pack(strbuf *o, const spec *s)
+{
+    long long packs[SPEC_MAX_PACKS];
+    const int npacks = spec_row_packs(s, packs);
+    if (npacks < 2)
+        return;
+    sb_printf(o, "    printf(\"BENCH_PACK %s pack=%%d\\n\", ", s->name);
+    for (int p = npacks - 1; p > 0; --p)
+        sb_printf(o, "a.%s <= %lld ? %lld : ", s->tile_bounded[s->tile_rank - 1],
+                  s->tile[1] / packs[p], packs[p]);
+    sb_puts(o, "1);\n");
+}
+
 void emit_bench(strbuf *o, const emit_unit *u)
 {
     const spec *s = u->spec;
@@ -1486,6 +1501,7 @@ void emit_bench(strbuf *o, const emit_unit *u)
                      "    if (a.workspace_bytes)\n"
                      "        PG_CHECK(cudaMalloc(&a.workspace, a.workspace_bytes));\n", s->name);
     emit_bytes_moved(o, s);
+    emit_bench_pack(o, s);
     emit_bench_timing(o, s);
     if (bench_streams(s))
         sb_puts(o, "    pg_bench_stream(v);\n");

@@ -882,18 +882,19 @@ static sched *plan_target(run *r, int i)
     return plan_auto(r, i);
 }
 
-/* The variant of base schedule sc for the spec packed by pack, planned quietly: NULL
- * where it does not plan, or would need host steps of its own (the launcher's are the
- * base schedules'). Per tile only: on the persistent grid, rmsnorm's packed kernels
- * spilled 12 to 40 bytes under five lowerings (ptxas, sm_90), and none has been timed. */
-static sched *plan_pack(run *r, const sched *sc, long long pack)
+/* The variant of base schedule sc for spec s (sc's, or one checked for lowering m)
+ * packed by pack, planned quietly under m: NULL where it does not plan, or where sc or it
+ * would need host steps (the launcher's are the base schedules', for kernels of their
+ * own shape). Per tile only: on the
+ * persistent grid, rmsnorm's packed kernels spilled 12 to 40 bytes under five lowerings
+ * (ptxas, sm_90), and none has been timed. */
+static sched *plan_pack_as(run *r, const sched *sc, const spec *s, mech m, long long pack)
 {
-    if (mech_host_steps(sc->mech) || sc->grid != GRID_PER_TILE)
+    if (mech_host_steps(sc->mech) || mech_host_steps(m) || sc->grid != GRID_PER_TILE)
         return NULL;
     diag_ctx quiet;
     diag_init(&quiet, NULL, r->d.file, r->d.src, r->d.src_len);
-    sched *p = plan_schedule(r->a, &quiet, spec_packed(r->a, sc->spec, pack), sc->mech, sc->sm,
-                             sc->specific);
+    sched *p = plan_schedule(r->a, &quiet, spec_packed(r->a, s, pack), m, sc->sm, sc->specific);
     if (!p || quiet.errors || p->claim_ring != sc->claim_ring || p->threads != sc->threads)
         return NULL;
     p->pack = pack;
@@ -904,6 +905,46 @@ static sched *plan_pack(run *r, const sched *sc, long long pack)
     return p;
 }
 
+/* Base schedule sc (of target i) packed by pack: under its own lowering, or under the one
+ * the wisdom record that chose sc gives that pack, the spec checked again for it
+ * (spec_for_target); where that does not plan, a note, and sc's lowering. */
+static sched *plan_pack(run *r, const sched *sc, int i, long long pack)
+{
+    const mech m = wisdom_pack_lowering(sc->chosen_by, pack, sc->mech);
+    if (m != sc->mech) {
+        diag_ctx quiet;
+        diag_init(&quiet, NULL, r->d.file, r->d.src, r->d.src_len);
+        const cmd_override lower = {"a wisdom record's lowering for packed rows", (int)m};
+        const cmd_override size = sc->threads == r->s.threads
+                                      ? r->o.tgt.threads
+                                      : (cmd_override){"a wisdom record's block size", sc->threads};
+        const spec *at = spec_for_target(r, i, lower, size, &quiet);
+        sched *p = at ? plan_pack_as(r, sc, at, m, pack) : NULL;
+        if (p)
+            return p;
+        diag_note(&r->d, (srcloc){r->wisdom.path, sc->chosen_by->line, 1}, "this record's "
+                  "lowering for rows packed %lld a work item, %s, does not plan them for "
+                  "sm_%d%s: the record's %s takes them", pack, mech_name(m), sc->sm,
+                  sc->specific ? "a" : "", mech_name(sc->mech));
+    }
+    return plan_pack_as(r, sc, sc->spec, sc->mech, pack);
+}
+
+/* A wisdom record's lowerings for packs the spec does not pack: said, and nothing else. */
+static void note_packs_unknown(run *r, const sched *sc, const long long *packs, int npacks)
+{
+    const wisdom_record *rec = sc->chosen_by;
+    for (int k = 0; rec && k < rec->npacks; ++k) {
+        bool known = false;
+        for (int p = 1; p < npacks; ++p)
+            known |= packs[p] == rec->packs[k].pack;
+        if (!known)
+            diag_note(&r->d, (srcloc){r->wisdom.path, rec->line, 1}, "this record names rows "
+                      "packed %lld a work item, which the spec's kernels for sm_%d%s do not "
+                      "pack: ignored", rec->packs[k].pack, sc->sm, sc->specific ? "a" : "");
+    }
+}
+
 /* The packed rows' schedules (spec_row_packs), each proven; none where any base schedule
  * has no packed twin. False on a verifier error. */
 static bool plan_packs(run *r)
@@ -912,12 +953,14 @@ static bool plan_packs(run *r)
     const int npacks = r->o.fault != FAULT_NONE ? 1 : spec_row_packs(&r->s, packs);
     const int n = r->u.nscheds;
     r->u.npacks = 1;
+    for (int i = 0; i < n; ++i)
+        note_packs_unknown(r, r->u.scheds[i], packs, npacks);
     if (npacks < 2)
         return true;
     r->u.packed = arena_alloc(r->a, sizeof(sched *) * (size_t)((npacks - 1) * n));
     for (int p = 1; p < npacks; ++p)
         for (int i = 0; i < n; ++i)
-            if (!(r->u.packed[(p - 1) * n + i] = plan_pack(r, r->u.scheds[i], packs[p])))
+            if (!(r->u.packed[(p - 1) * n + i] = plan_pack(r, r->u.scheds[i], i, packs[p])))
                 return true;
     for (int k = 0; k < (npacks - 1) * n; ++k) {
         sched *sc = r->u.packed[k];

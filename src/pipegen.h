@@ -1234,7 +1234,16 @@ typedef struct wisdom_record {
     const char *gpu, *size;          /* as measured: the device's name, the size class */
     mech lowering;
     int threads;                     /* the block size chosen; 0: the spec's own */
+    struct wisdom_pack {             /* `,packP=LOWERING`: the kernel for rows packed P a */
+        long long pack;              /* work item (spec_row_packs) takes its own lowering, */
+        mech lowering;               /* at the record's block size */
+    } packs[SPEC_MAX_PACKS - 1];
+    int npacks;
 } wisdom_record;
+
+/* The lowering record r (NULL: none) gives the kernel for rows packed `pack` a work item:
+ * its own for that pack, else the record's. */
+mech wisdom_pack_lowering(const wisdom_record *r, long long pack, mech otherwise);
 
 typedef struct wisdom {
     const char *path;                /* as given */

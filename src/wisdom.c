@@ -7,8 +7,9 @@
  * HASH the spec's 16 hex digits (pipegen --spec-hash: FNV-1a of its bytes), ARCH the
  * target it was measured for (sm_90, sm_90a), GPU the device's name ('_' for spaces),
  * SIZE the size class measured, LOWERING the choice (LOWERING@THREADS: at a block size
- * the spec's `threads` offers after its own), then each candidate's ratio to the
- * same-shape reference. A record decides auto's lowering for its spec and target (and GPU,
+ * the spec's `threads` offers after its own; then ,packP=LOWERING for the kernel of rows
+ * packed P a work item where it takes another lowering), then each candidate's ratio to
+ * the same-shape reference. A record decides auto's lowering for its spec and target (and GPU,
  * where --wisdom-gpu names one); the others are the file's business: a record for another
  * spec or GPU is not an error. */
 #include "pipegen.h"
@@ -57,7 +58,7 @@ static bool parse_arch_field(const char *f, int *sm, bool *specific)
 
 /* LOWERING[@THREADS]: the lowering chosen, and the block size where it is not the spec's
  * own (one `threads N, M, ...` offers: a multiple of 32 up to 1024). */
-static bool parse_choice(arena *a, const char *f, wisdom_record *r)
+static bool parse_lowering(arena *a, const char *f, wisdom_record *r)
 {
     const char *at = strchr(f, '@');
     r->threads = 0;
@@ -70,6 +71,50 @@ static bool parse_choice(arena *a, const char *f, wisdom_record *r)
     }
     r->lowering = mech_from_name(at ? arena_strndup(a, f, (size_t)(at - f)) : f);
     return mech_known(r->lowering) && !mech_is_auto(r->lowering);
+}
+
+/* packP=LOWERING: rows packed P a work item (a power of two from 2 to 1024, each pack
+ * once) take that lowering. */
+static bool parse_pack(const char *f, wisdom_record *r)
+{
+    if (strncmp(f, "pack", 4) || f[4] < '1' || f[4] > '9' || r->npacks == SPEC_MAX_PACKS - 1)
+        return false;
+    char *end = NULL;
+    const long long p = strtoll(f + 4, &end, 10);
+    if (*end != '=' || p < 2 || p > 1024 || (p & (p - 1)))
+        return false;
+    for (int i = 0; i < r->npacks; ++i)
+        if (r->packs[i].pack == p)
+            return false;
+    const mech m = mech_from_name(end + 1);
+    r->packs[r->npacks++] = (struct wisdom_pack){p, m};
+    return mech_known(m) && !mech_is_auto(m);
+}
+
+/* LOWERING[@THREADS][,packP=LOWERING]...: the choice, and the packed rows' own. */
+static bool parse_choice(arena *a, const char *f, wisdom_record *r)
+{
+    const char *comma = strchr(f, ',');
+    r->npacks = 0;
+    if (!parse_lowering(a, comma ? arena_strndup(a, f, (size_t)(comma - f)) : f, r))
+        return false;
+    while (comma) {
+        const char *next = strchr(comma + 1, ',');
+        const char *part = next ? arena_strndup(a, comma + 1, (size_t)(next - comma - 1))
+                                : comma + 1;
+        if (!parse_pack(part, r))
+            return false;
+        comma = next;
+    }
+    return true;
+}
+
+mech wisdom_pack_lowering(const wisdom_record *r, long long pack, mech otherwise)
+{
+    for (int i = 0; r && i < r->npacks; ++i)
+        if (r->packs[i].pack == pack)
+            return r->packs[i].lowering;
+    return otherwise;
 }
 
 /* One record from the line (which holds at least one field); false after an error. */
@@ -89,7 +134,8 @@ static bool parse_record(arena *a, diag_ctx *d, srcloc at, const char *line, wis
     static const char *const what[] = {"a spec hash (16 hex digits, pipegen --spec-hash)",
                                        "an architecture (sm_90, sm_90a)", NULL, NULL,
                                        "a lowering (pipegen --list-lowerings), or one "
-                                       "and a block size (cp.async@256)"};
+                                       "and a block size (cp.async@256), then any packed "
+                                       "rows' own (,pack2=barrier)"};
     bool ok[5] = {parse_hash(f[0], &r->hash), parse_arch_field(f[1], &r->sm, &r->specific),
                   true, true, parse_choice(a, f[4], r)};
     for (int i = 0; i < 5; ++i)

@@ -1476,6 +1476,30 @@ c_threads_auto_rule() {
     expect_files
 }
 
+c_wisdom_pack_lowerings() {
+    # A record's lowering for a pack of rows: its kernel takes it (the others the record's),
+    # the unit includes both lowerings' headers; one that does not plan the packed rows, or
+    # a pack the spec does not have, is a note, and the record's lowering stands.
+    local s=$root/samples/softmax/softmax_rows.pipe h
+    pg "$s" --spec-hash; h=$out
+    printf '%s sm_90 GPU L barrier@256,pack8=cp.async\n' "$h" >w.wis
+    pg "$s" --wisdom=w.wis --arch=sm_90 --dump-ir
+    expect_status 0; expect_no_err
+    expect_out_has "schedule softmax_rows mech=barrier sm_90 slots=1 smem=32960 threads=256 grid=per_tile pack=2"
+    expect_out_has "schedule softmax_rows mech=cp.async sm_90 slots=1 smem=33152 threads=256 grid=per_tile pack=8"
+    pg "$s" --wisdom=w.wis --arch=sm_90 -o k.cu
+    expect_status 0; expect_file_has k.cu '#include "pipert_memcpy_async.cuh"'
+    expect_file_has k.cu '#include "pipert_cp_async.cuh"'
+    printf '%s sm_90 GPU L barrier@256,pack2=tensor,pack16=cp.async\n' "$h" >w.wis
+    pg "$s" --wisdom=w.wis --arch=sm_90 --dump-ir
+    expect_status 0
+    expect_out_has "schedule softmax_rows mech=barrier sm_90 slots=1 smem=32960 threads=256 grid=per_tile pack=2"
+    expect_err_has "w.wis:1:1: note: this record's lowering for rows packed 2 a work item, tensor, does not plan them for sm_90: the record's barrier takes them"
+    expect_err_has "w.wis:1:1: note: this record names rows packed 16 a work item, which the spec's kernels for sm_90 do not pack: ignored"
+    rm -f w.wis k.cu k.cuh
+    expect_files
+}
+
 c_wisdom_lowering_rules() {
     # A record's lowering is checked as --lower checks it: sgemm's bodies deal out C by
     # pg_ctid for its 256 threads, which pipeline-roles' producer warp would leave 224
@@ -1509,6 +1533,15 @@ c_wisdom_errors() {
 0123456789abcdef sm_90 GPU L cp.async@2048|w.wis:2:30: error: 'cp.async@2048' is not a lowering
 0123456789abcdef sm_90 GPU L cp.async@256x|w.wis:2:30: error: 'cp.async@256x' is not a lowering
 0123456789abcdef sm_90 GPU L cp.async@0256|w.wis:2:30: error: 'cp.async@0256' is not a lowering
+0123456789abcdef sm_90 GPU L cp.async,pack3=barrier|w.wis:2:30: error: 'cp.async,pack3=barrier' is not a lowering (pipegen --list-lowerings), or one and a block size (cp.async@256), then any packed rows' own (,pack2=barrier)
+0123456789abcdef sm_90 GPU L cp.async,pack1=barrier|w.wis:2:30: error: 'cp.async,pack1=barrier' is not a lowering
+0123456789abcdef sm_90 GPU L cp.async,pack2=auto|w.wis:2:30: error: 'cp.async,pack2=auto' is not a lowering
+0123456789abcdef sm_90 GPU L cp.async,pack2=barrier@256|w.wis:2:30: error: 'cp.async,pack2=barrier@256' is not a lowering
+0123456789abcdef sm_90 GPU L cp.async,pack2=bulk,pack2=barrier|w.wis:2:30: error: 'cp.async,pack2=bulk,pack2=barrier' is not a lowering
+0123456789abcdef sm_90 GPU L cp.async,|w.wis:2:30: error: 'cp.async,' is not a lowering
+0123456789abcdef sm_90 GPU L cp.async,pack02=bulk|w.wis:2:30: error: 'cp.async,pack02=bulk' is not a lowering
+0123456789abcdef sm_90 GPU L cp.async,pack2=bulk,pack4=bulk,pack8=bulk,pack16=bulk|w.wis:2:30: error: 'cp.async,pack2=bulk,pack4=bulk,pack8=bulk,pack16=bulk' is not a lowering
+0123456789abcdef sm_90 GPU L ,pack2=bulk|w.wis:2:30: error: ',pack2=bulk' is not a lowering
 0123456789abcdef sm_90 GPU L cpasync|w.wis:2:30: error: 'cpasync' is not a lowering (pipegen --list-lowerings)
 CASES
     pg saxpy.pipe --wisdom=w.wis -o k.cu; expect_err_has "0123456789abcdef sm_90 GPU L cpasync"; expect_err_has "                             ^"
@@ -1567,7 +1600,17 @@ case $(basename "$o") in
 k.o) [ "$l" = pipeline ] && { echo "k.cu: error: stub" >&2; exit 1; }; : >"$o" ;;
 test) [ "$l" = primitives ] && { printf '#!/bin/sh\nexec sleep 30\n' >"$o"; chmod +x "$o"; exit 0; }
       [ "$l" = bulk ] && printf '#!/bin/sh\necho FAIL sizes 3\nexit 1\n' >"$o" || printf '#!/bin/sh\n' >"$o" ;;
-bench) [ -n "${STUB_SIZES:-}" ] && case $l in
+bench) [ -n "${STUB_PACKS:-}" ] && case $l in
+           *@256) a=1.0000 b=1.0000 c=1.0000 ;; barrier) a=0.5000 b=0.5500 c=0.5000 ;; cp.async) a=0.5200 b=0.5000 c=0.5300 ;;
+           *) a=0.4900 b=0.7000 c=1.5000 ;; esac &&
+           { printf '#!/bin/sh
+case "$*" in *8192*) k=%s p=1 ;; *4096*) k=%s p=2 ;; *) k=%s p=8 ;; esac
+echo BENCH_PACK x pack=$p
+echo BENCH x ms=$k 1.0 GB/s
+echo BENCH_SAMESHAPE x ms=0.5000
+' \
+                 "$a" "$b" "$c" >"$o"; chmod +x "$o"; exit 0; }
+       [ -n "${STUB_SIZES:-}" ] && case $l in
            barrier) a=0.4854 b=0.5348 ;; cp.async) a=0.4888 b=0.5214 ;; *) a=1.0000 b=1.0000 ;; esac &&
            { printf '#!/bin/sh\ncase "$*" in *4096*) k=%s ;; *) k=%s ;; esac\necho BENCH x ms=$k 1.0 GB/s\necho BENCH_SAMESHAPE x ms=0.5000\n' \
                  "$b" "$a" >"$o"; chmod +x "$o"; exit 0; }
@@ -1636,6 +1679,27 @@ STUB
         || fail "two sizes, the record: $(cat t.wis)"
     pg saxpy.pipe --wisdom=t.wis --dump-ir
     expect_status 0; expect_out_has "mech=cp.async sm_90"; expect_out_has "wisdom: t.wis:2 (Stub_GPU, 1024+4096)"
+    # Sizes whose launches take different packs of rows (BENCH_PACK: rows of 8192, 4096 and
+    # 1024 take packs 1, 2 and 8): tensor, which packs no rows, is best at 8192 alone;
+    # barrier at 8192 (0.980 of tensor) and 1024, cp.async at 4096 (barrier 0.909 there).
+    # One lowering loses at least 5.8% (cp.async); one a pack, 2.0%: the record is
+    # barrier,pack2=cp.async, and auto plans each pack's kernel so.
+    rm -rf tw t.wis
+    PATH=$bin:$PATH STUB_PACKS=1 PIPEGEN=$pipegen NVCC=nvcc TUNE_DIR=$PWD/tw "$tune" -o t.wis \
+        --sizes "16384 8192" --sizes "65536 4096" --sizes "262144 1024" \
+        --lowerings "barrier cp.async tensor" "$root/samples/softmax/softmax_rows.pipe" >t.out 2>&1
+    [ $? = 0 ] || fail "tuning run over packs: $(cat t.out)"
+    grep -q '^   1  cp.async  *0.962/1.000/0.943$' t.out \
+        && grep -q '^      a lowering a pack of rows, barrier,pack2=cp.async, loses least: 0.980 of each size.s best at worst, against 0.942 for cp.async alone$' t.out \
+        || fail "packs, the table: $(cat t.out)"
+    grep -q " sm_90 Stub_GPU 16384x8192+65536x4096+262144x1024 barrier,pack2=cp.async cp.async=0.962/1.000/0.943 " t.wis \
+        || fail "packs, the record: $(cat t.wis)"
+    pg "$root/samples/softmax/softmax_rows.pipe" --wisdom=t.wis --arch=sm_90 --dump-ir
+    expect_status 0
+    expect_out_has "schedule softmax_rows mech=barrier sm_90 slots=1 smem=32960 threads=512 grid=per_tile"
+    expect_out_has "schedule softmax_rows mech=cp.async sm_90 slots=1 smem=33024 threads=512 grid=per_tile pack=2"
+    expect_out_has "schedule softmax_rows mech=barrier sm_90 slots=1 smem=33152 threads=512 grid=per_tile pack=4"
+    expect_out_has "schedule softmax_rows mech=barrier sm_90 slots=1 smem=33408 threads=512 grid=per_tile pack=8"
     # A spec offering two block sizes: each lowering at each, the other named L@128, and
     # the record that chose cp.async at 128 threads gives auto both.
     rm -rf tw t.wis
