@@ -7,22 +7,23 @@
 #include <stddef.h>
 
 /* Shared memory: the opt-in maximum per block (cudaFuncAttributeMaxDynamicSharedMemorySize);
- * threads: resident per SM (CUDA C++ Programming Guide, "Compute Capabilities"). */
+ * threads and blocks: resident per SM (CUDA C++ Programming Guide, "Compute
+ * Capabilities"). */
 static const arch_info arch_table[] = {
-    {80, 163 * 1024, 2048, false, ARCH_CP_ASYNC, 0},
-    {86, 99 * 1024, 1536, false, ARCH_CP_ASYNC, 0},
-    {87, 163 * 1024, 1536, false, ARCH_CP_ASYNC, 0},
-    {89, 99 * 1024, 1536, false, ARCH_CP_ASYNC, 0},
-    {90, 227 * 1024, 2048, true, ARCH_CP_ASYNC | ARCH_TMA | ARCH_CLUSTERS,
+    {80, 163 * 1024, 2048, 32, false, ARCH_CP_ASYNC, 0},
+    {86, 99 * 1024, 1536, 16, false, ARCH_CP_ASYNC, 0},
+    {87, 163 * 1024, 1536, 16, false, ARCH_CP_ASYNC, 0},
+    {89, 99 * 1024, 1536, 24, false, ARCH_CP_ASYNC, 0},
+    {90, 227 * 1024, 2048, 32, true, ARCH_CP_ASYNC | ARCH_TMA | ARCH_CLUSTERS,
      ARCH_WGMMA | ARCH_SETMAXNREG},
-    {100, 227 * 1024, 2048, true, ARCH_CP_ASYNC | ARCH_TMA | ARCH_CLUSTERS, ARCH_SETMAXNREG},
-    {103, 227 * 1024, 2048, true, ARCH_CP_ASYNC | ARCH_TMA | ARCH_CLUSTERS, ARCH_SETMAXNREG},
-    {120, 99 * 1024, 1536, true, ARCH_CP_ASYNC | ARCH_TMA | ARCH_CLUSTERS, ARCH_SETMAXNREG},
+    {100, 227 * 1024, 2048, 32, true, ARCH_CP_ASYNC | ARCH_TMA | ARCH_CLUSTERS, ARCH_SETMAXNREG},
+    {103, 227 * 1024, 2048, 32, true, ARCH_CP_ASYNC | ARCH_TMA | ARCH_CLUSTERS, ARCH_SETMAXNREG},
+    {120, 99 * 1024, 1536, 32, true, ARCH_CP_ASYNC | ARCH_TMA | ARCH_CLUSTERS, ARCH_SETMAXNREG},
 };
 enum { NARCHS = sizeof arch_table / sizeof arch_table[0] };
 
 /* An architecture pipegen does not know: what every CUDA GPU offers. */
-static const arch_info arch_unknown = {0, 48 * 1024, 1536, false, 0, 0};
+static const arch_info arch_unknown = {0, 48 * 1024, 1536, 16, false, 0, 0};
 
 const arch_info *arch_find(int sm)
 {
@@ -43,6 +44,7 @@ static const arch_info *arch_or_unknown(int sm)
 
 long long arch_smem_limit(int sm) { return arch_or_unknown(sm)->smem_limit; }
 int arch_max_threads(int sm) { return arch_or_unknown(sm)->max_threads; }
+int arch_max_blocks(int sm) { return arch_or_unknown(sm)->max_blocks; }
 
 bool arch_has(int sm, bool specific, unsigned features)
 {

@@ -882,15 +882,21 @@ static sched *plan_target(run *r, int i)
     return plan_auto(r, i);
 }
 
+/* Whether schedule sc may pack rows: per tile only (on the persistent grid, rmsnorm's
+ * packed kernels spilled 12 to 40 bytes under five lowerings, ptxas sm_90, and none has
+ * been timed), and with no host steps (the launcher's are the base schedules', for
+ * kernels of their own shape). */
+static bool packs_rows(const sched *sc)
+{
+    return !mech_host_steps(sc->mech) && sc->grid == GRID_PER_TILE;
+}
+
 /* The variant of base schedule sc for spec s (sc's, or one checked for lowering m)
- * packed by pack, planned quietly under m: NULL where it does not plan, or where sc or it
- * would need host steps (the launcher's are the base schedules', for kernels of their
- * own shape). Per tile only: on the
- * persistent grid, rmsnorm's packed kernels spilled 12 to 40 bytes under five lowerings
- * (ptxas, sm_90), and none has been timed. */
+ * packed by pack, planned quietly under m: NULL where it does not plan, or where it or sc
+ * may not pack rows. */
 static sched *plan_pack_as(run *r, const sched *sc, const spec *s, mech m, long long pack)
 {
-    if (mech_host_steps(sc->mech) || mech_host_steps(m) || sc->grid != GRID_PER_TILE)
+    if (!packs_rows(sc) || mech_host_steps(m))
         return NULL;
     diag_ctx quiet;
     diag_init(&quiet, NULL, r->d.file, r->d.src, r->d.src_len);
@@ -911,7 +917,7 @@ static sched *plan_pack_as(run *r, const sched *sc, const spec *s, mech m, long 
 static sched *plan_pack(run *r, const sched *sc, int i, long long pack)
 {
     const mech m = wisdom_pack_lowering(sc->chosen_by, pack, sc->mech);
-    if (m != sc->mech) {
+    if (m != sc->mech && packs_rows(sc)) {
         diag_ctx quiet;
         diag_init(&quiet, NULL, r->d.file, r->d.src, r->d.src_len);
         const cmd_override lower = {"a wisdom record's lowering for packed rows", (int)m};
@@ -930,18 +936,27 @@ static sched *plan_pack(run *r, const sched *sc, int i, long long pack)
     return plan_pack_as(r, sc, sc->spec, sc->mech, pack);
 }
 
-/* A wisdom record's lowerings for packs the spec does not pack: said, and nothing else. */
-static void note_packs_unknown(run *r, const sched *sc, const long long *packs, int npacks)
+/* A wisdom record's lowerings for packs that schedule sc's unit will not have: every
+ * pack where sc's own lowering or grid packs no rows, else those the spec does not pack
+ * (packs[1 .. npacks - 1]). Said, and nothing else. */
+static void note_packs_unplanned(run *r, const sched *sc, const long long *packs, int npacks)
 {
     const wisdom_record *rec = sc->chosen_by;
+    const srcloc at = {rec ? r->wisdom.path : NULL, rec ? rec->line : 0, 1};
+    if (rec && rec->npacks && !packs_rows(sc)) {
+        diag_note(&r->d, at, "this record's lowerings for packed rows are ignored for "
+                  "sm_%d%s: its %s packs no rows%s", sc->sm, sc->specific ? "a" : "",
+                  mech_name(sc->mech), sc->grid == GRID_PER_TILE ? "" : " on the persistent grid");
+        return;
+    }
     for (int k = 0; rec && k < rec->npacks; ++k) {
         bool known = false;
         for (int p = 1; p < npacks; ++p)
             known |= packs[p] == rec->packs[k].pack;
         if (!known)
-            diag_note(&r->d, (srcloc){r->wisdom.path, rec->line, 1}, "this record names rows "
-                      "packed %lld a work item, which the spec's kernels for sm_%d%s do not "
-                      "pack: ignored", rec->packs[k].pack, sc->sm, sc->specific ? "a" : "");
+            diag_note(&r->d, at, "this record names rows packed %lld a work item, which the "
+                      "spec's kernels for sm_%d%s do not pack: ignored", rec->packs[k].pack,
+                      sc->sm, sc->specific ? "a" : "");
     }
 }
 
@@ -953,8 +968,8 @@ static bool plan_packs(run *r)
     const int npacks = r->o.fault != FAULT_NONE ? 1 : spec_row_packs(&r->s, packs);
     const int n = r->u.nscheds;
     r->u.npacks = 1;
-    for (int i = 0; i < n; ++i)
-        note_packs_unknown(r, r->u.scheds[i], packs, npacks);
+    for (int i = 0; i < n && r->o.fault == FAULT_NONE; ++i)
+        note_packs_unplanned(r, r->u.scheds[i], packs, npacks);
     if (npacks < 2)
         return true;
     r->u.packed = arena_alloc(r->a, sizeof(sched *) * (size_t)((npacks - 1) * n));
@@ -962,6 +977,13 @@ static bool plan_packs(run *r)
         for (int i = 0; i < n; ++i)
             if (!(r->u.packed[(p - 1) * n + i] = plan_pack(r, r->u.scheds[i], i, packs[p])))
                 return true;
+    for (int i = 0; i < n; ++i) {
+        sched *sc = r->u.scheds[i];
+        sc->npacks = npacks - 1;
+        sc->packs = arena_alloc(r->a, sizeof(sched *) * (size_t)sc->npacks);
+        for (int p = 1; p < npacks; ++p)
+            sc->packs[p - 1] = r->u.packed[(p - 1) * n + i];
+    }
     for (int k = 0; k < (npacks - 1) * n; ++k) {
         sched *sc = r->u.packed[k];
         if (r->o.dump_ir)

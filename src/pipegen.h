@@ -190,6 +190,7 @@ typedef struct arch_info {
     int sm;                      /* 90 for sm_90 */
     long long smem_limit;        /* shared memory a block may take (bytes, opt-in maximum) */
     int max_threads;             /* threads resident on one SM */
+    int max_blocks;              /* blocks resident on one SM */
     bool has_specific;           /* an arch-specific target exists (sm_90a) */
     unsigned features;           /* ARCH_*: what the plain target offers */
     unsigned specific_features;  /* what the arch-specific target adds */
@@ -203,6 +204,7 @@ const arch_info *arch_at(int i);
 /* The facts of sm (an unknown one: what every CUDA GPU offers). */
 long long arch_smem_limit(int sm);
 int arch_max_threads(int sm);
+int arch_max_blocks(int sm);
 /* Whether sm (its arch-specific target where specific) offers every feature asked. */
 bool arch_has(int sm, bool specific, unsigned features);
 /* The oldest known architecture that offers the features, 0 if none. */
@@ -925,6 +927,9 @@ typedef struct sched {
     const spec *spec;        /* the spec as written, or packed (spec_packed; pack > 1) */
     long long pack;          /* rows of the written tile a work item takes (1: as written) */
     const struct sched *packed_from; /* pack > 1: the schedule as written it packs */
+    struct sched **packs;    /* pack 1: its packed rows' schedules (plan_packs), npacks of
+                                them, each in the unit's order of packs; else NULL */
+    int npacks;
     mech mech;               /* never MECH_AUTO here */
     int sm;                  /* the architecture this schedule is for */
     bool specific;           /* ... as its arch-specific target (sm_90a): the generated
@@ -992,9 +997,9 @@ long long plan_origin_alignment(const spec *s, const affine *o);
  * architecture sm, one of the targets sema_check accepted m for. Returns NULL with a
  * diagnostic (at the spec element that cannot be lowered) when m cannot lower s. */
 sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm, bool specific);
-/* Blocks of a schedule an SM holds, by its shared memory and threads (registers are
- * ptxas's to say): the runtime takes 1 KiB of an SM's shared memory for each block, beside
- * the block's own. */
+/* Blocks of a schedule an SM holds, by its shared memory, its threads and the SM's most
+ * blocks (registers are ptxas's to say): the runtime takes 1 KiB of an SM's shared memory
+ * for each block, beside the block's own. */
 int plan_blocks_per_sm(const sched *sc);
 const char *ir_op_name(ir_op_kind k);
 /* One operation as text ("copy step=t+3 if<trips"); var names the section's loop variable. */

@@ -543,8 +543,10 @@ int plan_blocks_per_sm(const sched *sc)
 {
     const long long per_sm = arch_smem_limit(sc->sm) + 1024;
     const long long by_smem = per_sm / (sc->smem_bytes + 1024);
-    const int by_threads = arch_max_threads(sc->sm) / sc->threads;
-    return by_smem < by_threads ? (int)by_smem : by_threads;
+    int blocks = arch_max_threads(sc->sm) / sc->threads;
+    if (by_smem < blocks)
+        blocks = (int)by_smem;
+    return blocks < arch_max_blocks(sc->sm) ? blocks : arch_max_blocks(sc->sm);
 }
 
 static const char *section_var(ir_section_kind k)

@@ -136,10 +136,16 @@ static bool same_kernel(const sched *a, const sched *b)
     for (int i = 0; i < a->nsecs; ++i)
         if (!same_ops(&a->secs[i], &b->secs[i]))
             return false;
+    if (a->npacks != b->npacks)
+        return false;
+    for (int i = 0; i < a->npacks; ++i)
+        if (!same_kernel(a->packs[i], b->packs[i]))
+            return false;
     return true;
 }
 
-/* The variants, highest architecture first; a schedule whose kernel a lower one prints
+/* The variants, highest architecture first; a schedule whose kernels (its own and its
+ * packed rows', which a wisdom record may give lowerings of their own) a lower one prints
  * is left to it. */
 static void plan_variants(host_plan *hp, sched *const *scheds, int n)
 {

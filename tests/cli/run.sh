@@ -33,6 +33,7 @@ expect_err() { [ "$err" = "$1" ] || fail "stderr '$(head -c 300 <<<"$err")', exp
 expect_out_has() { grep -qF -- "$1" "$case_dir/.out" || fail "stdout lacks '$1'"; }
 expect_err_has() { grep -qF -- "$1" "$case_dir/.err" || fail "stderr lacks '$1'"; }
 expect_out_lacks() { ! grep -qF -- "$1" "$case_dir/.out" || fail "stdout has '$1'"; }
+expect_err_lacks() { ! grep -qF -- "$1" "$case_dir/.err" || fail "stderr has '$1'"; }
 # The run succeeded and said one warning, this -Wperf one (TEXT: its start).
 expect_one_perf_warning() {
     expect_status 0
@@ -1465,6 +1466,14 @@ c_threads_auto_rule() {
     expect_out_has "threads=256 "; expect_out_lacks "block size: auto"
     pg s2.pipe --arch=sm_80 --lower=cp.async --dump-ir
     expect_out_has "threads=256 "; expect_out_lacks "block size: auto"
+    # A tie at the SM's most blocks: 4 KiB a block, 64 or 32 threads, 32 blocks an SM either
+    # way on sm_90 (16 on sm_86), however many more shared memory and threads would hold.
+    sed 's/threads 256;/threads 64, 32;/; s/tile    z\[2048\];/tile    z[512];/' saxpy.pipe >t2.pipe
+    pg t2.pipe --arch=sm_90 --dump-ir
+    expect_status 0; expect_out_has "smem=4096 threads=64 "; expect_out_lacks "block size: auto"
+    pg t2.pipe --arch=sm_86 --dump-ir
+    expect_status 0; expect_out_has "smem=4096 threads=64 "; expect_out_lacks "block size: auto"
+    rm -f t2.pipe
     # A tie: gemv's 144 KiB a block fits one block an SM at each of its sizes.
     pg "$root/tests/kernels/gemv.pipe" --arch=sm_90 --dump-ir
     expect_status 0; expect_out_has "threads=256 "; expect_out_lacks "block size: auto"
@@ -1496,6 +1505,23 @@ c_wisdom_pack_lowerings() {
     expect_out_has "schedule softmax_rows mech=barrier sm_90 slots=1 smem=32960 threads=256 grid=per_tile pack=2"
     expect_err_has "w.wis:1:1: note: this record's lowering for rows packed 2 a work item, tensor, does not plan them for sm_90: the record's barrier takes them"
     expect_err_has "w.wis:1:1: note: this record names rows packed 16 a work item, which the spec's kernels for sm_90 do not pack: ignored"
+    printf '%s sm_90 GPU L tensor@256,pack2=cp.async\n' "$h" >w.wis
+    pg "$s" --wisdom=w.wis --arch=sm_90 --dump-ir
+    expect_status 0
+    expect_err "w.wis:1:1: note: this record's lowerings for packed rows are ignored for sm_90: its tensor packs no rows"
+    # Two targets whose unpacked kernels are the same but whose packs are not: each its own
+    # kernels (a record for sm_90 alone gives its pack of 2 barrier).
+    pg "$root/samples/rmsnorm/rmsnorm.pipe" --spec-hash
+    printf '%s sm_90 GPU L cp.async,pack2=barrier\n' "$out" >w.wis
+    pg "$root/samples/rmsnorm/rmsnorm.pipe" --wisdom=w.wis --arch=sm_80,sm_90 -o k.cu
+    expect_status 0
+    expect_file_has k.cu "/* Schedule for sm_90, lowering barrier: "
+    expect_file_has k.cu "/* Schedule for sm_80, lowering cp.async: "
+    [ "$(grep -c '^/\* Schedule for sm_80, lowering cp.async: ' k.cu)" = 4 ] || fail "sm_80's kernels: $(grep 'Schedule for' k.cu)"
+    # A fault plans no packs: the record's are not the spec's to lack.
+    pg "$root/samples/rmsnorm/rmsnorm.pipe" --wisdom=w.wis --arch=sm_90 --inject-fault=drop-wait \
+        --no-verify -o k.cu
+    expect_err_has "error: [cp.async] RAW"; expect_err_lacks "do not pack"
     rm -f w.wis k.cu k.cuh
     expect_files
 }
@@ -1679,20 +1705,21 @@ STUB
         || fail "two sizes, the record: $(cat t.wis)"
     pg saxpy.pipe --wisdom=t.wis --dump-ir
     expect_status 0; expect_out_has "mech=cp.async sm_90"; expect_out_has "wisdom: t.wis:2 (Stub_GPU, 1024+4096)"
-    # Sizes whose launches take different packs of rows (BENCH_PACK: rows of 8192, 4096 and
-    # 1024 take packs 1, 2 and 8): tensor, which packs no rows, is best at 8192 alone;
+    # Sizes whose launches take different packs of rows (BENCH_PACK: rows of 4096, 8192 and
+    # 1024 take packs 2, 1 and 8): tensor, which packs no rows, is best at 8192 alone;
     # barrier at 8192 (0.980 of tensor) and 1024, cp.async at 4096 (barrier 0.909 there).
     # One lowering loses at least 5.8% (cp.async); one a pack, 2.0%: the record is
-    # barrier,pack2=cp.async, and auto plans each pack's kernel so.
+    # barrier,pack2=cp.async (pack 1's the record's own, whatever the sizes' order), and
+    # auto plans each pack's kernel so.
     rm -rf tw t.wis
     PATH=$bin:$PATH STUB_PACKS=1 PIPEGEN=$pipegen NVCC=nvcc TUNE_DIR=$PWD/tw "$tune" -o t.wis \
-        --sizes "16384 8192" --sizes "65536 4096" --sizes "262144 1024" \
+        --sizes "65536 4096" --sizes "16384 8192" --sizes "262144 1024" \
         --lowerings "barrier cp.async tensor" "$root/samples/softmax/softmax_rows.pipe" >t.out 2>&1
     [ $? = 0 ] || fail "tuning run over packs: $(cat t.out)"
-    grep -q '^   1  cp.async  *0.962/1.000/0.943$' t.out \
+    grep -q '^   1  cp.async  *1.000/0.962/0.943$' t.out \
         && grep -q '^      a lowering a pack of rows, barrier,pack2=cp.async, loses least: 0.980 of each size.s best at worst, against 0.942 for cp.async alone$' t.out \
         || fail "packs, the table: $(cat t.out)"
-    grep -q " sm_90 Stub_GPU 16384x8192+65536x4096+262144x1024 barrier,pack2=cp.async cp.async=0.962/1.000/0.943 " t.wis \
+    grep -q " sm_90 Stub_GPU 65536x4096+16384x8192+262144x1024 barrier,pack2=cp.async cp.async=1.000/0.962/0.943 " t.wis \
         || fail "packs, the record: $(cat t.wis)"
     pg "$root/samples/softmax/softmax_rows.pipe" --wisdom=t.wis --arch=sm_90 --dump-ir
     expect_status 0
