@@ -246,19 +246,26 @@ static void print_check_disjoint(hctx *h, const host_op *op)
                       "pg_bytes_%s))\n        return cudaErrorInvalidValue;\n", x, x, y, y);
 }
 
+void emit_pack_choice(strbuf *out, const spec *s, const char *args, bool pack_values)
+{
+    long long packs[SPEC_MAX_PACKS];
+    const int npacks = spec_row_packs(s, packs);
+    for (int p = npacks - 1; p > 0; --p)
+        sb_printf(out, "%s%s <= %lld ? %lld : ", args, s->tile_bounded[s->tile_rank - 1],
+                  s->tile[1] / packs[p], pack_values ? packs[p] : p);
+    sb_puts(out, pack_values ? "1" : "0");
+}
+
 /* With packed rows, the pack is the last whose rows hold the size's (the most rows a
  * work item), and the work items are that pack's. */
 static void print_count_tiles(hctx *h, const host_op *op)
 {
     (void)op;
     const emit_unit *u = h->u;
-    const char *size = h->s->tile_bounded[h->s->tile_rank - 1];
     if (u->npacks > 1) {
         sb_puts(h->out, "    const int pg_pack = ");
-        for (int p = u->npacks - 1; p > 0; --p)
-            sb_printf(h->out, "pg_a->%s <= %lld ? %d : ", size, pack_sched(u, p, 0)->spec->tile[1],
-                      p);
-        sb_puts(h->out, "0;\n");
+        emit_pack_choice(h->out, h->s, "pg_a->", false);
+        sb_puts(h->out, ";\n");
     }
     sb_puts(h->out, "    const int64_t pg_ntiles = ");
     for (int p = u->npacks - 1; p > 0; --p) {

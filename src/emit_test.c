@@ -1448,19 +1448,16 @@ static long long bench_default_size(const spec *s, const char *size)
     }
 }
 
-/* With packed rows, the pack the spec's launcher takes for the sizes (the last whose rows
- * hold the size's), whatever this unit's lowering packs: a tuning run's size class. */
+/* With packed rows, the pack the spec's launcher takes for the sizes, whatever this
+ * unit's lowering packs: a tuning run's size class. */
 static void emit_bench_pack(strbuf *o, const spec *s)
 {
     long long packs[SPEC_MAX_PACKS];
-    const int npacks = spec_row_packs(s, packs);
-    if (npacks < 2)
+    if (spec_row_packs(s, packs) < 2)
         return;
     sb_printf(o, "    printf(\"BENCH_PACK %s pack=%%d\\n\", ", s->name);
-    for (int p = npacks - 1; p > 0; --p)
-        sb_printf(o, "a.%s <= %lld ? %lld : ", s->tile_bounded[s->tile_rank - 1],
-                  s->tile[1] / packs[p], packs[p]);
-    sb_puts(o, "1);\n");
+    emit_pack_choice(o, s, "a.", true);
+    sb_puts(o, ");\n");
 }
 
 void emit_bench(strbuf *o, const emit_unit *u)

@@ -780,11 +780,12 @@ static void note_record_unplanned(run *r, const wisdom_record *rec, int i, int t
               mech_name(rec->lowering), at);
 }
 
-/* The spec checked again for target i alone, with these overrides of the lowering and the
- * block size, as --lower and --threads would check it, so that the lowering's own rules
- * hold (the compute threads its producer warps leave, barriers in bodies, hints). NULL
- * where they do not; the errors are quiet's. */
-static spec *spec_for_target(run *r, int i, cmd_override lower, cmd_override threads,
+/* The spec checked again for target i alone, with lowering `lower` and `threads` threads
+ * (why: what chose them, where not the spec as the command line has it), as --lower and
+ * --threads would check it, so that the lowering's own rules hold (the compute threads its
+ * producer warps leave, barriers in bodies, hints). NULL where they do not; the errors are
+ * quiet's. */
+static spec *spec_for_target(run *r, int i, cmd_override lower, int threads, const char *why,
                              diag_ctx *quiet)
 {
     target t = r->o.tgt;
@@ -792,7 +793,8 @@ static spec *spec_for_target(run *r, int i, cmd_override lower, cmd_override thr
     t.sm[0] = r->o.tgt.sm[i];
     t.specific[0] = r->o.tgt.specific[i];
     t.lower = lower;
-    t.threads = threads;
+    if (threads != r->s.threads)
+        t.threads = (cmd_override){why, threads};
     spec *again = arena_alloc(r->a, sizeof *again);
     return sema_check(r->a, quiet, r->ast, &t, again) ? again : NULL;
 }
@@ -816,9 +818,8 @@ static const spec *record_spec(run *r, const wisdom_record *rec, int i, diag_ctx
         return NULL;
     }
     const cmd_override lower = {"a wisdom record's lowering", (int)rec->lowering};
-    const cmd_override size = want == s->threads ? r->o.tgt.threads
-                                                 : (cmd_override){"a wisdom record's block size", want};
-    const spec *again = spec_for_target(r, i, lower, size, quiet);
+    const spec *again = spec_for_target(r, i, lower, want, "a wisdom record's block size",
+                                        quiet);
     if (!again)
         note_record_unplanned(r, rec, i, want);
     return again;
@@ -840,8 +841,8 @@ static sched *plan_auto(run *r, int i)
     for (int k = 1; k < s->nthreads_offered; ++k) {
         diag_ctx quiet;
         diag_init(&quiet, NULL, r->d.file, r->d.src, r->d.src_len);
-        const cmd_override size = {"auto's block size", s->threads_offered[k]};
-        const spec *at = spec_for_target(r, i, r->o.tgt.lower, size, &quiet);
+        const spec *at = spec_for_target(r, i, r->o.tgt.lower, s->threads_offered[k],
+                                         "auto's block size", &quiet);
         sched *sc = at ? plan_schedule(r->a, &quiet, at, at->mech, sm, specific) : NULL;
         if (sc && !quiet.errors && plan_blocks_per_sm(sc) > plan_blocks_per_sm(best))
             best = sc;
@@ -921,10 +922,8 @@ static sched *plan_pack(run *r, const sched *sc, int i, long long pack)
         diag_ctx quiet;
         diag_init(&quiet, NULL, r->d.file, r->d.src, r->d.src_len);
         const cmd_override lower = {"a wisdom record's lowering for packed rows", (int)m};
-        const cmd_override size = sc->threads == r->s.threads
-                                      ? r->o.tgt.threads
-                                      : (cmd_override){"a wisdom record's block size", sc->threads};
-        const spec *at = spec_for_target(r, i, lower, size, &quiet);
+        const spec *at = spec_for_target(r, i, lower, sc->threads,
+                                         "a wisdom record's block size", &quiet);
         sched *p = at ? plan_pack_as(r, sc, at, m, pack) : NULL;
         if (p)
             return p;

@@ -1299,6 +1299,10 @@ struct emit_unit {
 };
 
 void emit_header(strbuf *out, const emit_unit *u);
+/* The pack of rows (spec_row_packs) a launch with arguments at `args` ("pg_a->", "a.")
+ * takes, as an expression: the last whose rows hold the size's; its index among the packs
+ * (the launcher's kernel tables), or with pack_values its rows a work item. */
+void emit_pack_choice(strbuf *out, const spec *s, const char *args, bool pack_values);
 /* The phase table of a schedule's ring (slot, use, commit group, barrier parities, bytes
  * per step) as a C comment, from the trace verify_schedule recorded; nothing for a ring
  * of one slot or without a trace. */
