@@ -262,11 +262,12 @@ c_gpu_shards_partition() {
     # make gpu-check and make bench GPU_SHARD=K/N: for N = 1..4 every line of
     # tests/gpu/matrix is in exactly one shard, each shard lists its lines in matrix order,
     # and the watchdog and the runtime's tests are each in one shard of gpu-check; a line
-    # with sizes: is the bench's only.
+    # with sizes: is the bench's only, one with record: gpu-check's only.
     local want target n k got lines wd rt
     for target in gpu-check bench; do
         want=$(awk -v check=$([ $target = gpu-check ] && echo 1 || echo 0) \
-            'NF && $1 !~ /^#/ && !(check && / sizes:/) {$1 = $1; print "line " FNR ": " $0}' \
+            'NF && $1 !~ /^#/ && !(check && / sizes:/) && !(!check && / record:/) {
+                 $1 = $1; print "line " FNR ": " $0 }' \
             "$root/tests/gpu/matrix")
         [ "$(grep -c '' <<<"$want")" -gt 10 ] || fail "tests/gpu/matrix has no cases"
         for n in 1 2 3 4; do
@@ -287,6 +288,31 @@ c_gpu_shards_partition() {
             [ $rt = $([ $target = gpu-check ] && echo 1 || echo 0) ] || fail "$target: the runtime's tests in $rt of the $n shards"
         done
     done
+}
+c_gpu_record_line() {
+    # A matrix line's record:LOWERING (build_case): the case's own wisdom file holds a
+    # record of the spec's hash for ARCH on this GPU, and auto plans by it, each pack its
+    # own lowering; a record auto would not apply as written (tensor packs no rows) fails
+    # the build before nvcc. No GPU: nvcc stubbed.
+    local d=$case_dir/case
+    [ -x "$root/build/pipegen" ] || { fail "no build/pipegen"; return; }
+    record_build() {
+        rm -rf "$d"
+        PG=$root/build/pipegen ARCH=sm_90 GPU="NVIDIA H200" NVCC=true bash -c \
+            '. "$1/tests/gpu/lib.sh" && build_case test softmax_rows auto per_tile "$2" "record:$3"' \
+            _ "$root" "$d" "$1"
+    }
+    record_build barrier@256,pack2=cp.async,pack8=cp.async ||
+        { fail "build_case with a record: $(tail -n 3 "$d/build.log")"; return; }
+    grep -qx "$("$root/build/pipegen" --spec-hash "$root/samples/softmax/softmax_rows.pipe") sm_90 NVIDIA_H200 fixed barrier@256,pack2=cp.async,pack8=cp.async" \
+        "$d/record.wisdom" || fail "record.wisdom: $(cat "$d/record.wisdom")"
+    [ "$(sed -n 's/^\/\* Schedule for sm_90, lowering \([a-z.-]*\):.*/\1/p' "$d/softmax_rows.cu" | tr '\n' ' ')" = \
+      "barrier cp.async barrier cp.async " ] ||
+        fail "the unit's lowerings: $(grep '^/\* Schedule for' "$d/softmax_rows.cu")"
+    grep -q "chosen by wisdom record.wisdom:1" "$d/softmax_rows.cu" || fail "no wisdom named in the unit"
+    record_build tensor,pack2=cp.async && fail "build_case took a record it does not apply"
+    grep -q "was not applied as written" "$d/build.log" || fail "build.log: $(tail -n 2 "$d/build.log")"
+    return 0
 }
 c_gpu_shard_refused() {
     local target bad
@@ -316,7 +342,7 @@ c_bench_wisdom() {
     # own section, out of the targets. No GPU.
     local autos twins bin st
     echo "# no records" >"$case_dir/w.wisdom"
-    autos=$(awk 'NF && $1 !~ /^#/ && $2 == "auto"' "$root/tests/gpu/matrix" | wc -l)
+    autos=$(awk 'NF && $1 !~ /^#/ && $2 == "auto" && !/ record:/' "$root/tests/gpu/matrix" | wc -l)
     BENCH_WISDOM=$case_dir/w.wisdom dry_run bench 1/1
     [ "$status" = 0 ] || { fail "bench with wisdom: exit $status: $(head -n 1 "$case_dir/dry.out")"; return; }
     twins=$(grep -c ' wisdom$' "$case_dir/dry.out")
@@ -330,7 +356,7 @@ c_bench_wisdom() {
         fail "bench with a missing wisdom file: exit $status: $(head -n 1 "$case_dir/dry.out")"
     GPU_DRYRUN=1 "$root/tests/gpu/wisdom.sh" "$root/build/pipegen" >"$case_dir/tune.out" 2>&1
     [ "$(grep -c '^spec ' "$case_dir/tune.out")" = \
-      "$(awk 'NF && $1 !~ /^#/ && $2 == "auto" { print $1 }' "$root/tests/gpu/matrix" | sort -u | wc -l)" ] ||
+      "$(awk 'NF && $1 !~ /^#/ && $2 == "auto" && !/ record:/ { print $1 }' "$root/tests/gpu/matrix" | sort -u | wc -l)" ] ||
         fail "tune: not one spec per sample benched under auto: $(head -n 1 "$case_dir/tune.out")"
     if [ -x "$root/build/pipegen" ]; then
         bin=$(fake_path)

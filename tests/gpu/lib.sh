@@ -46,13 +46,18 @@ case_dir() { local d="$W/$1.$2.$3"; shift 3; for f in "$@"; do d="$d.${f#--}"; d
 # does an nvcc:-gencode without one (a body with sm_90a instructions, gemm_bf16's wgmma,
 # needs the arch-specific target, which nvcc -arch=sm_90a does not give alone: it adds a
 # plain compute_90 pass). The flag wisdom is --wisdom=BENCH_WISDOM (bench_wisdom_twins),
-# of this GPU's records (--wisdom-gpu: a file may hold several GPUs');
+# of this GPU's records (--wisdom-gpu: a file may hold several GPUs'); the flag
+# record:LOWERING is --wisdom=DIR/record.wisdom, a record of the spec for ARCH on this GPU
+# that chooses LOWERING (a block size and packs' own lowerings too:
+# record:barrier@256,pack2=cp.async), so that gpu-check runs a unit a tuning run could
+# write; the build fails where pipegen notes that it does not apply the record as written.
 # sizes:AxB... is the bench driver's (case_sizes), not pipegen's.
 build_case() {
     local driver=$1 sample=$2 mech=$3 grid=$4 dir=$5
     shift 5
     local out=$sample opt=-O3 emit=() main=("$dir/$driver.cu") libs=() nvcc_flags=() f
-    local arch=(-arch="$ARCH") arch_named=0
+    local arch=(-arch="$ARCH") arch_named=0 record=
+    mkdir -p "$dir"
     for f; do
         case $f in
         nvcc:-arch=*) arch=("${f#nvcc:}") arch_named=1 ;;
@@ -60,6 +65,10 @@ build_case() {
         nvcc:*) nvcc_flags+=("${f#nvcc:}") ;;
         sizes:*) ;;
         wisdom) set -- "$@" --wisdom="$BENCH_WISDOM" --wisdom-gpu="$GPU" ;;
+        record:*) record=$dir/record.wisdom
+                  printf '%s %s %s fixed %s\n' "$("$PG" --spec-hash "$(spec_path "$sample")")" \
+                      "$ARCH" "${GPU// /_}" "${f#record:}" >"$record"
+                  set -- "$@" --wisdom="$record" ;;
         *) set -- "$@" "$f" ;;
         esac
         shift
@@ -70,9 +79,10 @@ build_case() {
     ref) out=sgemm main=("$ROOT/tests/gpu/gemm_ref.cu") libs=(-lcublas)
          [ "$sample" != gemm_bf16 ] || out=gemm_bf16 nvcc_flags+=(-DGEMM_REF_BF16) ;;
     esac
-    mkdir -p "$dir"
     "$PG" "$(spec_path "$sample")" --lower="$mech" --grid="$grid" --arch="$ARCH" "$@" \
         -o "$dir/$out.cu" "${emit[@]}" >"$dir/build.log" 2>&1 &&
+    { [ -z "$record" ] || ! grep -q "record\.wisdom:[0-9:]* note:" "$dir/build.log" ||
+      { echo "the record of $record was not applied as written" >>"$dir/build.log"; false; }; } &&
     "$NVCC" "$opt" -std=c++17 "${arch[@]}" "${nvcc_flags[@]}" -I"$ROOT/runtime" -I"$dir" -o "$dir/$driver" \
         "${main[@]}" "$dir/$out.cu" "$ROOT/build/libpipert.a" "${libs[@]}" >>"$dir/build.log" 2>&1
 }
@@ -139,7 +149,8 @@ shard_lines() {
         }
         # (a bench line with sizes: the test driver runs its own sizes, those of the line
         # without them)
-        NF && $1 !~ /^#/ && !(mode == "check" && / sizes:/) {
+        # (a gpu-check line with record: makes its own wisdom: no bench row, no twin)
+        NF && $1 !~ /^#/ && !(mode == "check" && / sizes:/) && !(mode == "bench" && / record:/) {
             $1 = $1; ++nc; line[nc] = FNR; text[nc] = $0; c[nc] = cost($1, $2)
         }
         END {

@@ -27,7 +27,7 @@ parse_shard tune
 specs=()
 while read -r sample grid arches sizes; do
     specs+=("$sample $grid $arches $sizes")
-done < <(awk 'NF && $1 !~ /^#/ && $2 == "auto" {
+done < <(awk 'NF && $1 !~ /^#/ && $2 == "auto" && !/ record:/ {
                  s = "default"; a = "-"
                  for (i = 4; i <= NF; ++i) {
                      if ($i ~ /^sizes:/) { s = substr($i, 7); gsub("x", ",", s) }
