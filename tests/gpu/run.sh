@@ -144,7 +144,9 @@ for pass in slow rest; do
         set -- $c
         if is_slow_case "$1"; then kind=slow; else kind=rest; fi
         [ $kind = $pass ] || continue
-        printf '%s\0%s\0%s\0' "$(case_dir "$@")" "$1 --lower=$2 --grid=$3${4:+ $4}" "$2"
+        name="$1 --lower=$2 --grid=$3"
+        for f in "${@:4}"; do [[ $f == nvcc:* ]] || name+=" $f"; done   # pipegen's flags
+        printf '%s\0%s\0%s\0' "$(case_dir "$@")" "$name" "$2"
     done
 done | xargs -r -0 -n 3 -P "$GPU_JOBS" bash -c 'run_case "$@"' _
 skipped=0
