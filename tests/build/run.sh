@@ -292,15 +292,17 @@ c_gpu_shards_partition() {
 c_gpu_record_line() {
     # A matrix line's record:LOWERING (build_case): the case's own wisdom file holds a
     # record of the spec's hash for ARCH on this GPU, and auto plans by it, each pack its
-    # own lowering; a record auto would not apply as written (tensor packs no rows) fails
-    # the build before nvcc. No GPU: nvcc stubbed.
+    # own lowering; a record auto would not apply as written (tensor packs no rows), one for
+    # a GPU the line's targets leave out, one on a line that is not auto or has other
+    # wisdom, each fails the build before nvcc. No GPU: nvcc stubbed.
     local d=$case_dir/case
     [ -x "$root/build/pipegen" ] || { fail "no build/pipegen"; return; }
+    # record_build LOWERING [ARCH MECH FLAGS...]
     record_build() {
         rm -rf "$d"
-        PG=$root/build/pipegen ARCH=sm_90 GPU="NVIDIA H200" NVCC=true bash -c \
-            '. "$1/tests/gpu/lib.sh" && build_case test softmax_rows auto per_tile "$2" "record:$3"' \
-            _ "$root" "$d" "$1"
+        PG=$root/build/pipegen ARCH=${2:-sm_90} GPU="NVIDIA H200" NVCC=true bash -c \
+            '. "$1/tests/gpu/lib.sh" && build_case test softmax_rows "$4" per_tile "$2" "${@:5}" "record:$3"' \
+            _ "$root" "$d" "$1" "${3:-auto}" "${@:4}"
     }
     record_build barrier@256,pack2=cp.async,pack8=cp.async ||
         { fail "build_case with a record: $(tail -n 3 "$d/build.log")"; return; }
@@ -312,6 +314,12 @@ c_gpu_record_line() {
     grep -q "chosen by wisdom record.wisdom:1" "$d/softmax_rows.cu" || fail "no wisdom named in the unit"
     record_build tensor,pack2=cp.async && fail "build_case took a record it does not apply"
     grep -q "was not applied as written" "$d/build.log" || fail "build.log: $(tail -n 2 "$d/build.log")"
+    record_build barrier@256 sm_90 auto --arch=sm_80,sm_90 || fail "a record of one of two targets: $(tail -n 2 "$d/build.log")"
+    record_build barrier@256 sm_100 auto --arch=sm_80,sm_90 && fail "build_case took a record for a target the line lacks"
+    grep -q "was not applied as written" "$d/build.log" || fail "build.log: $(tail -n 2 "$d/build.log")"
+    record_build barrier@256 sm_90 cp.async && fail "build_case took a record on a cp.async line"
+    record_build barrier@256 sm_90 auto wisdom && fail "build_case took a record beside the bench's wisdom"
+    grep -q "needs an auto line with no other wisdom" "$d/build.log" || fail "build.log: $(cat "$d/build.log")"
     return 0
 }
 c_gpu_shard_refused() {
@@ -358,6 +366,19 @@ c_bench_wisdom() {
     [ "$(grep -c '^spec ' "$case_dir/tune.out")" = \
       "$(awk 'NF && $1 !~ /^#/ && $2 == "auto" && !/ record:/ { print $1 }' "$root/tests/gpu/matrix" | sort -u | wc -l)" ] ||
         fail "tune: not one spec per sample benched under auto: $(head -n 1 "$case_dir/tune.out")"
+    # each spec tuned at the sizes of its bench's auto lines and no other (default: a line
+    # without sizes:), a gpu-check line's record: aside
+    awk 'FNR == NR { if (NF && $1 !~ /^#/ && $2 == "auto" && !/ record:/) {
+                         s = "default"
+                         for (i = 4; i <= NF; ++i)
+                             if ($i ~ /^sizes:/) { s = substr($i, 7); gsub("x", ",", s) }
+                         benched[$1 " " s] = 1 }
+                     next }
+         $1 == "spec" { n = split($5, z, "|")
+                        for (i = 1; i <= n; ++i)
+                            if (!(($2 " " z[i]) in benched)) { print $2 " " z[i]; bad = 1 } }
+         END { exit bad }' "$root/tests/gpu/matrix" "$case_dir/tune.out" >"$case_dir/unbenched" ||
+        fail "tune: sizes no bench line of the spec runs: $(tr '\n' ' ' <"$case_dir/unbenched")"
     if [ -x "$root/build/pipegen" ]; then
         bin=$(fake_path)
         PATH=$bin "$root/tests/gpu/wisdom.sh" "$root/build/pipegen" >"$case_dir/tune.out" 2>&1

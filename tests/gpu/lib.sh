@@ -50,7 +50,9 @@ case_dir() { local d="$W/$1.$2.$3"; shift 3; for f in "$@"; do d="$d.${f#--}"; d
 # record:LOWERING is --wisdom=DIR/record.wisdom, a record of the spec for ARCH on this GPU
 # that chooses LOWERING (a block size and packs' own lowerings too:
 # record:barrier@256,pack2=cp.async), so that gpu-check runs a unit a tuning run could
-# write; the build fails where pipegen notes that it does not apply the record as written.
+# write, on an auto line with no other wisdom; the build fails where pipegen notes that it
+# does not apply the record as written, or the unit does not name it (a line whose targets
+# leave out ARCH).
 # sizes:AxB... is the bench driver's (case_sizes), not pipegen's.
 build_case() {
     local driver=$1 sample=$2 mech=$3 grid=$4 dir=$5
@@ -66,6 +68,8 @@ build_case() {
         sizes:*) ;;
         wisdom) set -- "$@" --wisdom="$BENCH_WISDOM" --wisdom-gpu="$GPU" ;;
         record:*) record=$dir/record.wisdom
+                  [[ $mech == auto && " $* " != *" wisdom "* && " $* " != *" --wisdom"* ]] ||
+                      { echo "record: needs an auto line with no other wisdom" >"$dir/build.log"; return 1; }
                   printf '%s %s %s fixed %s\n' "$("$PG" --spec-hash "$(spec_path "$sample")")" \
                       "$ARCH" "${GPU// /_}" "${f#record:}" >"$record"
                   set -- "$@" --wisdom="$record" ;;
@@ -81,7 +85,8 @@ build_case() {
     esac
     "$PG" "$(spec_path "$sample")" --lower="$mech" --grid="$grid" --arch="$ARCH" "$@" \
         -o "$dir/$out.cu" "${emit[@]}" >"$dir/build.log" 2>&1 &&
-    { [ -z "$record" ] || ! grep -q "record\.wisdom:[0-9:]* note:" "$dir/build.log" ||
+    { [ -z "$record" ] || { ! grep -q "record\.wisdom:[0-9:]* note:" "$dir/build.log" &&
+                            grep -q "chosen by wisdom record\.wisdom:1 " "$dir/$out.cu"; } ||
       { echo "the record of $record was not applied as written" >>"$dir/build.log"; false; }; } &&
     "$NVCC" "$opt" -std=c++17 "${arch[@]}" "${nvcc_flags[@]}" -I"$ROOT/runtime" -I"$dir" -o "$dir/$driver" \
         "${main[@]}" "$dir/$out.cu" "$ROOT/build/libpipert.a" "${libs[@]}" >>"$dir/build.log" 2>&1
