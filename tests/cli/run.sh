@@ -1647,8 +1647,16 @@ esac
 chmod +x "$o"
 STUB
     chmod +x "$bin/nvidia-smi" "$bin/nvcc"
-    PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc TUNE_DIR=$PWD/tw TUNE_TIMEOUT=2 "$tune" -o t.wis \
-        --lowerings "sync cp.async bulk cg pipeline primitives tensor" saxpy.pipe >t.out 2>&1
+    # stub_tune [VAR=VAL...] -- ARGS...: a tuning run on the stubs into t.wis, its output t.out
+    stub_tune() {
+        local vars=()
+        while [ "$1" != -- ]; do vars+=("$1"); shift; done
+        shift
+        env PATH="$bin:$PATH" PIPEGEN="$pipegen" NVCC=nvcc TUNE_DIR="$PWD/tw" "${vars[@]}" \
+            "$tune" -o t.wis "$@" >t.out 2>&1
+    }
+    stub_tune TUNE_TIMEOUT=2 -- \
+        --lowerings "sync cp.async bulk cg pipeline primitives tensor" saxpy.pipe
     [ $? = 0 ] || fail "tuning run: $(cat t.out)"
     grep -q '^\[6/7\] primitives: its test FAILED, not a candidate: timed out after 2 s (TUNE_TIMEOUT)$' t.out ||
         fail "a test that hangs: $(cat t.out)"
@@ -1664,8 +1672,8 @@ STUB
     pg saxpy.pipe --wisdom=t.wis --dump-ir
     expect_status 0; expect_out_has "mech=tensor sm_90"; expect_out_has "wisdom: t.wis:2"
     rm -rf tw
-    PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc TUNE_DIR=$PWD/tw "$tune" -o t.wis --grid persistent \
-        --arch sm_90a --lowerings "cp.async tensor" saxpy.pipe >t.out 2>&1
+    stub_tune -- --grid persistent \
+        --arch sm_90a --lowerings "cp.async tensor" saxpy.pipe
     [ $? = 0 ] || fail "tuning run with --grid and --arch: $(cat t.out)"
     grep -q 'persistent grid' tw/tensor/k.cu && grep -q 'persistent grid' tw/cp.async/k.cu \
         || fail "--grid persistent: $(grep grid tw/*/k.cu)"
@@ -1674,8 +1682,8 @@ STUB
     # A first run that flatters tensor (1.020, then 0.980 twice) against cp.async's steady
     # 1.010: the rounds in turns take the medians, and the record names cp.async.
     rm -rf tw t.wis
-    PATH=$bin:$PATH STUB_FLAKY=1 PIPEGEN=$pipegen NVCC=nvcc TUNE_DIR=$PWD/tw "$tune" -o t.wis \
-        --lowerings "cp.async tensor sync" saxpy.pipe >t.out 2>&1
+    stub_tune STUB_FLAKY=1 -- \
+        --lowerings "cp.async tensor sync" saxpy.pipe
     [ $? = 0 ] || fail "tuning run with rounds: $(cat t.out)"
     grep -q '^round 3 of 3: 2 candidates within 2% of the best, in turns$' t.out \
         && grep -q '^  tensor: 0.980 (median of 3: 0.980)$' t.out \
@@ -1683,21 +1691,21 @@ STUB
     grep -q " sm_90 Stub_GPU default cp.async cp.async=1.010 tensor=0.980 sync=0.0025$" t.wis \
         || fail "the record from the rounds' medians: $(cat t.wis)"
     rm -rf tw t.wis
-    PATH=$bin:$PATH STUB_FLAKY=1 TUNE_ROUNDS=1 PIPEGEN=$pipegen NVCC=nvcc TUNE_DIR=$PWD/tw "$tune" \
-        -o t.wis --lowerings "cp.async tensor" saxpy.pipe >t.out 2>&1
+    stub_tune STUB_FLAKY=1 TUNE_ROUNDS=1 -- \
+        --lowerings "cp.async tensor" saxpy.pipe
     grep -q " default tensor tensor=1.020 cp.async=1.010$" t.wis && ! grep -q '^round' t.out \
         || fail "TUNE_ROUNDS=1: $(cat t.out t.wis)"
     rm -rf tw t.wis    # TUNE_NEAR=1: the leader alone is no contest, and no round runs
-    PATH=$bin:$PATH STUB_FLAKY=1 TUNE_NEAR=1 PIPEGEN=$pipegen NVCC=nvcc TUNE_DIR=$PWD/tw "$tune" \
-        -o t.wis --lowerings "cp.async tensor" saxpy.pipe >t.out 2>&1
+    stub_tune STUB_FLAKY=1 TUNE_NEAR=1 -- \
+        --lowerings "cp.async tensor" saxpy.pipe
     grep -q " default tensor tensor=1.020 cp.async=1.010$" t.wis && ! grep -q '^round' t.out \
         || fail "TUNE_NEAR=1: $(cat t.out t.wis)"
     # Several sizes: barrier is the best at rows of 1024 (1.030 against cp.async's 1.023) and
     # 2.5% short of cp.async at 4096 (0.935 against 0.959): the record names cp.async, the
     # one that loses least at its worst size, with each candidate's ratio at each size.
     rm -rf tw t.wis
-    PATH=$bin:$PATH STUB_SIZES=1 PIPEGEN=$pipegen NVCC=nvcc TUNE_DIR=$PWD/tw "$tune" -o t.wis \
-        --sizes 1024 --sizes 4096 --lowerings "barrier cp.async sync" saxpy.pipe >t.out 2>&1
+    stub_tune STUB_SIZES=1 -- \
+        --sizes 1024 --sizes 4096 --lowerings "barrier cp.async sync" saxpy.pipe
     [ $? = 0 ] || fail "tuning run at two sizes: $(cat t.out)"
     grep -q '^\[1/3\] barrier: test passed, 1.030/0.935 of the same-shape reference$' t.out \
         && grep -q '^   1  cp.async  *1.023/0.959$' t.out || fail "two sizes, the table: $(cat t.out)"
@@ -1712,9 +1720,9 @@ STUB
     # barrier,pack2=cp.async (pack 1's the record's own, whatever the sizes' order), and
     # auto plans each pack's kernel so.
     rm -rf tw t.wis
-    PATH=$bin:$PATH STUB_PACKS=1 PIPEGEN=$pipegen NVCC=nvcc TUNE_DIR=$PWD/tw "$tune" -o t.wis \
+    stub_tune STUB_PACKS=1 -- \
         --sizes "65536 4096" --sizes "16384 8192" --sizes "262144 1024" \
-        --lowerings "barrier cp.async tensor" "$root/samples/softmax/softmax_rows.pipe" >t.out 2>&1
+        --lowerings "barrier cp.async tensor" "$root/samples/softmax/softmax_rows.pipe"
     [ $? = 0 ] || fail "tuning run over packs: $(cat t.out)"
     grep -q '^   1  cp.async  *1.000/0.962/0.943$' t.out \
         && grep -q '^      a lowering a pack of rows, barrier,pack2=cp.async, loses least: 0.980 of each size.s best at worst, against 0.942 for cp.async alone$' t.out \
@@ -1731,8 +1739,8 @@ STUB
     # the record that chose cp.async at 128 threads gives auto both.
     rm -rf tw t.wis
     sed 's/threads 256;/threads 256, 128;/' saxpy.pipe >s2.pipe
-    PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc TUNE_DIR=$PWD/tw "$tune" -o t.wis \
-        --lowerings "cp.async tensor" s2.pipe >t.out 2>&1
+    stub_tune -- \
+        --lowerings "cp.async tensor" s2.pipe
     [ $? = 0 ] || fail "tuning run at two block sizes: $(cat t.out)"
     grep -q '^\[4/4\] tensor@128: test passed' t.out && grep -q '^   1  cp.async@128  *1.250$' t.out \
         || fail "two block sizes, the table: $(cat t.out)"
@@ -1743,16 +1751,16 @@ STUB
     pg s2.pipe --wisdom=t.wis --arch=sm_90 --dump-ir
     expect_status 0; expect_out_has "schedule saxpy mech=cp.async sm_90 slots=1 smem=16384 threads=128"
     rm -f s2.pipe
-    PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc "$tune" -o t.wis --sizes "" saxpy.pipe >t.out 2>&1
+    stub_tune -- --sizes "" saxpy.pipe
     [ $? = 2 ] && grep -q '^usage: pipegen-tune' t.out || fail "--sizes '': $(cat t.out)"
     local bad    # bad settings are refused before anything is built or written
     rm -f t.wis
     for bad in TUNE_ROUNDS=0 TUNE_NEAR=x TUNE_JOBS=-1 TUNE_TIMEOUT=1e3 TUNE_CLOSE=two; do
-        env PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc "$bad" "$tune" -o t.wis saxpy.pipe >t.out 2>&1
+        stub_tune "$bad" -- saxpy.pipe
         [ $? = 2 ] && grep -q "^pipegen-tune: ${bad%%=*}='${bad#*=}' is not a" t.out && [ ! -e t.wis ] ||
             fail "$bad: $(cat t.out)"
     done
-    PATH=$bin:$PATH PIPEGEN=$pipegen NVCC=nvcc "$tune" -o t.wis --arch sm_80 saxpy.pipe >t.out 2>&1
+    stub_tune -- --arch sm_80 saxpy.pipe
     [ $? = 2 ] && grep -q 'does not run on this GPU (sm_90)' t.out || fail "--arch sm_80: $(cat t.out)"
     rm -rf "$bin" tw t.out t.wis
 }

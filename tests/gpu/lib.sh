@@ -85,11 +85,16 @@ build_case() {
     esac
     "$PG" "$(spec_path "$sample")" --lower="$mech" --grid="$grid" --arch="$ARCH" "$@" \
         -o "$dir/$out.cu" "${emit[@]}" >"$dir/build.log" 2>&1 &&
-    { [ -z "$record" ] || { ! grep -q "record\.wisdom:[0-9:]* note:" "$dir/build.log" &&
-                            grep -q "chosen by wisdom record\.wisdom:1 " "$dir/$out.cu"; } ||
+    { [ -z "$record" ] || record_applied "$dir/build.log" "$dir/$out.cu" ||
       { echo "the record of $record was not applied as written" >>"$dir/build.log"; false; }; } &&
     "$NVCC" "$opt" -std=c++17 "${arch[@]}" "${nvcc_flags[@]}" -I"$ROOT/runtime" -I"$dir" -o "$dir/$driver" \
         "${main[@]}" "$dir/$out.cu" "$ROOT/build/libpipert.a" "${libs[@]}" >>"$dir/build.log" 2>&1
+}
+
+# record_applied LOG UNIT: pipegen noted nothing of a case's record.wisdom (LOG), and the
+# generated UNIT names it as what chose its plan.
+record_applied() {
+    ! grep -q "record\.wisdom:[0-9:]* note:" "$1" && grep -q "chosen by wisdom record\.wisdom:1 " "$2"
 }
 
 # build_cases DRIVER CASE...: every case ("SAMPLE LOWERING GRID [FLAGS]") built in parallel
@@ -104,7 +109,7 @@ build_cases() {
     done | xargs -P "$(nproc)" -L 1 bash -c 'build_case "$@"' _
 }
 
-export -f spec_path case_dir build_case
+export -f spec_path case_dir build_case record_applied
 
 # The GEMM samples, measured against cuBLAS by tests/gpu/gemm_ref.cu (driver ref) at
 # GEMM_SIZES, not by their bench driver.
