@@ -717,19 +717,15 @@ static void emit_elementwise_columns(kctx *k)
 /* The planes (or, without a halo, positions) a whole tile's walk unrolls at once: all of
  * them up to this many. */
 enum { PLANE_UNROLL = 16 };
+/* The adjacent rows of a whole tile a thread walks (sched.walk_rows) unrolled at once:
+ * a row shares its loads with the next in the same unrolled group only, and four at once
+ * took stencil27_big's registers past what its shared memory's blocks leave (plan.c,
+ * plan_launch_blocks). */
+enum { WALK_ROWS_UNROLL = 2 };
 
 static int unroll_up_to(long long trips, int most)
 {
     return trips < most ? (int)trips : most;
-}
-
-/* Whether a staged input has a halo (sema refuses one on a staged output). */
-static bool stages_halo(const spec *s)
-{
-    for (int i = 0; i < s->nstaged; ++i)
-        if (s->stages[i].halo)
-            return true;
-    return false;
 }
 
 /* Whether a rank-3 tile's cells are walked down its planes (emit_plane_walk): where the
@@ -740,32 +736,51 @@ static bool stages_halo(const spec *s)
 static bool plane_walk(const spec *s, int cnt)
 {
     const long long plane = s->tile_rank == 3 ? s->tile[1] * s->tile[2] : 0;
-    return plane && (plane % cnt == 0 || (stages_halo(s) && plane >= cnt));
+    return plane && (plane % cnt == 0 || (spec_stages_halo(s) && plane >= cnt));
 }
 
-/* A thread's walk down the slowest dimension of a rank-3 tile, at each of its positions in
- * a plane (tid, tid + computing threads, ...). A whole tile walks every plane unrolled and
- * unguarded, so that what a cell reads of the planes it shares with the cell below is
- * read once: nvcc keeps it in a register (a 27-point stencil's shared-memory loads, 27 a
- * cell, fall to 9 and the planes' share). Without a halo no reads are shared, and a whole
- * tile's positions are unrolled too (transpose_batched: the rolled loop's 16-byte tensor
- * kernel spilled around the persistent tile loop's 64-bit division, ptxas sm_90; with a
- * halo the unrolled one spilled in stencil27_big's). A tile at the array's end checks
- * each position and stops at its last plane. */
-static void emit_plane_walk(kctx *k, bool whole)
+/* The loop over a computing thread's positions in a plane of a rank-3 tile, pg_l1 and
+ * pg_l2 its row and column: tid, tid + computing threads, ... (rolled, or unrolled for a
+ * whole tile without a halo), or, for a whole tile that walks rows (sched.walk_rows), the
+ * thread's adjacent rows at its column. */
+static void emit_walk_positions(kctx *k, bool whole)
 {
     const spec *s = k->s;
     const int cnt = compute_threads(k);
     const long long plane = s->tile[1] * s->tile[2];
-    if (whole && !stages_halo(s))   /* plane_walk: without a halo, cnt divides the plane */
+    const char *tid = compute_tid(k);
+    if (whole && k->sc->walk_rows) {
+        const int rows = k->sc->walk_rows;
+        kp(k, "#pragma unroll %d\n    for (int pg_q = 0; pg_q < %d; ++pg_q) {\n"
+              "        const int pg_l2 = %s %% %lld;\n"
+              "        const int pg_l1 = %s / %lld * %d + pg_q;\n",
+           unroll_up_to(rows, WALK_ROWS_UNROLL), rows, tid, s->tile[2], tid, s->tile[2], rows);
+        return;
+    }
+    if (whole && !spec_stages_halo(s))   /* plane_walk: without a halo, cnt divides the plane */
         kp(k, "#pragma unroll %d\n    for (int pg_q = 0; pg_q < %lld; ++pg_q) {\n"
               "        const int pg_p = %s + pg_q * %d;\n",
-           unroll_up_to(plane / cnt, PLANE_UNROLL), plane / cnt, compute_tid(k), cnt);
+           unroll_up_to(plane / cnt, PLANE_UNROLL), plane / cnt, tid, cnt);
     else
-        kp(k, "    for (int pg_p = %s; pg_p < %lld; pg_p += %d) {\n", compute_tid(k), plane,
-           cnt);
+        kp(k, "    for (int pg_p = %s; pg_p < %lld; pg_p += %d) {\n", tid, plane, cnt);
     kp(k, "        const int pg_l2 = pg_p %% %lld;\n        const int pg_l1 = pg_p / %lld;\n",
        s->tile[2], s->tile[2]);
+}
+
+/* A thread's walk down the slowest dimension of a rank-3 tile, at each of its positions in
+ * a plane. A whole tile walks every plane unrolled and unguarded, so that what a cell
+ * reads of the planes it shares with the cell below is read once: nvcc keeps it in a
+ * register (a 27-point stencil's shared-memory loads, 27 a cell, fall to 9 and the
+ * planes' share), and of the row it shares with the next where the thread walks rows.
+ * Without a halo no reads are shared, and a whole tile's positions are unrolled too
+ * (transpose_batched: the rolled loop's 16-byte tensor kernel spilled around the
+ * persistent tile loop's 64-bit division, ptxas sm_90; with a halo the unrolled one
+ * spilled in stencil27_big's). A tile at the array's end checks each position and stops
+ * at its last plane. */
+static void emit_plane_walk(kctx *k, bool whole)
+{
+    const spec *s = k->s;
+    emit_walk_positions(k, whole);
     if (whole)
         kp(k, "#pragma unroll %d\n        for (int pg_l0 = 0; pg_l0 < %lld; ++pg_l0) {\n",
            unroll_up_to(s->tile[0], PLANE_UNROLL), s->tile[0]);
@@ -1545,9 +1560,8 @@ void emit_kernel(strbuf *out, const emit_unit *u, const sched *sc, int sm, int l
     sb_init(&body, out->arena);
     kctx k = {&body, u, s, sc, "pg_t", 0, ROLE_ALL, sm, false, REGION_CHECKED};
     kp(&k, "template <int VEC>\n__global__ void __launch_bounds__(%d", sc->threads);
-    /* setmaxnreg's counts assume the launch's: what one block an SM gives a thread. */
-    if (s->blocks_per_sm || sc->regs_launch)
-        kp(&k, ", %d", sc->regs_launch ? 1 : s->blocks_per_sm);
+    if (sc->launch_blocks)
+        kp(&k, ", %d", sc->launch_blocks);
     if (sc->cluster > 1)
         kp(&k, ") PG_CLUSTER_DIMS(%d", sc->cluster);
     /* The parameters are the host plan's: what the launcher passes, the kernel reads. */

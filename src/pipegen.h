@@ -746,6 +746,8 @@ bool spec_offers_threads(const spec *s, int threads);
  * the reference. */
 enum { SPEC_DEVICE_BODIES = 1, SPEC_REDUCE_BODIES = 2, SPEC_REFERENCE_BODY = 4 };
 bool spec_bodies_name(const spec *s, unsigned which, const char *word);
+/* Whether a staged input has a halo (sema refuses one on a staged output). */
+bool spec_stages_halo(const spec *s);
 bool spec_reduce_is_arg(const spec_reduce *r);
 int spec_reduce_bytes(const spec_reduce *r);
 int spec_accum_copies(const spec_accum *acc, int threads);
@@ -959,6 +961,13 @@ typedef struct sched {
     const struct wisdom_record *chosen_by; /* the wisdom record that chose an auto spec's
                                 lowering for this target (NULL: auto's own rule) */
     const char *wisdom_path; /* ... and its file, as given */
+    int walk_rows;           /* a whole rank-3 tile with a halo, walked down its planes: the
+                                adjacent rows of a plane each computing thread takes, so
+                                that nvcc keeps in registers what a row's cells read of the
+                                next row's (plan_walk_rows); 0: a thread's positions are
+                                tid, tid + computing threads, ... */
+    int launch_blocks;       /* __launch_bounds__'s second value, the blocks an SM ptxas must
+                                leave registers for; 0: none */
     int own_size_blocks;     /* where auto's own rule took another of the block sizes the
                                 spec offers (main's plan_auto): the blocks an SM its own
                                 size fits, fewer than this schedule's; else 0 */

@@ -284,3 +284,11 @@ bool spec_bodies_name(const spec *s, unsigned which, const char *word)
             return true;
     return false;
 }
+
+bool spec_stages_halo(const spec *s)
+{
+    for (int i = 0; i < s->nstaged; ++i)
+        if (s->stages[i].halo)
+            return true;
+    return false;
+}

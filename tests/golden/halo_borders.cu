@@ -16,7 +16,7 @@
  *   loop t in [0,trips): copy step=t; commit step=t; wait 0; barrier; compute step=t; barrier
  */
 template <int VEC>
-__global__ void __launch_bounds__(256) halo_borders_sm80(const struct halo_borders_args pg_args, const int64_t pg_ntiles)
+__global__ void __launch_bounds__(256, 4) halo_borders_sm80(const struct halo_borders_args pg_args, const int64_t pg_ntiles)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
     extern __shared__ __align__(128) unsigned char pg_smem[];
@@ -74,9 +74,10 @@ __global__ void __launch_bounds__(256) halo_borders_sm80(const struct halo_borde
                 const int64_t pg_rest2 = nx - x0;
                 const int pg_lim2 = pg_rest2 < 64 ? (int)pg_rest2 : 64;
                 if (pg_lim0 == 4 && pg_lim1 == 8 && pg_lim2 == 64) {
-                    for (int pg_p = (int)threadIdx.x; pg_p < 512; pg_p += 256) {
-                        const int pg_l2 = pg_p % 64;
-                        const int pg_l1 = pg_p / 64;
+                #pragma unroll 2
+                    for (int pg_q = 0; pg_q < 2; ++pg_q) {
+                        const int pg_l2 = (int)threadIdx.x % 64;
+                        const int pg_l1 = (int)threadIdx.x / 64 * 2 + pg_q;
                 #pragma unroll 4
                         for (int pg_l0 = 0; pg_l0 < 4; ++pg_l0) {
                             const int64_t k = z0 + pg_l0;
@@ -86,7 +87,7 @@ __global__ void __launch_bounds__(256) halo_borders_sm80(const struct halo_borde
 
     z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
   
-#line 90 "halo_borders.cu"
+#line 91 "halo_borders.cu"
                         }
                     }
                 } else {
@@ -104,7 +105,7 @@ __global__ void __launch_bounds__(256) halo_borders_sm80(const struct halo_borde
 
     z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
   
-#line 108 "halo_borders.cu"
+#line 109 "halo_borders.cu"
                         }
                     }
                 }
@@ -119,9 +120,10 @@ __global__ void __launch_bounds__(256) halo_borders_sm80(const struct halo_borde
                 const int64_t pg_rest2 = nx - x0;
                 const int pg_lim2 = pg_rest2 < 64 ? (int)pg_rest2 : 64;
                 if (pg_lim0 == 4 && pg_lim1 == 8 && pg_lim2 == 64) {
-                    for (int pg_p = (int)threadIdx.x; pg_p < 512; pg_p += 256) {
-                        const int pg_l2 = pg_p % 64;
-                        const int pg_l1 = pg_p / 64;
+                #pragma unroll 2
+                    for (int pg_q = 0; pg_q < 2; ++pg_q) {
+                        const int pg_l2 = (int)threadIdx.x % 64;
+                        const int pg_l1 = (int)threadIdx.x / 64 * 2 + pg_q;
                 #pragma unroll 4
                         for (int pg_l0 = 0; pg_l0 < 4; ++pg_l0) {
                             const int64_t k = z0 + pg_l0;
@@ -131,7 +133,7 @@ __global__ void __launch_bounds__(256) halo_borders_sm80(const struct halo_borde
 
     z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
   
-#line 135 "halo_borders.cu"
+#line 137 "halo_borders.cu"
                         }
                     }
                 } else {
@@ -149,7 +151,7 @@ __global__ void __launch_bounds__(256) halo_borders_sm80(const struct halo_borde
 
     z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
   
-#line 153 "halo_borders.cu"
+#line 155 "halo_borders.cu"
                         }
                     }
                 }
@@ -166,7 +168,7 @@ __global__ void __launch_bounds__(256) halo_borders_sm80(const struct halo_borde
  *   loop t in [0,trips): arrive_tx step=t bar=full bytes=18744; copy step=t stores dealt; barrier; wait_parity step=t bar=full; compute step=t; barrier
  */
 template <int VEC>
-__global__ void __launch_bounds__(256) halo_borders_sm90(const struct halo_borders_args pg_args, const int64_t pg_ntiles, __grid_constant__ const CUtensorMap pg_tmap_a, __grid_constant__ const CUtensorMap pg_tmap_b, __grid_constant__ const CUtensorMap pg_tmap_c)
+__global__ void __launch_bounds__(256, 4) halo_borders_sm90(const struct halo_borders_args pg_args, const int64_t pg_ntiles, __grid_constant__ const CUtensorMap pg_tmap_a, __grid_constant__ const CUtensorMap pg_tmap_b, __grid_constant__ const CUtensorMap pg_tmap_c)
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     extern __shared__ __align__(128) unsigned char pg_smem[];
@@ -233,9 +235,10 @@ __global__ void __launch_bounds__(256) halo_borders_sm90(const struct halo_borde
                 const int64_t pg_rest2 = nx - x0;
                 const int pg_lim2 = pg_rest2 < 64 ? (int)pg_rest2 : 64;
                 if (pg_lim0 == 4 && pg_lim1 == 8 && pg_lim2 == 64) {
-                    for (int pg_p = (int)threadIdx.x; pg_p < 512; pg_p += 256) {
-                        const int pg_l2 = pg_p % 64;
-                        const int pg_l1 = pg_p / 64;
+                #pragma unroll 2
+                    for (int pg_q = 0; pg_q < 2; ++pg_q) {
+                        const int pg_l2 = (int)threadIdx.x % 64;
+                        const int pg_l1 = (int)threadIdx.x / 64 * 2 + pg_q;
                 #pragma unroll 4
                         for (int pg_l0 = 0; pg_l0 < 4; ++pg_l0) {
                             const int64_t k = z0 + pg_l0;
@@ -245,7 +248,7 @@ __global__ void __launch_bounds__(256) halo_borders_sm90(const struct halo_borde
 
     z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
   
-#line 249 "halo_borders.cu"
+#line 252 "halo_borders.cu"
                         }
                     }
                 } else {
@@ -263,7 +266,7 @@ __global__ void __launch_bounds__(256) halo_borders_sm90(const struct halo_borde
 
     z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
   
-#line 267 "halo_borders.cu"
+#line 270 "halo_borders.cu"
                         }
                     }
                 }
@@ -278,9 +281,10 @@ __global__ void __launch_bounds__(256) halo_borders_sm90(const struct halo_borde
                 const int64_t pg_rest2 = nx - x0;
                 const int pg_lim2 = pg_rest2 < 64 ? (int)pg_rest2 : 64;
                 if (pg_lim0 == 4 && pg_lim1 == 8 && pg_lim2 == 64) {
-                    for (int pg_p = (int)threadIdx.x; pg_p < 512; pg_p += 256) {
-                        const int pg_l2 = pg_p % 64;
-                        const int pg_l1 = pg_p / 64;
+                #pragma unroll 2
+                    for (int pg_q = 0; pg_q < 2; ++pg_q) {
+                        const int pg_l2 = (int)threadIdx.x % 64;
+                        const int pg_l1 = (int)threadIdx.x / 64 * 2 + pg_q;
                 #pragma unroll 4
                         for (int pg_l0 = 0; pg_l0 < 4; ++pg_l0) {
                             const int64_t k = z0 + pg_l0;
@@ -290,7 +294,7 @@ __global__ void __launch_bounds__(256) halo_borders_sm90(const struct halo_borde
 
     z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
   
-#line 294 "halo_borders.cu"
+#line 298 "halo_borders.cu"
                         }
                     }
                 } else {
@@ -308,7 +312,7 @@ __global__ void __launch_bounds__(256) halo_borders_sm90(const struct halo_borde
 
     z[k][j][i] = a[i - 1] + a[i + 1] + b[j - 1][i + 1] + c[k - 1][j][i] + c[k + 1][j + 1][i - 1];
   
-#line 312 "halo_borders.cu"
+#line 316 "halo_borders.cu"
                         }
                     }
                 }
