@@ -874,6 +874,31 @@ c_grid() {
     expect_err "pipegen: error: bad --grid 'diagonal' (expected per_tile or persistent)"
     expect_files
 }
+c_plane_walk_launch_bounds() {
+    # A whole 3D tile with a halo walked in adjacent rows: its launch bounds keep the blocks
+    # its shared memory holds (tensor's 57600-byte slot: 3; cp.async's 51840 bytes: 4), but
+    # at least 64 registers a thread (4 blocks of 256 threads, 2 of 512).
+    local k=$root/tests/kernels
+    pg "$k/stencil27_big.pipe" --lower=tensor --arch=sm_90 --dump-ir
+    expect_status 0; expect_out_has "plane walk: 4 adjacent rows a thread"
+    expect_out_has "launch bounds: 256 threads, 3 blocks an SM"
+    pg "$k/stencil27_big.pipe" --lower=cp.async --arch=sm_90 -o k.cu
+    expect_status 0
+    grep -q '__launch_bounds__(256, 4) stencil27_big_sm90' k.cu || fail "cp.async: $(grep -m1 __launch_bounds__ k.cu)"
+    grep -q 'const int pg_l1 = (int)threadIdx.x / 64 \* 4 + pg_q;' k.cu || fail "no walk of 4 rows"
+    pg "$k/stencil7_wide.pipe" --lower=tensor --arch=sm_90 --dump-ir
+    expect_status 0; expect_out_has "launch bounds: 512 threads, 2 blocks an SM"
+    # 4 x 8 x 64 tiles: 8 blocks by shared memory, 4 by 64 registers a thread
+    pg "$k/stencil7.pipe" --lower=tensor --arch=sm_90 --dump-ir
+    expect_status 0; expect_out_has "plane walk: 2 adjacent rows a thread"
+    expect_out_has "launch bounds: 256 threads, 4 blocks an SM"
+    # producer warps leave 224 computing threads, no whole rows of 64: no walk, no bound
+    pg "$k/stencil27_big.pipe" --lower=pipeline-roles --arch=sm_90 --dump-ir
+    expect_status 0
+    case $out in *"plane walk:"* | *"launch bounds:"*) fail "pipeline-roles walks rows" ;; esac
+    rm -f k.cu k.cuh
+    expect_files
+}
 c_verify_and_dumps_write_nothing() {
     pg saxpy.pipe --verify -o k.cu
     expect_status 0; expect_no_out; expect_no_err
