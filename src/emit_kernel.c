@@ -685,23 +685,13 @@ static void emit_cell(kctx *k, const char *ind)
     emit_body(k->out, &s->compute, &k->u->opts, "");
 }
 
-/* The columns a computing thread owns where an accumulator is by column (every one by
- * column has the tile's row length as its extent, so the same count), else 0. */
-static int column_slots(const kctx *k)
-{
-    for (int i = 0; k->sc->accum_off && i < k->s->naccums; ++i)
-        if (k->sc->accum_regs[i])
-            return k->sc->accum_regs[i];
-    return 0;
-}
-
 /* With an accumulator by column, each computing thread walks its own columns (tid, tid +
  * computing threads, ...), each down the tile's rows, and NAME is that column's register:
  * the loop over them unrolled, so that pg_cols_NAME[pg_j] is a register, never memory. */
 static void emit_elementwise_columns(kctx *k)
 {
     const spec *s = k->s;
-    const int slots = column_slots(k), cnt = compute_threads(k);
+    const int slots = plan_column_slots(k->sc), cnt = compute_threads(k);
     kp(k, "#pragma unroll\nfor (int pg_j = 0; pg_j < %d; ++pg_j) {\n"
           "    const int pg_l1 = %s + pg_j * %d;\n    if (pg_l1 < pg_lim1) {\n", slots,
        compute_tid(k), cnt);
@@ -746,8 +736,6 @@ static bool plane_walk(const spec *s, int cnt)
 static void emit_walk_positions(kctx *k, bool whole)
 {
     const spec *s = k->s;
-    const int cnt = compute_threads(k);
-    const long long plane = s->tile[1] * s->tile[2];
     const char *tid = compute_tid(k);
     if (whole && k->sc->walk_rows) {
         const int rows = k->sc->walk_rows;
@@ -757,6 +745,8 @@ static void emit_walk_positions(kctx *k, bool whole)
            unroll_up_to(rows, WALK_ROWS_UNROLL), rows, tid, s->tile[2], tid, s->tile[2], rows);
         return;
     }
+    const int cnt = compute_threads(k);
+    const long long plane = s->tile[1] * s->tile[2];
     if (whole && !spec_stages_halo(s))   /* plane_walk: without a halo, cnt divides the plane */
         kp(k, "#pragma unroll %d\n    for (int pg_q = 0; pg_q < %lld; ++pg_q) {\n"
               "        const int pg_p = %s + pg_q * %d;\n",
@@ -810,7 +800,7 @@ static void emit_elementwise(kctx *k)
     const char *tid = compute_tid(k);
     long long n = 1, inner = 1;
     emit_tile_limits(k);
-    if (column_slots(k)) {
+    if (plan_column_slots(k->sc)) {
         emit_elementwise_columns(k);
         return;
     }

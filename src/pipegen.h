@@ -1010,6 +1010,10 @@ sched *plan_schedule(arena *a, diag_ctx *d, const spec *s, mech m, int sm, bool 
  * blocks (registers are ptxas's to say): the runtime takes 1 KiB of an SM's shared memory
  * for each block, beside the block's own. */
 int plan_blocks_per_sm(const sched *sc);
+/* The columns a computing thread owns where an accumulator is kept in registers by column
+ * (every one by column has the tile's row length as its extent, so the same count): the
+ * compute then walks those columns (emit's column walk); else 0. */
+int plan_column_slots(const sched *sc);
 const char *ir_op_name(ir_op_kind k);
 /* One operation as text ("copy step=t+3 if<trips"); var names the section's loop variable. */
 void ir_op_print(strbuf *sb, const ir_op *op, const char *var);

@@ -433,21 +433,22 @@ static void plan_registers(sched *sc)
     sc->regs_consumer = take;
 }
 
-/* Whether an accumulator is kept in registers by column (emit's column walk). */
-static bool walks_columns(const sched *sc)
+int plan_column_slots(const sched *sc)
 {
     for (int i = 0; sc->accum_regs && i < sc->spec->naccums; ++i)
         if (sc->accum_regs[i])
-            return true;
-    return false;
+            return sc->accum_regs[i];
+    return 0;
 }
 
 /* A whole rank-3 tile with a halo is walked down its planes, every plane unrolled, so that
- * what a cell reads of the planes it shares with the cell below stays in registers. A
+ * what a cell reads of the planes it shares with the cell below stays in registers (emit's
+ * plane walk, taken by an elementwise compute without row passes or a column walk). A
  * thread that also takes adjacent rows shares what a row reads of the next (emit unrolls
  * them two at a time): a 27-point stencil's shared-memory loads fall from 11.25 a cell to
- * 7.5. That needs a plane of whole rows of whole warps, and as many rows for each thread
- * (a warp stays in one row: its banks as in the deal in order). */
+ * 7.5. That needs rows a multiple of 32 wide, so that each warp reads 32 neighbouring
+ * cells of one row (no bank conflicts, as in the deal in order), the rows' width dividing
+ * the computing threads, and the threads a row takes dividing the plane's rows. */
 enum { WALK_ROWS_MAX = 16 };
 
 static void plan_walk_rows(sched *sc)
@@ -455,27 +456,30 @@ static void plan_walk_rows(sched *sc)
     const spec *s = sc->spec;
     const int cnt = sc->threads - sc->producer_threads;
     if (s->tile_rank != 3 || !spec_stages_halo(s) || s->compute_kind != BODY_ELEMENTWISE
-        || s->nreduces || walks_columns(sc) || s->tile[2] % 32 || cnt % s->tile[2])
+        || s->nreduces || plan_column_slots(sc) || s->tile[2] % 32 || cnt % s->tile[2])
         return;
     const long long row_threads = cnt / s->tile[2], rows = s->tile[1] / row_threads;
     if (s->tile[1] % row_threads == 0 && rows >= 2 && rows <= WALK_ROWS_MAX)
         sc->walk_rows = (int)rows;
 }
 
-/* __launch_bounds__'s blocks an SM: one where setmaxnreg moves registers, the spec's
- * `blocks_per_sm`, or, where a thread walks rows (sched.walk_rows: ptxas gave stencil27_big
- * 124-126 registers a thread, 2 blocks an SM where its shared memory holds 3 or 4), the
- * blocks its shared memory holds, but at least WALK_REGS registers a thread. Measured on
- * an H200 at 512^3 against the walk in order, of cudaMemcpy: stencil27_big 0.775 -> 0.839
- * (tensor, 3 blocks) and 0.681 -> 0.732 (cp.async, 4), stencil7_wide 0.683 -> 0.862 and
- * 0.619 -> 0.766 (512 threads, 2), stencil7 and stencil27 (4 x 8 x 64) -0.01 to +0.02, and
- * stencil7_big the same; with 4 rows unrolled at once stencil27_big spilled at 64
- * registers (cp.async 0.50). */
-enum { WALK_REGS = 64 };
+/* __launch_bounds__'s blocks an SM: one where setmaxnreg moves registers (its counts
+ * assume what one block an SM gives a thread), the spec's `blocks_per_sm`, or, where a
+ * thread walks rows (sched.walk_rows: ptxas gave stencil27_big 124-126 registers a
+ * thread, 2 blocks an SM where its shared memory holds 3 or 4), the blocks its shared
+ * memory holds, but at least WALK_MIN_REGS registers a thread; none where either allows
+ * one block only. H200, of cudaMemcpy, the walk in order against this (ab.sh against
+ * c1614db, 3 rounds): stencil27_big 0.785 -> 0.836 under tensor (3 blocks) and 0.702 ->
+ * 0.745 under cp.async (4); stencil7_wide (512 threads, 2 blocks) 0.685 -> 0.863 under
+ * tensor at 512^3, +22 to +33% under cp.async, barrier, cg and pipeline, where ptxas
+ * spills 4 to 80 bytes; 4 x 8 x 64 tiles +2 to +5%, but stencil27 under tensor -2%
+ * (0.573 -> 0.562: 4 blocks by registers where it had 5); stencil7_big unchanged. With 4
+ * rows unrolled at once stencil27_big spilled at 64 registers (cp.async 0.50). */
+enum { WALK_MIN_REGS = 64 };
 
 static void plan_launch_blocks(sched *sc)
 {
-    const int by_regs = SM_REGISTERS / (sc->threads * WALK_REGS);
+    const int by_regs = SM_REGISTERS / (sc->threads * WALK_MIN_REGS);
     const int by_smem = plan_blocks_per_sm(sc);
     if (sc->regs_launch)
         sc->launch_blocks = 1;

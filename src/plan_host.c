@@ -128,7 +128,8 @@ static bool same_kernel(const sched *a, const sched *b)
         || a->threads != b->threads || a->grid != b->grid || a->nsecs != b->nsecs
         || a->claim_ring != b->claim_ring || a->claim_ahead != b->claim_ahead
         || a->regs_launch != b->regs_launch || a->regs_producer != b->regs_producer
-        || a->regs_consumer != b->regs_consumer)
+        || a->regs_consumer != b->regs_consumer || a->launch_blocks != b->launch_blocks
+        || a->walk_rows != b->walk_rows)
         return false;
     for (int i = 0; i < a->spec->nstaged; ++i)
         if (!same_copy(&a->copy[i], &b->copy[i], a->spec->stages[i].rank))

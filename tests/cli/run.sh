@@ -886,6 +886,12 @@ c_plane_walk_launch_bounds() {
     expect_status 0
     grep -q '__launch_bounds__(256, 4) stencil27_big_sm90' k.cu || fail "cp.async: $(grep -m1 __launch_bounds__ k.cu)"
     grep -q 'const int pg_l1 = (int)threadIdx.x / 64 \* 4 + pg_q;' k.cu || fail "no walk of 4 rows"
+    # the default targets: sm_80's shared memory holds 3 such blocks, so its kernel is
+    # another (one kernel for both took sm_80's bound on sm_90)
+    pg "$k/stencil27_big.pipe" --lower=cp.async -o k.cu
+    expect_status 0
+    grep -q '__launch_bounds__(256, 3) stencil27_big_sm80' k.cu || fail "sm_80: $(grep -m1 __launch_bounds__ k.cu)"
+    grep -q '__launch_bounds__(256, 4) stencil27_big_sm90' k.cu || fail "no sm_90 kernel of its own"
     pg "$k/stencil7_wide.pipe" --lower=tensor --arch=sm_90 --dump-ir
     expect_status 0; expect_out_has "launch bounds: 512 threads, 2 blocks an SM"
     # 4 x 8 x 64 tiles: 8 blocks by shared memory, 4 by 64 registers a thread
@@ -1880,6 +1886,18 @@ c_warning_perf_halo_reread() {
     pg "$root/tests/kernels/stencil7_big.pipe" --verify; expect_status 0; expect_no_err
     pg "$root/samples/jacobi2d/jacobi2d.pipe" --verify; expect_status 0; expect_no_err
     pg "$root/tests/kernels/stencil7.pipe" --verify -Wno-perf; expect_status 0; expect_no_err
+}
+
+c_warning_perf_cg_halo() {
+    # An input staged with a halo under cg: said at the stage, once, with its rows; the
+    # same spec under cp.async, and cg without a halo (transpose), say nothing.
+    pg "$root/tests/kernels/stencil27_big.pipe" --lower=cg --arch=sm_90 --verify
+    expect_one_perf_warning "stencil27_big.pipe:9:9: warning: the cg lowering copies 'u''s region of 180 rows with its halo one memcpy_async call a row"
+    pg "$root/samples/blur/blur.pipe" --lower=cg --arch=sm_90 --verify
+    expect_one_perf_warning "blur.pipe:13:9: warning: the cg lowering copies 'src''s region of 66 rows"
+    quiet_plan "$root/tests/kernels/stencil27_big.pipe" --lower=cp.async
+    quiet_plan "$root/samples/transpose/transpose.pipe" --lower=cg -Wno-hints
+    quiet_plan "$root/tests/kernels/stencil27_big.pipe" --lower=cg -Wno-perf
 }
 
 c_warning_perf_narrow_row_copies() {
