@@ -471,10 +471,11 @@ static void plan_walk_rows(sched *sc)
  * one block only. H200, of cudaMemcpy, the walk in order against this (ab.sh against
  * c1614db, 3 rounds): stencil27_big 0.785 -> 0.836 under tensor (3 blocks) and 0.702 ->
  * 0.745 under cp.async (4); stencil7_wide (512 threads, 2 blocks) 0.685 -> 0.863 under
- * tensor at 512^3, +22 to +33% under cp.async, barrier, cg and pipeline, where ptxas
- * spills 4 to 80 bytes; 4 x 8 x 64 tiles +2 to +5%, but stencil27 under tensor -2%
- * (0.573 -> 0.562: 4 blocks by registers where it had 5); stencil7_big unchanged. With 4
- * rows unrolled at once stencil27_big spilled at 64 registers (cp.async 0.50). */
+ * tensor at 512^3 and +22 to +33% under the other lowerings, some spilling 4 to 80
+ * bytes; 4 x 8 x 64 tiles +2 to +7%, but stencil27 under tensor -2% (0.573 -> 0.562: 4
+ * blocks by registers where it had 5) and stencil7 under bulk -7.5%; stencil7_big within
+ * 0.6%. With 4 rows unrolled at once stencil27_big spilled at 64 registers (cp.async
+ * 0.50). */
 enum { WALK_MIN_REGS = 64 };
 
 static void plan_launch_blocks(sched *sc)
