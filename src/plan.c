@@ -480,14 +480,15 @@ enum { WALK_MIN_REGS = 64 };
 
 static void plan_launch_blocks(sched *sc)
 {
-    const int by_regs = SM_REGISTERS / (sc->threads * WALK_MIN_REGS);
-    const int by_smem = plan_blocks_per_sm(sc);
-    if (sc->regs_launch)
+    if (sc->regs_launch) {
         sc->launch_blocks = 1;
-    else if (sc->spec->blocks_per_sm)
+    } else if (sc->spec->blocks_per_sm) {
         sc->launch_blocks = sc->spec->blocks_per_sm;
-    else if (sc->walk_rows && by_smem > 1 && by_regs > 1)
-        sc->launch_blocks = by_smem < by_regs ? by_smem : by_regs;
+    } else if (sc->walk_rows) {
+        const int by_regs = SM_REGISTERS / (sc->threads * WALK_MIN_REGS);
+        const int blocks = plan_blocks_per_sm(sc) < by_regs ? plan_blocks_per_sm(sc) : by_regs;
+        sc->launch_blocks = blocks > 1 ? blocks : 0;
+    }
 }
 
 /* auto: the lowering it tries first if that plans the spec (its refusals are not the
